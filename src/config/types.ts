@@ -1,0 +1,120 @@
+/**
+ * The loaded, validated and frozen gateway configuration.
+ * The YAML file is documented in README.md and described by mcp-retrofit.schema.json;
+ * these types are what the rest of the gateway reads after `loadConfig`.
+ */
+
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A JSON object. */
+export type JsonObject = { [key: string]: Json };
+/** A JSON Schema document (object form; boolean schemas are accepted as `true`/`false`). */
+export type JsonSchema = JsonObject | boolean;
+
+/** What to do when a result cannot be turned into valid structuredContent. */
+export type OnInvalid = 'error' | 'passthrough';
+/** How non-object roots are served to 2025-06-18 / 2025-11-25 clients. */
+export type LegacyRoots = 'wrap' | 'drop';
+/** Extraction strategy for text results. */
+export type ExtractFormat = 'auto' | 'json' | 'yaml' | 'regex';
+
+/** Per-tool extraction settings (`extract:`). */
+export interface ExtractConfig {
+  /** Strategy; `auto` tries the contract's candidates in order. */
+  readonly format: ExtractFormat;
+  /** `regex` only: a JavaScript regular expression; named groups become fields. */
+  readonly pattern?: string;
+  /** `regex` only: JavaScript flags (m, i, s, u). */
+  readonly flags?: string;
+  /** `regex` only: every match, as an array. */
+  readonly all?: boolean;
+  /** A JSON pointer into the parsed value. */
+  readonly select?: string;
+  /** Wrap the (selected) value as `{ [wrap]: value }`. */
+  readonly wrap?: string;
+}
+
+/** Settings every tool inherits unless it overrides them (`defaults:`). */
+export interface ToolDefaults {
+  readonly onInvalid: OnInvalid;
+  readonly legacyRoots: LegacyRoots;
+  readonly coerce: boolean;
+}
+
+/** One entry under an upstream's `tools:` (key: exact tool name or glob). */
+export interface ToolConfig {
+  /** The outputSchema, inline or read from `outputSchemaFile`. */
+  readonly outputSchema?: JsonSchema;
+  /** Absolute path of the file the outputSchema came from, when it came from a file. */
+  readonly outputSchemaFile?: string;
+  /** A replacement inputSchema, inline or read from `inputSchemaFile`. */
+  readonly inputSchema?: JsonSchema;
+  /** Absolute path of the file the inputSchema came from, when it came from a file. */
+  readonly inputSchemaFile?: string;
+  readonly extract?: ExtractConfig;
+  readonly onInvalid?: OnInvalid;
+  readonly legacyRoots?: LegacyRoots;
+  readonly coerce?: boolean;
+}
+
+interface UpstreamCommon {
+  /** The key under `upstreams:`. */
+  readonly name: string;
+  /** The route clients use; default `/<name>/mcp`. */
+  readonly path: string;
+  /** Per-request timeout towards the upstream (ms). Long-lived streams are exempt once headers arrive. */
+  readonly timeoutMs: number;
+  /** Tool policies by key (exact name or glob), in file order. */
+  readonly tools: Readonly<Record<string, ToolConfig>>;
+}
+
+/** A Streamable HTTP upstream (`url:`). */
+export interface HttpUpstreamConfig extends UpstreamCommon {
+  readonly kind: 'http';
+  readonly url: string;
+  /** Headers added to every upstream request. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A legacy HTTP+SSE upstream (`sse:`). */
+export interface SseUpstreamConfig extends UpstreamCommon {
+  readonly kind: 'sse';
+  readonly sse: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A stdio upstream (`command:`). */
+export interface StdioUpstreamConfig extends UpstreamCommon {
+  readonly kind: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+export type UpstreamConfig = HttpUpstreamConfig | SseUpstreamConfig | StdioUpstreamConfig;
+
+export interface GatewayConfig {
+  /** Absolute path of the config file. */
+  readonly file: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  readonly auth?: { readonly bearerTokens: readonly string[] };
+  readonly allowedOrigins: readonly string[];
+  readonly limits: { readonly maxRequestBytes: number; readonly maxResultBytes: number };
+  readonly defaults: ToolDefaults;
+  /** Upstreams by name, in file order. */
+  readonly upstreams: Readonly<Record<string, UpstreamConfig>>;
+  /** Every string that came from `${VAR}` expansion or a secret-bearing key; the logger redacts these. */
+  readonly secrets: readonly string[];
+}
+
+export const DEFAULTS = Object.freeze({
+  host: '127.0.0.1',
+  port: 8080,
+  timeoutMs: 60_000,
+  maxRequestBytes: 4 * 1024 * 1024,
+  maxResultBytes: 16 * 1024 * 1024,
+  onInvalid: 'error' as OnInvalid,
+  legacyRoots: 'wrap' as LegacyRoots,
+  coerce: true,
+});

@@ -1,0 +1,59 @@
+/**
+ * One registry of every error the gateway produces: a stable code, the HTTP status a client sees,
+ * the JSON-RPC error code in the body, and a message template. README.md's "Errors" table is checked
+ * against this registry by test/unit/errors.test.ts.
+ */
+
+export interface ErrorSpec {
+  readonly status: number;
+  readonly rpcCode: number;
+  readonly message: string;
+}
+
+export const ERRORS = {
+  RETROFIT_ERR_UPSTREAM_UNREACHABLE: { status: 502, rpcCode: -32000, message: 'upstream "%s" is unreachable' },
+  RETROFIT_ERR_UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32001, message: 'upstream "%s" did not answer within %sms' },
+  RETROFIT_ERR_UPSTREAM_PROTOCOL: { status: 502, rpcCode: -32002, message: 'upstream "%s" sent an invalid response' },
+  RETROFIT_ERR_RESULT_TOO_LARGE: { status: 502, rpcCode: -32003, message: 'upstream "%s" sent a result larger than %s bytes' },
+  RETROFIT_ERR_BODY_TOO_LARGE: { status: 413, rpcCode: -32600, message: 'request body exceeds %s bytes' },
+  RETROFIT_ERR_PARSE: { status: 400, rpcCode: -32700, message: 'parse error: %s' },
+  RETROFIT_ERR_INVALID_REQUEST: { status: 400, rpcCode: -32600, message: 'invalid request: %s' },
+  RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, rpcCode: -32600, message: 'Content-Type must be application/json' },
+  RETROFIT_ERR_NOT_ACCEPTABLE: { status: 406, rpcCode: -32600, message: 'Accept must include %s' },
+  RETROFIT_ERR_UNAUTHORIZED: { status: 401, rpcCode: -32001, message: 'missing or invalid bearer token' },
+  RETROFIT_ERR_FORBIDDEN_ORIGIN: { status: 403, rpcCode: -32600, message: 'origin "%s" is not allowed' },
+  RETROFIT_ERR_SESSION_NOT_FOUND: { status: 404, rpcCode: -32001, message: 'session not found' },
+  RETROFIT_ERR_SESSION_REQUIRED: { status: 400, rpcCode: -32600, message: 'Mcp-Session-Id header is required' },
+  RETROFIT_ERR_METHOD_NOT_ALLOWED: { status: 405, rpcCode: -32600, message: 'method not allowed' },
+  RETROFIT_ERR_UNSUPPORTED_VERSION: { status: 400, rpcCode: -32020, message: 'unsupported protocol version %s; supported: %s' },
+  RETROFIT_ERR_UPSTREAM_EXITED: { status: 502, rpcCode: -32000, message: 'upstream "%s" exited (%s)' },
+  RETROFIT_ERR_CONFIG: { status: 500, rpcCode: -32603, message: '%s' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+function format(template: string, args: readonly unknown[]): string {
+  let i = 0;
+  return template.replace(/%s/g, () => String(args[i++] ?? ''));
+}
+
+/** An error with a stable code; `cause` keeps the underlying failure. */
+export class RetrofitError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly rpcCode: number;
+
+  constructor(code: ErrorCode, args: readonly unknown[] = [], options?: { cause?: unknown }) {
+    const spec: ErrorSpec = ERRORS[code];
+    super(format(spec.message, args), options);
+    this.name = 'RetrofitError';
+    this.code = code;
+    this.status = spec.status;
+    this.rpcCode = spec.rpcCode;
+  }
+
+  /** The JSON-RPC error response body for this error. */
+  toJsonRpc(id: string | number | null = null): { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string; data: { code: ErrorCode } } } {
+    return { jsonrpc: '2.0', id, error: { code: this.rpcCode, message: this.message, data: { code: this.code } } };
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Prometheus metrics (prom-client). One registry per gateway instance so tests can run several apps in
+ * one process. Names follow Prometheus conventions: `mcp_retrofit_` prefix, `_total` counters, `_seconds`.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Client requests by upstream, JSON-RPC method (or HTTP verb for GET/DELETE) and HTTP status. */
+  readonly requests: Counter<'upstream' | 'method' | 'status'>;
+  /** Time to the upstream's response headers, by upstream and method. */
+  readonly latency: Histogram<'upstream' | 'method'>;
+  /** Upstream failures by kind: unreachable, timeout, protocol, too_large, exited, spawn. */
+  readonly upstreamErrors: Counter<'upstream' | 'kind'>;
+  /** Retrofit outcomes: native, extracted, invalid, unparseable, passthrough. `format` for extracted. */
+  readonly retrofits: Counter<'upstream' | 'tool' | 'outcome' | 'format'>;
+  /** Tool definition repairs in tools/list: input_type_added, input_replaced, output_removed. */
+  readonly repairs: Counter<'upstream' | 'tool' | 'kind'>;
+  /** Protocol revisions detected per request, by source (meta, header, session, default). */
+  readonly revisions: Counter<'upstream' | 'revision' | 'source'>;
+  /** Sessions the gateway currently knows about (stdio: gateway-owned; HTTP: seen session ids). */
+  readonly sessions: Gauge<'upstream'>;
+  /** Live stdio child processes. */
+  readonly children: Gauge<'upstream'>;
+  /** Config reloads by result (ok, failed). */
+  readonly reloads: Counter<'result'>;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'mcp_retrofit_' });
+  const registers = [registry];
+  return {
+    registry,
+    requests: new Counter({
+      name: 'mcp_retrofit_requests_total',
+      help: 'Client requests by upstream, method and HTTP status.',
+      labelNames: ['upstream', 'method', 'status'],
+      registers,
+    }),
+    latency: new Histogram({
+      name: 'mcp_retrofit_upstream_latency_seconds',
+      help: 'Time from forwarding a request to the upstream answering (headers or first message).',
+      labelNames: ['upstream', 'method'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    upstreamErrors: new Counter({
+      name: 'mcp_retrofit_upstream_errors_total',
+      help: 'Upstream failures by kind.',
+      labelNames: ['upstream', 'kind'],
+      registers,
+    }),
+    retrofits: new Counter({
+      name: 'mcp_retrofit_retrofit_outcomes_total',
+      help: 'tools/call retrofit outcomes by upstream, tool, outcome and extraction format.',
+      labelNames: ['upstream', 'tool', 'outcome', 'format'],
+      registers,
+    }),
+    repairs: new Counter({
+      name: 'mcp_retrofit_tool_repairs_total',
+      help: 'Tool definitions repaired in tools/list, by kind.',
+      labelNames: ['upstream', 'tool', 'kind'],
+      registers,
+    }),
+    revisions: new Counter({
+      name: 'mcp_retrofit_protocol_revisions_total',
+      help: 'Protocol revision governing each request, by how it was detected.',
+      labelNames: ['upstream', 'revision', 'source'],
+      registers,
+    }),
+    sessions: new Gauge({
+      name: 'mcp_retrofit_active_sessions',
+      help: 'Sessions currently open through the gateway.',
+      labelNames: ['upstream'],
+      registers,
+    }),
+    children: new Gauge({
+      name: 'mcp_retrofit_stdio_children',
+      help: 'Live stdio child processes.',
+      labelNames: ['upstream'],
+      registers,
+    }),
+    reloads: new Counter({
+      name: 'mcp_retrofit_config_reloads_total',
+      help: 'Config reloads by result.',
+      labelNames: ['result'],
+      registers,
+    }),
+  };
+}
