@@ -1,0 +1,7 @@
+/** `mcp-retrofit try`. STUB until its issue lands. */
+import type { CliIo } from '../cli.js';
+
+export async function run(_args: readonly string[], io: CliIo): Promise<number> {
+  io.stderr.write('try: not implemented yet\n');
+  return 1;
+}
