@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { createLineSplitter, sniffResponseId, type OverlongLine } from '../../../src/upstream/ndjson.js';
+
+function collect(maxLineBytes: number, sampleBytes?: number) {
+  const lines: string[] = [];
+  const overlong: OverlongLine[] = [];
+  const splitter = createLineSplitter({ maxLineBytes, onLine: (l) => lines.push(l), onOverlong: (o) => overlong.push(o), ...(sampleBytes !== undefined && { sampleBytes }) });
+  return { lines, overlong, splitter };
+}
+
+describe('createLineSplitter', () => {
+  it('splits on \\n and strips a trailing \\r', () => {
+    const { lines, splitter } = collect(100);
+    splitter.push(Buffer.from('{"a":1}\r\n{"b":2}\n\n'));
+    expect(lines).toEqual(['{"a":1}', '{"b":2}']);
+  });
+
+  it('joins a line split across chunks, including a multi-byte character cut in half', () => {
+    const { lines, splitter } = collect(100);
+    const bytes = Buffer.from('{"city":"Zürich"}\n');
+    splitter.push(bytes.subarray(0, 12));
+    splitter.push(bytes.subarray(12));
+    expect(lines).toEqual(['{"city":"Zürich"}']);
+  });
+
+  it('flushes an unterminated last line at end()', () => {
+    const { lines, splitter } = collect(100);
+    splitter.push(Buffer.from('one\ntwo'));
+    expect(lines).toEqual(['one']);
+    splitter.end();
+    expect(lines).toEqual(['one', 'two']);
+  });
+
+  it('drops an over-long line, reports its size and ends, and keeps going', () => {
+    const { lines, overlong, splitter } = collect(10, 4);
+    splitter.push(Buffer.from('ok\n0123'));
+    splitter.push(Buffer.from('456789abcdef'));
+    splitter.push(Buffer.from('XYZ\r\nnext\n'));
+    expect(lines).toEqual(['ok', 'next']);
+    expect(overlong).toEqual([{ bytes: 19, head: '0123', tail: 'fXYZ' }]);
+  });
+
+  it('accepts a line of exactly maxLineBytes, with or without \\r', () => {
+    const { lines, overlong, splitter } = collect(5);
+    splitter.push(Buffer.from('12345\r\n12345\n123456\n'));
+    expect(lines).toEqual(['12345', '12345']);
+    expect(overlong.map((o) => o.bytes)).toEqual([6]);
+  });
+
+  it('yields the same lines however the stream is chunked (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 20 }).filter((s) => !/[\r\n]/.test(s) && s.length > 0), { maxLength: 10 }), fc.array(fc.nat(30), { maxLength: 10 }), (input, cuts) => {
+        const bytes = Buffer.from(input.map((l) => `${l}\n`).join(''));
+        const { lines, splitter } = collect(1000);
+        let at = 0;
+        for (const cut of cuts) {
+          const next = Math.min(bytes.length, at + cut);
+          splitter.push(bytes.subarray(at, next));
+          at = next;
+        }
+        splitter.push(bytes.subarray(at));
+        splitter.end();
+        expect(lines).toEqual(input);
+      }),
+    );
+  });
+});
+
+describe('sniffResponseId', () => {
+  it('finds the id at the end, as the SDKs serialise responses', () => {
+    expect(sniffResponseId({ bytes: 0, head: '{"result":{"content":[{"type":"text","text":"xx', tail: 'xx"}]},"jsonrpc":"2.0","id":7}' })).toBe(7);
+  });
+  it('finds a string id at the start', () => {
+    expect(sniffResponseId({ bytes: 0, head: '{"jsonrpc":"2.0","id":"a-1","result":{"x":"', tail: 'zzz"}}' })).toBe('a-1');
+  });
+  it('ignores requests and notifications', () => {
+    expect(sniffResponseId({ bytes: 0, head: '{"jsonrpc":"2.0","method":"notifications/message","params":{', tail: '"}}' })).toBeUndefined();
+    expect(sniffResponseId({ bytes: 0, head: '{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage"', tail: '"}}' })).toBeUndefined();
+  });
+  it('gives up when no id is visible', () => {
+    expect(sniffResponseId({ bytes: 0, head: '{"result":{"a":"', tail: 'b"}}' })).toBeUndefined();
+  });
+});
