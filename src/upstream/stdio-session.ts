@@ -1,0 +1,274 @@
+/**
+ * One gateway-owned client session in front of one stdio child. The client side is the MCP SDK's
+ * Streamable HTTP server transport (session id, SSE/JSON answers, GET stream, DELETE); this class bridges
+ * it to the child's NDJSON stdio, matching responses to requests by JSON-RPC id so the shared rewriter
+ * can retrofit tools/list and tools/call results.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonObject, StdioUpstreamConfig } from '../config/types.js';
+import { RetrofitError, type ErrorCode } from '../errors.js';
+import type { GatewayDeps } from '../http/deps.js';
+import { classifyMessage, type JsonRpcId } from '../jsonrpc/classify.js';
+import type { Logger } from '../log.js';
+import type { PendingRequest } from '../pipeline/rewrite.js';
+import { detectRevision } from '../protocol/era.js';
+import { sniffResponseId, type OverlongLine } from './ndjson.js';
+import { StdioChild, type ChildExit } from './stdio-child.js';
+
+/** Settings shared by every session of one upstream. */
+export interface StdioSessionSettings {
+  readonly upstream: StdioUpstreamConfig;
+  readonly deps: GatewayDeps;
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string;
+  readonly maxLineBytes: number;
+  readonly killTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  /** The session got its id (the initialize request was accepted): register it. */
+  readonly onOpen: (session: StdioSession) => void;
+  /** The session ended for good: forget it. */
+  readonly onClose: (session: StdioSession) => void;
+  /** The child could not be spawned (for /readyz). */
+  readonly onSpawnFailure: (exit: ChildExit) => void;
+  /** The child started (clears a previous spawn failure). */
+  readonly onSpawn: () => void;
+}
+
+interface Pending extends PendingRequest {
+  readonly started: number;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export class StdioSession {
+  readonly transport: StreamableHTTPServerTransport;
+  private readonly settings: StdioSessionSettings;
+  private log: Logger;
+  private child: StdioChild | undefined;
+  private readonly pending = new Map<JsonRpcId, Pending>();
+  /** progressToken → id of the request that carried it, to route progress notifications to its stream. */
+  private readonly progress = new Map<unknown, JsonRpcId>();
+  /** taskId → tool, so tasks/result answers get the tool's retrofit. */
+  private readonly taskTools = new Map<string, string>();
+  private protocolVersion: string | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(settings: StdioSessionSettings) {
+    this.settings = settings;
+    this.log = settings.deps.logger.child({ upstream: settings.upstream.name });
+    this.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      // The child starts only once the transport accepted an initialize request.
+      onsessioninitialized: (id) => this.open(id),
+    });
+    this.transport.onmessage = (message, extra) => this.fromClient(message, extra);
+    // DELETE (and any other transport close) ends the session and its child.
+    this.transport.onclose = () => void this.close('session closed');
+    this.transport.onerror = (err) => this.log.debug({ err }, 'client transport rejected a request');
+  }
+
+  get id(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  /** The child's pid while it runs. */
+  get pid(): number | undefined {
+    return this.child?.alive ? this.child.pid : undefined;
+  }
+
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  /** Serve one HTTP exchange of this session (the reply has been hijacked). */
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    this.touch();
+    await this.transport.handleRequest(req, res, body);
+  }
+
+  /** End the session: fail what is pending, close the client streams, stop the child. Idempotent. */
+  close(reason: string): Promise<void> {
+    if (this.closing) return this.closing;
+    // Assigned before shutdown starts: closing the transport calls back into close() synchronously.
+    let done!: () => void;
+    this.closing = new Promise((resolve) => (done = resolve));
+    this.shutdown(reason).then(done, (err: unknown) => {
+      this.log.error({ err }, 'session shutdown failed');
+      done();
+    });
+    return this.closing;
+  }
+
+  private open(id: string): void {
+    const { upstream, deps } = this.settings;
+    this.log = this.log.child({ session: id });
+    this.settings.onOpen(this);
+    try {
+      this.child = new StdioChild({
+        command: upstream.command,
+        args: upstream.args,
+        env: this.settings.env,
+        cwd: this.settings.cwd,
+        maxLineBytes: this.settings.maxLineBytes,
+        killTimeoutMs: this.settings.killTimeoutMs,
+        log: this.log,
+        onMessage: (message) => this.fromChild(message),
+        onOverlong: (line) => this.overlong(line),
+        onExit: (exit) => this.exited(exit),
+      });
+    } catch (err) {
+      // spawn() throws synchronously only for invalid arguments; treat it like any spawn failure.
+      this.exited({ kind: 'spawn', code: null, signal: null, requested: false, reason: `spawn ${String(err)}`, error: err as Error });
+      return;
+    }
+    if (this.child.pid !== undefined) {
+      deps.metrics.children.inc({ upstream: upstream.name });
+      this.settings.onSpawn();
+      this.log.info({ pid: this.child.pid, command: upstream.command }, 'upstream child started');
+    }
+  }
+
+  private touch(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.closing) return;
+    this.idleTimer = setTimeout(() => {
+      // A long tool call is not idleness: wait for it.
+      if (this.pending.size > 0) return this.touch();
+      void this.close('idle timeout');
+    }, this.settings.idleTimeoutMs);
+    this.idleTimer.unref();
+  }
+
+  private fromClient(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+    const c = classifyMessage(message);
+    if (c.kind === 'request' && c.id !== undefined && c.method !== undefined) {
+      const { upstream, deps } = this.settings;
+      const header = headerValue(extra?.requestInfo?.headers['mcp-protocol-version']);
+      const { revision, source } = detectRevision({ meta: c.metaRevision, header, session: this.protocolVersion });
+      deps.metrics.revisions.inc({ upstream: upstream.name, revision, source });
+      const params = 'params' in message && isObject(message.params) ? message.params : undefined;
+      const tool = c.method === 'tools/call' ? c.name : c.method === 'tasks/result' && typeof params?.taskId === 'string' ? this.taskTools.get(params.taskId) : undefined;
+      this.pending.set(c.id, { upstream: upstream.name, method: c.method, revision, started: performance.now(), ...(tool !== undefined && { tool }) });
+      const token = isObject(params?._meta) ? params._meta.progressToken : undefined;
+      if (token !== undefined && token !== null) this.progress.set(token, c.id);
+    } else if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
+      this.cancelled(message);
+    }
+    if (!this.child?.send(message)) {
+      if (c.kind === 'request' && c.id !== undefined) this.fail(c.id, 'RETROFIT_ERR_UPSTREAM_EXITED', [this.settings.upstream.name, 'not running']);
+    }
+  }
+
+  /** The client gave up on a request: the child will not answer it, so release its stream now. */
+  private cancelled(message: JSONRPCMessage): void {
+    const params = 'params' in message && isObject(message.params) ? message.params : undefined;
+    const id = params?.requestId;
+    if ((typeof id === 'string' || typeof id === 'number') && this.pending.delete(id)) {
+      this.forgetProgress(id);
+      this.transport.closeSSEStream(id);
+    }
+  }
+
+  private fromChild(message: unknown): void {
+    const c = classifyMessage(message);
+    if (c.kind === 'invalid' || !isObject(message)) {
+      this.log.warn({ message: JSON.stringify(message).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
+      return;
+    }
+    if (c.kind === 'response' && c.id !== undefined) return this.response(c.id, message);
+    // Notifications and server→client requests: on the stream of the request they belong to, when known.
+    const related = this.relatedRequest(message);
+    this.deliver(message, related);
+  }
+
+  private response(id: JsonRpcId, message: JsonObject): void {
+    const pending = this.pending.get(id);
+    if (!pending) {
+      this.log.debug({ id }, 'upstream answered a request nobody is waiting for; dropped');
+      return;
+    }
+    this.pending.delete(id);
+    this.forgetProgress(id);
+    const { deps, upstream } = this.settings;
+    deps.metrics.latency.observe({ upstream: upstream.name, method: pending.method }, (performance.now() - pending.started) / 1000);
+    const result = message.result;
+    if (pending.method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') {
+      this.protocolVersion = result.protocolVersion;
+    }
+    if (pending.method === 'tools/call' && pending.tool !== undefined && isObject(result) && isObject(result.task) && typeof result.task.taskId === 'string') {
+      this.taskTools.set(result.task.taskId, pending.tool);
+    }
+    const out = deps.rewriter.needsRewrite(pending.method) ? deps.rewriter.rewrite(pending, message, this.log) : message;
+    this.deliver(out, id);
+  }
+
+  private relatedRequest(message: JsonObject): JsonRpcId | undefined {
+    const params = isObject(message.params) ? message.params : undefined;
+    const token = message.method === 'notifications/progress' ? params?.progressToken : isObject(params?._meta) ? params._meta.progressToken : undefined;
+    const byToken = token === undefined ? undefined : this.progress.get(token);
+    if (byToken !== undefined) return byToken;
+    // A stdio server works for the requests in flight; with exactly one, that is where its messages belong.
+    // Otherwise they go on the GET stream.
+    if (this.pending.size === 1) return this.pending.keys().next().value;
+    return undefined;
+  }
+
+  private deliver(message: JsonObject, relatedRequestId: JsonRpcId | undefined): void {
+    const options = relatedRequestId === undefined || relatedRequestId === null ? undefined : { relatedRequestId };
+    // The SDK type is a zod inference; the message is a JSON-RPC object the child (or we) produced.
+    this.transport.send(message as unknown as JSONRPCMessage, options).catch((err: unknown) => {
+      this.log.debug({ err, id: message.id, method: message.method }, 'message could not be delivered to the client');
+    });
+  }
+
+  private fail(id: JsonRpcId, code: ErrorCode, args: readonly unknown[]): void {
+    this.pending.delete(id);
+    this.forgetProgress(id);
+    this.deliver(new RetrofitError(code, args).toJsonRpc(id), id);
+  }
+
+  private forgetProgress(id: JsonRpcId): void {
+    for (const [token, owner] of this.progress) if (owner === id) this.progress.delete(token);
+  }
+
+  private overlong(line: OverlongLine): void {
+    const id = sniffResponseId(line);
+    if (id !== undefined && this.pending.has(id)) {
+      this.settings.deps.metrics.upstreamErrors.inc({ upstream: this.settings.upstream.name, kind: 'too_large' });
+      this.fail(id, 'RETROFIT_ERR_RESULT_TOO_LARGE', [this.settings.upstream.name, this.settings.maxLineBytes]);
+    }
+  }
+
+  private exited(exit: ChildExit): void {
+    const { deps, upstream } = this.settings;
+    if (this.child?.pid !== undefined) deps.metrics.children.dec({ upstream: upstream.name });
+    if (exit.kind === 'spawn') this.settings.onSpawnFailure(exit);
+    if (exit.requested) {
+      this.log.info({ pid: this.child?.pid, reason: exit.reason }, 'upstream child stopped');
+    } else {
+      deps.metrics.upstreamErrors.inc({ upstream: upstream.name, kind: exit.kind });
+      this.log.warn({ pid: this.child?.pid, reason: exit.reason, err: exit.error, command: upstream.command }, exit.kind === 'spawn' ? 'upstream child failed to spawn' : 'upstream child exited');
+    }
+    void this.close(exit.reason);
+  }
+
+  private async shutdown(reason: string): Promise<void> {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.settings.onClose(this);
+    // Pending requests get an error at once, before their streams close, so clients never hang.
+    for (const id of [...this.pending.keys()]) this.fail(id, 'RETROFIT_ERR_UPSTREAM_EXITED', [this.settings.upstream.name, reason]);
+    await this.transport.close();
+    if (this.child) await this.child.stop();
+    this.log.debug({ reason }, 'session closed');
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Two concurrent client sessions on one stdio upstream get two child processes, and neither sees the
+ * other's data. Closing the gateway leaves no child behind.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { alive, firstText, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
+
+let gateway: StdioGateway | undefined;
+const clients: Client[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.close();
+  await gateway?.close();
+  gateway = undefined;
+});
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: 'two-sessions', version: '1.0.0' });
+  clients.push(client);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+describe('stdio upstream: one child per session', () => {
+  it('gives each session its own child and its own state', async () => {
+    gateway = await startStdioGateway();
+    const [a, b] = await Promise.all([connect(gateway.url), connect(gateway.url)]);
+
+    const pidA = Number(firstText(await a.callTool({ name: 'pid', arguments: {} })));
+    const pidB = Number(firstText(await b.callTool({ name: 'pid', arguments: {} })));
+    expect(pidA).not.toBe(pidB);
+    expect(gateway.routes.pids().sort()).toEqual([pidA, pidB].sort());
+    expect(gateway.routes.sessions()).toBe(2);
+    expect(await gateway.metrics.children.get()).toMatchObject({ values: [{ value: 2 }] });
+    expect(await gateway.metrics.sessions.get()).toMatchObject({ values: [{ value: 2 }] });
+
+    await Promise.all([
+      a.callTool({ name: 'remember', arguments: { value: 'alpha' } }),
+      b.callTool({ name: 'remember', arguments: { value: 'beta' } }),
+      a.callTool({ name: 'remember', arguments: { value: 'alpha-2' } }),
+    ]);
+    expect(JSON.parse(firstText(await a.callTool({ name: 'recall', arguments: {} })))).toEqual(['alpha', 'alpha-2']);
+    expect(JSON.parse(firstText(await b.callTool({ name: 'recall', arguments: {} })))).toEqual(['beta']);
+
+    await gateway.close();
+    expect(alive(pidA)).toBe(false);
+    expect(alive(pidB)).toBe(false);
+    expect(gateway.routes.pids()).toEqual([]);
+  });
+
+  it('ends the child when the client DELETEs its session', async () => {
+    gateway = await startStdioGateway();
+    const client = await connect(gateway.url);
+    const pid = Number(firstText(await client.callTool({ name: 'pid', arguments: {} })));
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const sessionId = transport.sessionId!;
+    await transport.terminateSession();
+    // The session is gone at once; the child follows within the kill bound.
+    const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: -32001 } });
+    await vi.waitFor(() => expect(alive(pid)).toBe(false));
+    expect(gateway.routes.sessions()).toBe(0);
+    expect(await gateway.metrics.children.get()).toMatchObject({ values: [{ value: 0 }] });
+  });
+});
