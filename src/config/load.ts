@@ -1,30 +1,28 @@
 /**
- * YAML → ${VAR} expansion → validation against the config JSON Schema → compile policies → freeze.
- * STUB until the config work lands: parses YAML with no validation.
+ * Loads a config file: read → YAML with positions → `${VAR}` expansion (expand.ts) → validation against the
+ * config JSON Schema (validate.ts) → path checks → schema files (files.ts) → GatewayConfig with defaults
+ * (build.ts) → deep-freeze → one compiled policy per upstream (src/policy/compile.ts).
+ * Every problem, from any stage and any upstream, is collected first and thrown as one ConfigError, each at
+ * the FILE:LINE:COL it is about (inside a schema file when that is where the fault is).
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { parse } from 'yaml';
-import type { GatewayConfig } from './types.js';
+import { dirname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { compileUpstreamPolicy } from '../policy/compile.js';
 import type { UpstreamPolicy } from '../policy/types.js';
+import { buildDefaults, buildGateway, buildUpstream, deepFreeze, obj, type ToolFiles } from './build.js';
+import { expandString, type Env } from './expand.js';
+import { readSchemaFile } from './files.js';
+import { policyProblem } from './policy-errors.js';
+import { parseWithPositions, PositionIndex } from './positions.js';
+import { at, ConfigError, sortProblems, type ConfigProblem, type Segment } from './problems.js';
+import { checkPaths } from './paths.js';
+import type { GatewayConfig, UpstreamConfig } from './types.js';
+import { validateShape } from './validate.js';
 
-/** One problem in a config file, reported as `FILE:LINE:COL message`. */
-export interface ConfigProblem {
-  readonly file: string;
-  readonly line: number;
-  readonly col: number;
-  readonly message: string;
-}
+export { ConfigError, type ConfigProblem } from './problems.js';
 
-export class ConfigError extends Error {
-  readonly problems: readonly ConfigProblem[];
-  constructor(problems: readonly ConfigProblem[]) {
-    super(problems.map((p) => `${p.file}:${p.line}:${p.col} ${p.message}`).join('\n'));
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-}
-
+/** What `loadConfig` returns: the frozen config and each upstream's compiled policy, by upstream name. */
 export interface LoadedConfig {
   readonly config: GatewayConfig;
   readonly policies: ReadonlyMap<string, UpstreamPolicy>;
@@ -35,8 +33,152 @@ export interface LoadOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-export async function loadConfig(file: string, _options: LoadOptions = {}): Promise<LoadedConfig> {
+/** Collected problems plus the config paths they concern (a dirty upstream is not built or compiled). */
+class Problems {
+  readonly list: ConfigProblem[] = [];
+  readonly #paths: Segment[][] = [];
+
+  add(problem: ConfigProblem, path: readonly Segment[]): void {
+    this.list.push(problem);
+    this.#paths.push([...path]);
+  }
+
+  /** True when some problem concerns `prefix` or anything under it. */
+  touches(prefix: readonly Segment[]): boolean {
+    return this.#paths.some((p) => prefix.every((seg, i) => String(p[i]) === String(seg)));
+  }
+
+  /** True when some problem concerns exactly `path`. */
+  has(path: readonly Segment[]): boolean {
+    return this.#paths.some((p) => p.length === path.length && path.every((seg, i) => String(p[i]) === String(seg)));
+  }
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(err);
+    throw new ConfigError([{ file, line: 1, col: 1, message: `cannot read config file (${why})` }], { cause: err });
+  }
+}
+
+/** YAML → plain value with `${VAR}` expanded; records secrets and the numbers/booleans a plain scalar could be. */
+function parseConfig(text: string, file: string, env: Env, problems: Problems, secrets: Set<string>) {
+  const retypable = new Map<string, unknown>();
+  const parsed = parseWithPositions(text, file, (raw, path, scalar, pos) => {
+    const x = expandString(raw, env);
+    for (const s of x.fromEnv) secrets.add(s);
+    for (const m of x.problems) problems.add({ file, line: pos.line, col: pos.col, message: at(path, m) }, path);
+    // An unquoted `port: ${PORT}` may stand for a number: remember what it would be, the schema decides.
+    if (x.expanded && scalar.type === 'PLAIN' && x.value !== '') {
+      const typed = safeScalar(x.value);
+      if (typeof typed === 'number' || typeof typed === 'boolean') retypable.set(PositionIndex.pointer(path), typed);
+    }
+    return x.value;
+  });
+  return { ...parsed, retypable };
+}
+
+function safeScalar(text: string): unknown {
+  try {
+    return parseYaml(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function setAt(root: unknown, path: readonly Segment[], value: unknown): void {
+  let node: unknown = root;
+  for (const seg of path.slice(0, -1)) node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[String(seg)] : undefined;
+  const last = path.at(-1);
+  if (last !== undefined && node !== null && typeof node === 'object') (node as Record<string, unknown>)[String(last)] = value;
+}
+
+/** Reads the schema files one upstream references; records their positions for later policy errors. */
+async function loadSchemaFiles(
+  name: string,
+  raw: unknown,
+  configDir: string,
+  index: PositionIndex,
+  problems: Problems,
+  fileIndexes: Map<string, PositionIndex>,
+): Promise<Map<string, ToolFiles>> {
+  const out = new Map<string, ToolFiles>();
+  for (const [key, tool] of Object.entries(obj(obj(raw).tools))) {
+    const files: { -readonly [K in keyof ToolFiles]: ToolFiles[K] } = {};
+    for (const kind of ['output', 'input'] as const) {
+      const ref = obj(tool)[`${kind}SchemaFile`];
+      if (typeof ref !== 'string') continue;
+      const keyPath = ['upstreams', name, 'tools', key, `${kind}SchemaFile`];
+      const result = await readSchemaFile(configDir, ref);
+      if (!result.ok) {
+        if (result.error !== undefined) problems.add(index.problem(keyPath, 'key', result.error, keyPath.slice(0, -1)), keyPath);
+        for (const p of result.problems) problems.add(p, keyPath);
+        continue;
+      }
+      files[kind] = { file: result.file, schema: result.schema };
+      fileIndexes.set(PositionIndex.pointer(['upstreams', name, 'tools', key, `${kind}Schema`]), result.index);
+    }
+    out.set(key, files);
+  }
+  return out;
+}
+
+/**
+ * Loads, validates and compiles a config file. Throws ConfigError listing every problem (sorted by file,
+ * line, column); the returned config is deep-frozen.
+ */
+export async function loadConfig(file: string, options: LoadOptions = {}): Promise<LoadedConfig> {
   const abs = resolve(file);
-  const raw: unknown = parse(await readFile(abs, 'utf8'));
-  throw new ConfigError([{ file: abs, line: 1, col: 1, message: `config loader not implemented (${typeof raw})` }]);
+  const configDir = dirname(abs);
+  const problems = new Problems();
+  const secrets = new Set<string>();
+  const parsed = parseConfig(await readText(abs), abs, options.env ?? process.env, problems, secrets);
+  if (parsed.problems.length > 0) throw new ConfigError(sortProblems([...parsed.problems, ...problems.list]));
+  const { value, index } = parsed;
+
+  let issues = validateShape(value);
+  const retype = issues.filter((i) => i.keyword === 'type' && parsed.retypable.has(PositionIndex.pointer(i.path)));
+  if (retype.length > 0) {
+    for (const i of retype) setAt(value, i.path, parsed.retypable.get(PositionIndex.pointer(i.path)));
+    issues = validateShape(value);
+  }
+  for (const issue of issues) {
+    // An unset variable already explains whatever is wrong with the string it was in.
+    if (issue.keyword !== 'additionalProperties' && problems.has(issue.path)) continue;
+    problems.add(index.problem(issue.path, issue.anchor, issue.message, issue.prefix), issue.path);
+  }
+  for (const p of checkPaths(value, index)) problems.add(p.problem, p.path);
+
+  const rawUpstreams = obj(obj(value).upstreams);
+  const defaults = buildDefaults(problems.touches(['defaults']) ? undefined : obj(value).defaults);
+  const fileIndexes = new Map<string, PositionIndex>();
+  const upstreams: Record<string, UpstreamConfig> = {};
+  for (const [name, raw] of Object.entries(rawUpstreams)) {
+    if (problems.touches(['upstreams', name])) continue;
+    const schemas = await loadSchemaFiles(name, raw, configDir, index, problems, fileIndexes);
+    if (problems.touches(['upstreams', name])) continue;
+    Object.defineProperty(upstreams, name, {
+      value: buildUpstream(name, raw, { configDir, defaults, schemas, secrets }),
+      enumerable: true,
+    });
+  }
+  const config = deepFreeze(buildGateway(abs, value, upstreams, secrets));
+
+  const policies = new Map<string, UpstreamPolicy>();
+  for (const upstream of Object.values(config.upstreams)) {
+    try {
+      const { policy, errors } = compileUpstreamPolicy(upstream, config.defaults);
+      for (const err of errors) problems.add(policyProblem(err, index, fileIndexes), err.path);
+      policies.set(upstream.name, policy);
+    } catch (err) {
+      const path = ['upstreams', upstream.name];
+      const message = `cannot compile tool policies: ${err instanceof Error ? err.message : String(err)}`;
+      problems.add(index.problem(path, 'node', message), path);
+    }
+  }
+  if (problems.list.length > 0) throw new ConfigError(sortProblems(problems.list));
+  return { config, policies };
 }

@@ -1,0 +1,150 @@
+/**
+ * Schema-valid plain config value → GatewayConfig: defaults applied, paths and working directories resolved,
+ * secret-bearing values collected. Reads defensively, so it can also run over a file with problems elsewhere
+ * (the loader throws afterwards anyway); each upstream is built only when its own subtree is clean.
+ */
+import { resolve } from 'node:path';
+import {
+  DEFAULTS,
+  type ExtractConfig,
+  type GatewayConfig,
+  type JsonSchema,
+  type ToolConfig,
+  type ToolDefaults,
+  type UpstreamConfig,
+} from './types.js';
+
+type Obj = Record<string, unknown>;
+
+export const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const int = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isInteger(v) ? v : fallback);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const stringMap = (v: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(obj(v)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+
+/** The route an upstream is served on. */
+export function upstreamPath(name: string, raw: unknown): string {
+  return str(obj(raw).path) ?? `/${name}/mcp`;
+}
+
+/** `defaults:` with the built-in values filled in. */
+export function buildDefaults(raw: unknown): ToolDefaults {
+  const d = obj(raw);
+  return {
+    onInvalid: d.onInvalid === 'passthrough' || d.onInvalid === 'error' ? d.onInvalid : DEFAULTS.onInvalid,
+    legacyRoots: d.legacyRoots === 'wrap' || d.legacyRoots === 'drop' ? d.legacyRoots : DEFAULTS.legacyRoots,
+    coerce: typeof d.coerce === 'boolean' ? d.coerce : DEFAULTS.coerce,
+  };
+}
+
+/** Schemas read from `*SchemaFile` keys, by tool key: absolute file path and parsed schema. */
+export type LoadedSchemas = ReadonlyMap<string, ToolFiles>;
+/** The schema files one tool entry referenced. */
+export interface ToolFiles {
+  readonly output?: FileSchema;
+  readonly input?: FileSchema;
+}
+export interface FileSchema {
+  readonly file: string;
+  readonly schema: JsonSchema;
+}
+
+function buildExtract(raw: unknown): ExtractConfig | undefined {
+  if (raw === undefined) return undefined;
+  const e = obj(raw);
+  const format = e.format === 'json' || e.format === 'yaml' || e.format === 'regex' ? e.format : 'auto';
+  const out: { -readonly [K in keyof ExtractConfig]: ExtractConfig[K] } = { format };
+  if (typeof e.pattern === 'string') out.pattern = e.pattern;
+  if (typeof e.flags === 'string') out.flags = e.flags;
+  if (typeof e.all === 'boolean') out.all = e.all;
+  if (typeof e.select === 'string') out.select = e.select;
+  if (typeof e.wrap === 'string') out.wrap = e.wrap;
+  return out;
+}
+
+function buildTool(raw: unknown, files: ToolFiles | undefined, defaults: ToolDefaults): ToolConfig {
+  const t = obj(raw);
+  const out: { -readonly [K in keyof ToolConfig]: ToolConfig[K] } = {};
+  if (files?.output) {
+    out.outputSchema = files.output.schema;
+    out.outputSchemaFile = files.output.file;
+  } else if (t.outputSchema !== undefined) out.outputSchema = t.outputSchema as JsonSchema;
+  if (files?.input) {
+    out.inputSchema = files.input.schema;
+    out.inputSchemaFile = files.input.file;
+  } else if (t.inputSchema !== undefined) out.inputSchema = t.inputSchema as JsonSchema;
+  const extract = buildExtract(t.extract);
+  if (extract) out.extract = extract;
+  // Inherited settings are written into every entry, so consumers never need the defaults beside it.
+  out.onInvalid = t.onInvalid === 'error' || t.onInvalid === 'passthrough' ? t.onInvalid : defaults.onInvalid;
+  out.legacyRoots = t.legacyRoots === 'wrap' || t.legacyRoots === 'drop' ? t.legacyRoots : defaults.legacyRoots;
+  out.coerce = typeof t.coerce === 'boolean' ? t.coerce : defaults.coerce;
+  return out;
+}
+
+/** One upstream entry → UpstreamConfig; secret-bearing values (headers, env) go into `secrets`. */
+export function buildUpstream(
+  name: string,
+  raw: unknown,
+  ctx: { readonly configDir: string; readonly defaults: ToolDefaults; readonly schemas: LoadedSchemas; readonly secrets: Set<string> },
+): UpstreamConfig {
+  const u = obj(raw);
+  const tools: Record<string, ToolConfig> = {};
+  for (const [key, tool] of Object.entries(obj(u.tools))) {
+    Object.defineProperty(tools, key, { value: buildTool(tool, ctx.schemas.get(key), ctx.defaults), enumerable: true });
+  }
+  const common = { name, path: upstreamPath(name, raw), timeoutMs: int(u.timeoutMs, DEFAULTS.timeoutMs), tools };
+  const command = str(u.command);
+  if (command !== undefined) {
+    const env = stringMap(u.env);
+    for (const v of Object.values(env)) ctx.secrets.add(v);
+    const cwd = str(u.cwd);
+    return { ...common, kind: 'stdio', command, args: strings(u.args), env, cwd: cwd === undefined ? ctx.configDir : resolve(ctx.configDir, cwd) };
+  }
+  const headers = stringMap(u.headers);
+  for (const v of Object.values(headers)) ctx.secrets.add(v);
+  const sse = str(u.sse);
+  if (sse !== undefined) return { ...common, kind: 'sse', sse, headers };
+  return { ...common, kind: 'http', url: str(u.url) ?? '', headers };
+}
+
+/** The whole GatewayConfig around already-built upstreams. */
+export function buildGateway(
+  file: string,
+  raw: unknown,
+  upstreams: Record<string, UpstreamConfig>,
+  secrets: Set<string>,
+): GatewayConfig {
+  const root = obj(raw);
+  const listen = obj(root.listen);
+  const limits = obj(root.limits);
+  const config: { -readonly [K in keyof GatewayConfig]: GatewayConfig[K] } = {
+    file,
+    listen: { host: str(listen.host) ?? DEFAULTS.host, port: int(listen.port, DEFAULTS.port) },
+    allowedOrigins: strings(root.allowedOrigins),
+    limits: {
+      maxRequestBytes: int(limits.maxRequestBytes, DEFAULTS.maxRequestBytes),
+      maxResultBytes: int(limits.maxResultBytes, DEFAULTS.maxResultBytes),
+    },
+    defaults: buildDefaults(root.defaults),
+    upstreams,
+    secrets: [],
+  };
+  if (root.auth !== undefined) {
+    const bearerTokens = strings(obj(root.auth).bearerTokens);
+    for (const t of bearerTokens) secrets.add(t);
+    config.auth = { bearerTokens };
+  }
+  config.secrets = [...secrets].filter((s) => s !== '');
+  return config;
+}
+
+/** Freezes a value and everything reachable from it. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Obj)[key]);
+  }
+  return value;
+}

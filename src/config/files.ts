@@ -1,0 +1,44 @@
+/**
+ * Reads `outputSchemaFile` / `inputSchemaFile`: JSON or YAML, relative to the config file's directory.
+ * Parsed with positions, so problems inside a schema (syntax, or later ajv compile errors from the policy)
+ * are reported at that file's own line and column. No `${VAR}` expansion here: schema files are data.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { parseWithPositions, type PositionIndex } from './positions.js';
+import type { ConfigProblem } from './problems.js';
+import type { JsonSchema } from './types.js';
+
+export type SchemaFileResult =
+  | { readonly ok: true; readonly file: string; readonly schema: JsonSchema; readonly index: PositionIndex }
+  | { readonly ok: false; readonly file: string; readonly error?: string; readonly problems: ConfigProblem[] };
+
+/** Where `ref` (as written in the config) points, given the config file's directory. */
+export function schemaFilePath(configDir: string, ref: string): string {
+  return isAbsolute(ref) ? ref : resolve(configDir, ref);
+}
+
+/**
+ * Reads and parses one schema file. An unreadable file gives `error` (the caller reports it at the config key);
+ * a file that parses badly gives problems inside that file.
+ */
+export async function readSchemaFile(configDir: string, ref: string): Promise<SchemaFileResult> {
+  const file = schemaFilePath(configDir, ref);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (code ?? String(err));
+    return { ok: false, file, error: `cannot read schema file ${file} (${why})`, problems: [] };
+  }
+  const parsed = parseWithPositions(text, file);
+  if (parsed.problems.length > 0) return { ok: false, file, problems: parsed.problems };
+  const value = parsed.value;
+  if (typeof value !== 'boolean' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    const pos = parsed.index.locate([], 'value');
+    const problem = { file, line: pos.line, col: pos.col, message: 'a JSON Schema must be an object or a boolean' };
+    return { ok: false, file, problems: [problem] };
+  }
+  return { ok: true, file, schema: value as JsonSchema, index: parsed.index };
+}

@@ -1,0 +1,154 @@
+/**
+ * YAML (or JSON) text → a plain JSON value plus an index from every path in it to its source position,
+ * so that problems found later (ajv, files, policy compilation) can be reported as FILE:LINE:COL.
+ * We walk the yaml package's node tree ourselves instead of calling toJS(): that gives each node's position
+ * and lets the caller transform string scalars (the config file's `${VAR}` expansion) in the same pass.
+ */
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Scalar } from 'yaml';
+import { at, type ConfigProblem, type Segment } from './problems.js';
+
+/** A 1-based line and column. */
+export interface Pos {
+  readonly line: number;
+  readonly col: number;
+}
+
+/** Where a value sits, and where its key sits when it is an object member. */
+export interface NodePos {
+  readonly key?: Pos;
+  readonly value: Pos;
+}
+
+/** Which end of a node a problem points at: the key (unknown keys), the value, or the key if any (objects). */
+export type Anchor = 'key' | 'value' | 'node';
+
+/** Positions of every node of one parsed file, by path. */
+export class PositionIndex {
+  readonly file: string;
+  readonly #nodes = new Map<string, NodePos>();
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  static pointer(path: readonly Segment[]): string {
+    return path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  }
+
+  set(path: readonly Segment[], pos: NodePos): void {
+    this.#nodes.set(PositionIndex.pointer(path), pos);
+  }
+
+  get(path: readonly Segment[]): NodePos | undefined {
+    return this.#nodes.get(PositionIndex.pointer(path));
+  }
+
+  /** The position for `path`, falling back to its deepest existing ancestor (a value that is not there). */
+  locate(path: readonly Segment[], anchor: Anchor): Pos {
+    for (let n = path.length; n >= 0; n--) {
+      const found = this.get(path.slice(0, n));
+      if (!found) continue;
+      if (n < path.length) return found.key ?? found.value;
+      if (anchor === 'value') return found.value;
+      return found.key ?? found.value;
+    }
+    return { line: 1, col: 1 };
+  }
+
+  /** A problem at `path` whose message is prefixed with the dotted path `prefix` (defaults to `path`). */
+  problem(path: readonly Segment[], anchor: Anchor, message: string, prefix: readonly Segment[] = path): ConfigProblem {
+    const pos = this.locate(path, anchor);
+    return { file: this.file, line: pos.line, col: pos.col, message: at(prefix, message) };
+  }
+}
+
+/** Called for each string scalar; returns the value to store (e.g. after `${VAR}` expansion). */
+export type StringHook = (value: string, path: readonly Segment[], scalar: Scalar, pos: Pos) => unknown;
+
+export interface ParsedFile {
+  readonly value: unknown;
+  readonly index: PositionIndex;
+  /** YAML syntax errors (and warnings); when any, `value` is undefined. */
+  readonly problems: ConfigProblem[];
+}
+
+/** Parses YAML/JSON text with positions; duplicate keys and syntax errors become problems. */
+export function parseWithPositions(text: string, file: string, onString?: StringHook): ParsedFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const index = new PositionIndex(file);
+  const posOf = (offset: number): Pos => lineCounter.linePos(offset);
+  const problems: ConfigProblem[] = [...doc.errors, ...doc.warnings].map((e) => {
+    const pos = posOf(e.pos[0]);
+    return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.replace(/\s+/g, ' ').trim()}` };
+  });
+  if (problems.length > 0) return { value: undefined, index, problems };
+  const walker = new Walker(doc, index, posOf, onString);
+  const value = walker.walk(doc.contents, [], undefined);
+  return { value, index, problems: walker.problems };
+}
+
+class Walker {
+  readonly problems: ConfigProblem[] = [];
+  readonly #active = new Set<unknown>();
+
+  constructor(
+    readonly doc: Document,
+    readonly index: PositionIndex,
+    readonly posOf: (offset: number) => Pos,
+    readonly onString: StringHook | undefined,
+  ) {}
+
+  walk(node: unknown, path: Segment[], keyPos: Pos | undefined): unknown {
+    if (isAlias(node)) {
+      const target = node.resolve(this.doc);
+      // A recursive alias (`&a [*a]`) has no JSON form.
+      if (target === undefined || this.#active.has(target)) return this.fail(path, keyPos, node.range?.[0], 'YAML: alias cannot be resolved here');
+      this.#active.add(target);
+      try {
+        return this.walk(target, path, keyPos);
+      } finally {
+        this.#active.delete(target);
+      }
+    }
+    const range = (node as { range?: [number, number, number] | null } | null)?.range;
+    const pos = range ? this.posOf(range[0]) : (keyPos ?? { line: 1, col: 1 });
+    this.index.set(path, keyPos ? { key: keyPos, value: pos } : { value: pos });
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      for (const pair of node.items) {
+        const key = pair.key;
+        const keyValue = isScalar(key) ? key.value : key;
+        if (keyValue !== null && typeof keyValue === 'object') {
+          this.fail(path, undefined, (key as { range?: [number] } | null)?.range?.[0], 'YAML: keys must be plain strings');
+          continue;
+        }
+        const name = String(keyValue);
+        const keyRange = (key as { range?: [number] } | null)?.range;
+        const kPos = keyRange ? this.posOf(keyRange[0]) : pos;
+        // defineProperty: a `__proto__` key must stay an ordinary member, never a prototype.
+        Object.defineProperty(out, name, {
+          value: this.walk(pair.value, [...path, name], kPos),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    }
+    if (isSeq(node)) return node.items.map((item, i) => this.walk(item, [...path, i], undefined));
+    if (isScalar(node)) {
+      const v = node.value;
+      if (typeof v === 'string') return this.onString ? this.onString(v, path, node, pos) : v;
+      if (v === null || typeof v === 'number' || typeof v === 'boolean') return v;
+      return String(v);
+    }
+    return null; // an empty value (`key:` with nothing after it)
+  }
+
+  fail(path: readonly Segment[], keyPos: Pos | undefined, offset: number | undefined, message: string): null {
+    const pos = offset !== undefined ? this.posOf(offset) : (keyPos ?? this.index.locate(path, 'node'));
+    this.problems.push({ file: this.index.file, line: pos.line, col: pos.col, message: at(path, message) });
+    return null;
+  }
+}

@@ -1,0 +1,259 @@
+/**
+ * The JSON Schema (draft 2020-12) of the mcp-retrofit YAML config file. It is the single source of truth:
+ * the loader validates against it and `npm run schema` writes it to mcp-retrofit.schema.json for editors.
+ *
+ * Two editor extensions (understood by yaml-language-server / VS Code) carry the messages users see:
+ * `errorMessage` (replaces any error of the schema it sits on — so it only sits on single-rule subschemas)
+ * and `patternErrorMessage` (replaces a `pattern` failure). This file must stay import-free: the generator
+ * script transpiles it on its own.
+ */
+
+/** A JSON Schema given inline: any JSON Schema document. */
+const anySchema = {
+  type: ['object', 'boolean'],
+  description: 'Any JSON Schema (2020-12 unless its own `$schema` says otherwise).',
+};
+
+const schemaFile = (what: string) => ({
+  type: 'string',
+  minLength: 1,
+  description: `Path of a JSON or YAML file holding the ${what}; relative paths are resolved against the config file's directory.`,
+});
+
+const onInvalid = {
+  enum: ['error', 'passthrough'],
+  description:
+    'What to do when a result cannot be turned into valid structuredContent: `error` returns an isError result naming each failure; `passthrough` returns the upstream result unchanged.',
+};
+const legacyRoots = {
+  enum: ['wrap', 'drop'],
+  description:
+    'Non-object schema roots for 2025-06-18 / 2025-11-25 clients: `wrap` serves `{result: value}`; `drop` removes outputSchema and structuredContent and leaves the JSON in text.',
+};
+const coerce = {
+  type: 'boolean',
+  description: "Coerce strings to the schema's number, integer or boolean before validating.",
+};
+
+/** Rejects a key unless the sibling condition allows it; `why` is the whole message. */
+const forbidden = (why: string) => ({ not: {}, errorMessage: why });
+
+const stringMap = (description: string) => ({
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description,
+});
+
+const extract = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'How to find the structured value in a text result.',
+  properties: {
+    format: {
+      enum: ['auto', 'json', 'yaml', 'regex'],
+      description:
+        '`auto` (default) tries whole-text JSON, a fenced ```json block, embedded JSON, one JSON value per block, relaxed JSON, then a scalar; `json`, `yaml` or `regex` use only that parser.',
+    },
+    pattern: {
+      type: 'string',
+      minLength: 1,
+      description: 'For `format: regex` (and then required): a JavaScript regular expression; named groups become fields.',
+    },
+    flags: {
+      type: 'string',
+      pattern: '^(?!.*(.).*\\1)[imsu]*$',
+      patternErrorMessage: 'may only hold the flags m, i, s, u, each once (use `all: true` instead of g)',
+      description: 'For `format: regex`: JavaScript flags among m, i, s, u. Global matching is decided by `all`.',
+    },
+    all: {
+      type: 'boolean',
+      description: 'For `format: regex`: collect every match as an array (no match gives an empty array).',
+    },
+    select: {
+      type: 'string',
+      pattern: '^(/([^~]|~[01])*)*$',
+      patternErrorMessage: 'must be a JSON pointer: "" or starting with "/" (escape ~ as ~0 and / as ~1)',
+      description: 'A JSON pointer into the parsed value; the pointed-to value is what gets validated.',
+    },
+    wrap: {
+      type: 'string',
+      minLength: 1,
+      description: 'Wrap the (selected) value as `{"<wrap>": value}`.',
+    },
+  },
+  // The contract's own example sets pattern/flags/all under `format: auto`, so only json/yaml reject them.
+  allOf: [
+    {
+      if: { properties: { format: { const: 'regex' } }, required: ['format'] },
+      then: { required: ['pattern'], errorMessage: '`format: regex` needs a `pattern`' },
+    },
+    {
+      if: { properties: { format: { enum: ['json', 'yaml'] } }, required: ['format'] },
+      then: {
+        properties: {
+          pattern: forbidden('`pattern` cannot be used with format json or yaml (it is for format regex)'),
+          flags: forbidden('`flags` cannot be used with format json or yaml (it is for format regex)'),
+          all: forbidden('`all` cannot be used with format json or yaml (it is for format regex)'),
+        },
+      },
+    },
+  ],
+};
+
+const tool = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Retrofit settings for the tools this key matches (an exact tool name, or a glob).',
+  properties: {
+    outputSchema: { ...anySchema, description: 'The outputSchema to advertise and validate results against.' },
+    outputSchemaFile: schemaFile('outputSchema'),
+    inputSchema: { ...anySchema, description: "A replacement for the upstream's inputSchema." },
+    inputSchemaFile: schemaFile('replacement inputSchema'),
+    extract,
+    onInvalid,
+    legacyRoots,
+    coerce,
+  },
+  allOf: [
+    { not: { required: ['outputSchema', 'outputSchemaFile'] }, errorMessage: 'use outputSchema or outputSchemaFile, not both' },
+    { not: { required: ['inputSchema', 'inputSchemaFile'] }, errorMessage: 'use inputSchema or inputSchemaFile, not both' },
+  ],
+};
+
+const httpUrl = (description: string) => ({
+  type: 'string',
+  pattern: '^https?://[^\\s/?#]+[^\\s]*$',
+  patternErrorMessage: 'must be an http:// or https:// URL',
+  description,
+});
+
+const upstream = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'One MCP server behind the gateway. Exactly one of `url`, `sse`, `command`.',
+  properties: {
+    url: httpUrl('Streamable HTTP endpoint of the upstream MCP server.'),
+    sse: httpUrl('Legacy HTTP+SSE (2024-11-05) endpoint of the upstream MCP server.'),
+    command: { type: 'string', minLength: 1, description: 'stdio upstream: the program to spawn.' },
+    args: { type: 'array', items: { type: 'string' }, description: 'stdio upstream: arguments for `command`.' },
+    env: stringMap('stdio upstream: environment variables added to the child process.'),
+    cwd: {
+      type: 'string',
+      minLength: 1,
+      description: "stdio upstream: working directory; relative to the config file's directory, which is the default.",
+    },
+    headers: stringMap('url/sse upstream: headers added to every request sent to the upstream.'),
+    timeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Per-request timeout towards the upstream in milliseconds (default 60000); open streams are exempt once headers arrive.',
+    },
+    path: {
+      type: 'string',
+      pattern: '^/[A-Za-z0-9._~/-]*$',
+      patternErrorMessage: 'must start with "/" and hold only letters, digits and . _ ~ / -',
+      allOf: [
+        {
+          not: { pattern: '^/(healthz|readyz|metrics)/?$' },
+          errorMessage: 'is reserved (/healthz, /readyz and /metrics belong to the gateway)',
+        },
+      ],
+      description: 'The route clients use for this upstream (default `/<name>/mcp`); unique across upstreams.',
+    },
+    tools: {
+      type: 'object',
+      propertyNames: { minLength: 1 },
+      additionalProperties: tool,
+      description: 'Tool settings by key: exact tool names win, then globs in file order.',
+    },
+  },
+  oneOf: [{ required: ['url'] }, { required: ['sse'] }, { required: ['command'] }],
+  allOf: [
+    {
+      if: { required: ['command'] },
+      then: { properties: { headers: forbidden('`headers` is only for url and sse upstreams') } },
+      else: {
+        properties: {
+          args: forbidden('`args` is only for command (stdio) upstreams'),
+          env: forbidden('`env` is only for command (stdio) upstreams'),
+          cwd: forbidden('`cwd` is only for command (stdio) upstreams'),
+        },
+      },
+    },
+  ],
+};
+
+/** The config file's JSON Schema; mcp-retrofit.schema.json is this object serialised by `renderSchemaFile`. */
+export const CONFIG_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'mcp-retrofit configuration',
+  description:
+    'mcp-retrofit gateway configuration. `${VAR}` and `${VAR:-default}` are expanded in every string value; `$${VAR}` is a literal `${VAR}`.',
+  type: 'object',
+  additionalProperties: false,
+  required: ['upstreams'],
+  properties: {
+    listen: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Where the gateway listens.',
+      properties: {
+        host: { type: 'string', minLength: 1, description: 'Interface to bind (default 127.0.0.1).' },
+        port: { type: 'integer', minimum: 0, maximum: 65535, description: 'TCP port (default 8080; 0 picks a free port).' },
+      },
+    },
+    auth: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['bearerTokens'],
+      description: 'When set, clients must send `Authorization: Bearer <token>` with one of these tokens.',
+      properties: {
+        bearerTokens: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string', minLength: 1 },
+          description: 'Accepted bearer tokens; use `${VAR}` to keep them out of the file.',
+        },
+      },
+    },
+    allowedOrigins: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      description: 'Origins allowed to call the gateway; a request with any other Origin header gets 403.',
+    },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Size limits.',
+      properties: {
+        maxRequestBytes: { type: 'integer', minimum: 1, description: 'Largest accepted request body in bytes (default 4194304).' },
+        maxResultBytes: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Largest upstream result in bytes (default 16777216); larger ones become a JSON-RPC error.',
+        },
+      },
+    },
+    defaults: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Settings every tool inherits unless it sets its own.',
+      properties: { onInvalid, legacyRoots, coerce },
+    },
+    upstreams: {
+      type: 'object',
+      minProperties: 1,
+      propertyNames: {
+        pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$',
+        patternErrorMessage: 'upstream names start with a letter or digit and hold only letters, digits and _ . -',
+      },
+      additionalProperties: upstream,
+      description: 'The MCP servers behind the gateway, by name (the name is used in the default path, logs and metrics).',
+    },
+  },
+} as const;
+
+/** The exact text of mcp-retrofit.schema.json. */
+export function renderSchemaFile(): string {
+  return `${JSON.stringify(CONFIG_SCHEMA, null, 2)}\n`;
+}
