@@ -1,17 +1,37 @@
 /**
- * Compile one upstream's `tools:` section into an UpstreamPolicy: schemas compiled by ajv, regexes built,
- * globs matched. Called once at config load; errors carry config paths so the loader can report FILE:LINE:COL.
- *
- * STUB: resolves exact names only and compiles nothing until the engine lands.
+ * Compile one upstream's `tools:` section into an UpstreamPolicy: defaults merged, schemas compiled by ajv,
+ * regexes built, keys matched by name or glob. Called once at config load; errors carry config paths from
+ * the config root so the loader can report FILE:LINE:COL.
  */
 import type { ToolDefaults, UpstreamConfig } from '../config/types.js';
+import { compileTool } from '../retrofit/compiled.js';
+import { createNativeMemory } from '../retrofit/native-memory.js';
+import { createMatcher, globProblem } from './match.js';
 import type { PolicyError, ToolPolicy, UpstreamPolicy } from './types.js';
 
 export function compileUpstreamPolicy(
   upstream: UpstreamConfig,
-  _defaults: ToolDefaults,
+  defaults: ToolDefaults,
 ): { policy: UpstreamPolicy; errors: PolicyError[] } {
-  const byName = new Map<string, ToolPolicy>();
-  for (const [key, config] of Object.entries(upstream.tools)) byName.set(key, { key, config });
-  return { policy: { upstream: upstream.name, resolve: (tool) => byName.get(tool) }, errors: [] };
+  const errors: PolicyError[] = [];
+  const byKey = new Map<string, ToolPolicy>();
+  for (const [key, config] of Object.entries(upstream.tools)) {
+    const base = ['upstreams', upstream.name, 'tools', key] as const;
+    const problem = globProblem(key);
+    if (problem) errors.push({ path: [...base], message: problem });
+    const { tool, errors: toolErrors } = compileTool(config, defaults);
+    for (const e of toolErrors) errors.push({ path: [...base, ...e.path], message: e.message });
+    byKey.set(key, { key, config, compiled: tool });
+  }
+  const matcher = createMatcher([...byKey.keys()]);
+  const policy: UpstreamPolicy = {
+    upstream: upstream.name,
+    defaults,
+    native: createNativeMemory(),
+    resolve(tool) {
+      const key = matcher.match(tool);
+      return key === undefined ? undefined : byKey.get(key);
+    },
+  };
+  return { policy, errors };
 }

@@ -3,7 +3,9 @@
  * Built once at config load by `compileUpstreamPolicy` (src/policy/compile.ts); immutable afterwards.
  * The proxy treats it as opaque and hands it to the engine functions in src/retrofit/engine.ts.
  */
-import type { ToolConfig } from '../config/types.js';
+import type { ToolConfig, ToolDefaults } from '../config/types.js';
+import type { CompiledTool } from '../retrofit/compiled.js';
+import type { NativeMemory } from '../retrofit/native-memory.js';
 
 /** A compiled policy for the tools matched by one `tools:` key. Fields are owned by the engine. */
 export interface ToolPolicy {
@@ -11,12 +13,18 @@ export interface ToolPolicy {
   readonly key: string;
   /** The config entry as written (after defaults were applied). */
   readonly config: ToolConfig;
+  /** Schemas, regex and settings compiled at load (absent only on hand-built policies; the engine then compiles lazily). */
+  readonly compiled?: CompiledTool;
 }
 
 export interface UpstreamPolicy {
   readonly upstream: string;
   /** Exact names win; then globs in file order; undefined when no key matches. */
   resolve(tool: string): ToolPolicy | undefined;
+  /** The config's `defaults:`; they govern tools without a `tools:` entry (e.g. natively declared schemas). */
+  readonly defaults?: ToolDefaults;
+  /** What the engine learned from this upstream's tools/list (bounded); created by compileUpstreamPolicy. */
+  readonly native?: NativeMemory;
 }
 
 /** A problem found while compiling; `path` is from the config root, e.g. ['upstreams','w','tools','t','outputSchema','type']. */

@@ -2,11 +2,14 @@
  * The retrofit engine's public face: pure functions from (upstream result, policy, revision) to the result
  * a client of that revision receives. No Fastify, no undici, no I/O: the proxy, the stdio bridge and
  * `mcp-retrofit try` all call these.
- *
- * STUB: identity functions until the engine lands; the signatures are the contract between proxy and engine.
  */
-import type { JsonObject } from '../config/types.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import { DEFAULTS, type JsonObject, type ToolDefaults } from '../config/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
+import { compileTool, type CompiledTool } from './compiled.js';
+import { injectToolsList } from './inject.js';
+import { projectNativeResult } from './native.js';
+import { createNativeMemory, type NativeMemory } from './native-memory.js';
+import { isNonFinal, retrofitResult } from './result.js';
 
 /** What happened to one tools/call result; logged and counted by the caller. */
 export interface CallOutcome {
@@ -30,21 +33,61 @@ export interface ToolRepair {
   readonly detail?: string;
 }
 
+// Hand-built policies (tests, tools) may lack the compiled parts: compile lazily, once per object.
+const lazyTools = new WeakMap<ToolPolicy, CompiledTool>();
+const lazyMemory = new WeakMap<UpstreamPolicy, NativeMemory>();
+
+function defaultsOf(policy: UpstreamPolicy): ToolDefaults {
+  return policy.defaults ?? DEFAULTS;
+}
+
+function compiledOf(policy: UpstreamPolicy, tool: string): CompiledTool | undefined {
+  const entry = policy.resolve(tool);
+  if (!entry) return undefined;
+  if (entry.compiled) return entry.compiled;
+  let compiled = lazyTools.get(entry);
+  if (!compiled) {
+    compiled = compileTool(entry.config, defaultsOf(policy)).tool;
+    lazyTools.set(entry, compiled);
+  }
+  return compiled;
+}
+
+function memoryOf(policy: UpstreamPolicy): NativeMemory {
+  if (policy.native) return policy.native;
+  let memory = lazyMemory.get(policy);
+  if (!memory) {
+    memory = createNativeMemory();
+    lazyMemory.set(policy, memory);
+  }
+  return memory;
+}
+
 /** Rewrite a tools/list result: inject configured schemas, repair definitions, project for the revision. */
 export function rewriteToolsList(
   result: JsonObject,
-  _policy: UpstreamPolicy,
-  _revision: string,
+  policy: UpstreamPolicy,
+  revision: string,
 ): { result: JsonObject; repairs: readonly ToolRepair[] } {
-  return { result, repairs: [] };
+  return injectToolsList(result, {
+    compiledFor: (tool) => compiledOf(policy, tool),
+    memory: memoryOf(policy),
+    legacyRoots: defaultsOf(policy).legacyRoots,
+    revision,
+  });
 }
 
 /** Rewrite a tools/call (or tool-task tasks/result) result for the named tool. */
 export function rewriteToolCall(
   result: JsonObject,
   tool: string,
-  _policy: UpstreamPolicy,
-  _revision: string,
+  policy: UpstreamPolicy,
+  revision: string,
 ): { result: JsonObject; outcome: CallOutcome } {
-  return { result, outcome: { tool, outcome: 'untouched' } };
+  const untouched: CallOutcome = { tool, outcome: 'untouched' };
+  if (isNonFinal(result)) return { result, outcome: untouched };
+  const compiled = compiledOf(policy, tool);
+  if (compiled?.output) return retrofitResult(result, tool, compiled, compiled.output, revision);
+  const projected = projectNativeResult(result, tool, memoryOf(policy), compiled?.legacyRoots ?? defaultsOf(policy).legacyRoots, revision);
+  return { result: projected, outcome: untouched };
 }

@@ -1,0 +1,25 @@
+/**
+ * `fenced`: the first Markdown code fence labelled `json` (or unlabelled) whose body is one JSON value, as
+ * chat-tuned servers write it. Fences labelled with another language are skipped whole. One forward pass.
+ */
+import type { Json } from '../../config/types.js';
+import { parseJson } from '../safe-json.js';
+
+const FENCE = '```';
+
+export function extractFenced(text: string): Json | undefined {
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf(FENCE, from);
+    if (open < 0) return undefined;
+    const eol = text.indexOf('\n', open + FENCE.length);
+    if (eol < 0) return undefined;
+    const label = text.slice(open + FENCE.length, eol).trim().toLowerCase();
+    const close = text.indexOf(FENCE, eol + 1);
+    if (close < 0) return undefined;
+    from = close + FENCE.length;
+    if (label !== '' && label !== 'json' && label !== 'jsonc') continue;
+    const parsed = parseJson(text.slice(eol + 1, close));
+    if (parsed.ok) return parsed.value;
+  }
+}

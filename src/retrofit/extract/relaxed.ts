@@ -1,0 +1,32 @@
+/**
+ * `relaxed`: JSON as people and Python write it — single quotes, `True/False/None`, trailing commas,
+ * comments, unquoted keys — repaired by jsonrepair. jsonrepair would also "complete" truncated JSON, which
+ * must fail instead, so only a balanced bracketed text (the whole text, or its single bracketed span) is
+ * repaired.
+ */
+import { jsonrepair } from 'jsonrepair';
+import type { Json } from '../../config/types.js';
+import { parseJson } from '../safe-json.js';
+import { topLevelSpans } from './spans.js';
+
+function balancedBody(text: string): string | undefined {
+  const spans = topLevelSpans(text, `"'`, 2);
+  if (spans.length !== 1) return undefined;
+  const span = spans[0]!;
+  return text.slice(span.start, span.end);
+}
+
+export function extractRelaxed(text: string): Json | undefined {
+  const body = balancedBody(text);
+  if (body === undefined) return undefined;
+  let repaired: string;
+  try {
+    repaired = jsonrepair(body);
+  } catch {
+    return undefined;
+  }
+  const parsed = parseJson(repaired);
+  if (!parsed.ok) return undefined;
+  const value = parsed.value;
+  return typeof value === 'object' && value !== null ? value : undefined;
+}

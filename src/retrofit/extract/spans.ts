@@ -1,0 +1,54 @@
+/**
+ * String-aware bracket matching: the top-level `{...}` / `[...]` spans of a text, in one linear pass.
+ * Outside brackets the text is prose and quotes mean nothing; inside, quotes open strings whose brackets do
+ * not count. A mismatched closer abandons the current span; an unclosed opener swallows the rest of the text,
+ * so truncated JSON never yields its inner pieces.
+ */
+
+/** A half-open range [start, end) of the text. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+const OPEN = 0x7b; // {
+const CLOSE = 0x7d; // }
+const OPEN_SQ = 0x5b; // [
+const CLOSE_SQ = 0x5d; // ]
+const BACKSLASH = 0x5c;
+
+/**
+ * The top-level bracketed spans of `text`. `quotes` are the characters that open strings inside brackets
+ * (`"` for JSON; `"'` for Python-ish text). Stops after `limit` spans.
+ */
+export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Span[] {
+  const spans: Span[] = [];
+  const quoteCodes = new Set([...quotes].map((q) => q.charCodeAt(0)));
+  const stack: number[] = [];
+  let start = -1;
+  let inString = 0; // the quote char code while inside a string
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString !== 0) {
+      if (c === BACKSLASH) i++;
+      else if (c === inString) inString = 0;
+      continue;
+    }
+    if (c === OPEN || c === OPEN_SQ) {
+      if (stack.length === 0) start = i;
+      stack.push(c === OPEN ? CLOSE : CLOSE_SQ);
+    } else if (c === CLOSE || c === CLOSE_SQ) {
+      if (stack.length === 0) continue;
+      if (stack[stack.length - 1] !== c) {
+        stack.length = 0; // mismatched: not JSON; resume scanning as prose
+        continue;
+      }
+      stack.pop();
+      if (stack.length === 0) {
+        spans.push({ start, end: i + 1 });
+        if (spans.length >= limit) break;
+      }
+    } else if (stack.length > 0 && quoteCodes.has(c)) inString = c;
+  }
+  return spans;
+}

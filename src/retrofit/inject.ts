@@ -1,0 +1,75 @@
+/**
+ * The tools/list rewrite: configured outputSchemas injected (replacing the upstream's), definitions
+ * repaired, then every outputSchema projected for the client's revision. Tool order and every other field
+ * (annotations, _meta, unknown keys; nextCursor, ttlMs, cacheScope on the result) are kept.
+ */
+import type { Json, JsonObject, LegacyRoots } from '../config/types.js';
+import type { ToolRepair } from './engine.js';
+import type { CompiledTool } from './compiled.js';
+import type { NativeMemory } from './native-memory.js';
+import { projectionFor, projectToolSchema } from './project.js';
+import { outputSchemaProblem, repairInputSchema } from './repair.js';
+import { isObjectRoot, wrapSchema } from './wrap.js';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What inject needs to know about one upstream. */
+export interface ListContext {
+  readonly compiledFor: (tool: string) => CompiledTool | undefined;
+  readonly memory: NativeMemory;
+  readonly legacyRoots: LegacyRoots;
+  readonly revision: string;
+}
+
+function rewriteTool(tool: JsonObject, ctx: ListContext, repairs: ToolRepair[]): JsonObject {
+  const name = typeof tool.name === 'string' ? tool.name : '';
+  const compiled = ctx.compiledFor(name);
+  let out = tool;
+
+  if (compiled?.inputSchema) {
+    out = { ...out, inputSchema: compiled.inputSchema };
+    repairs.push({ tool: name, kind: 'input_replaced' });
+  } else {
+    const repaired = repairInputSchema(tool.inputSchema);
+    if (repaired) {
+      out = { ...out, inputSchema: repaired.schema };
+      repairs.push({ tool: name, kind: 'input_type_added', detail: repaired.detail });
+    }
+  }
+
+  const output = compiled?.output;
+  if (output) {
+    const projection = projectionFor(ctx.revision, !output.needsWrap, compiled.legacyRoots);
+    return projectToolSchema(out, output.schema, projection, () => output.wrapped ?? wrapSchema(output.schema));
+  }
+  if (!('outputSchema' in out)) return out;
+  const schema = out.outputSchema as Json;
+  const problem = outputSchemaProblem(schema);
+  if (problem !== undefined) {
+    ctx.memory.decisions.set(name, 'removed');
+    repairs.push({ tool: name, kind: 'output_removed', detail: problem });
+    const { outputSchema: _removed, ...rest } = out;
+    return rest;
+  }
+  const native = schema as JsonObject | boolean;
+  const objectRoot = isObjectRoot(native);
+  ctx.memory.decisions.set(name, objectRoot ? 'object' : 'non-object');
+  const projection = projectionFor(ctx.revision, objectRoot, compiled?.legacyRoots ?? ctx.legacyRoots);
+  return projection === 'as-is' ? out : projectToolSchema(out, native, projection, () => wrapSchema(native));
+}
+
+/** Rewrite one tools/list result page. Returns the same object when nothing changed. */
+export function injectToolsList(result: JsonObject, ctx: ListContext): { result: JsonObject; repairs: ToolRepair[] } {
+  const repairs: ToolRepair[] = [];
+  if (!Array.isArray(result.tools)) return { result, repairs };
+  let changed = false;
+  const tools = result.tools.map((tool) => {
+    if (!isObject(tool)) return tool;
+    const rewritten = rewriteTool(tool, ctx, repairs);
+    if (rewritten !== tool) changed = true;
+    return rewritten;
+  });
+  return { result: changed ? { ...result, tools } : result, repairs };
+}

@@ -1,0 +1,58 @@
+/**
+ * What the engine learned from tools/list about tools whose outputSchema the upstream declares itself:
+ * its root shape, or that it was removed. tools/call must make the same
+ * decision, so it is remembered per upstream in a bounded LRU; when it is unknown (say the gateway restarted
+ * between list and call) the caller decides by the value.
+ */
+
+/**
+ * What tools/list saw of a natively declared outputSchema: an object root, another root (wrapped or
+ * dropped for object-only clients, per `legacyRoots`), or removed because it does not compile.
+ */
+export type NativeDecision = 'object' | 'non-object' | 'removed';
+
+/** A bounded least-recently-used map. */
+export class Lru<K, V> {
+  readonly #max: number;
+  readonly #map = new Map<K, V>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.#map.get(key);
+    if (value !== undefined) {
+      // Refresh recency: Map iteration order is insertion order.
+      this.#map.delete(key);
+      this.#map.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.#max) {
+      const oldest = this.#map.keys().next();
+      if (!oldest.done) this.#map.delete(oldest.value);
+    }
+  }
+}
+
+/** Per-upstream engine state kept with the policy. */
+export interface NativeMemory {
+  /** Tool name → decision for object-only clients. */
+  readonly decisions: Lru<string, NativeDecision>;
+}
+
+/** Tools remembered per upstream. */
+export const NATIVE_MEMORY_SIZE = 1000;
+
+export function createNativeMemory(): NativeMemory {
+  return { decisions: new Lru(NATIVE_MEMORY_SIZE) };
+}

@@ -1,0 +1,41 @@
+/**
+ * Tool-definition repair: strict clients (both TypeScript SDKs) reject a whole tools/list when one tool's
+ * inputSchema root is not `type: "object"` or its outputSchema is unusable, so one drifted tool would make
+ * every tool of the server unusable. These fix the definition and say what they did.
+ */
+import type { Json, JsonObject } from '../config/types.js';
+import { Lru } from './native-memory.js';
+import { compileSchema } from './validate.js';
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The repaired inputSchema and what was done, or undefined when it needs nothing. */
+export function repairInputSchema(schema: Json | undefined): { schema: JsonObject; detail: string } | undefined {
+  if (!isObject(schema)) {
+    return { schema: { type: 'object' }, detail: schema === undefined ? 'missing inputSchema replaced by {type: "object"}' : 'non-object inputSchema replaced by {type: "object"}' };
+  }
+  const { type } = schema;
+  if (type === 'object') return undefined;
+  // Keep every other keyword ($schema, properties, $ref, ...): only the root type was wrong.
+  const detail = type === undefined ? 'root type "object" added' : `root type ${JSON.stringify(type)} replaced by "object"`;
+  return { schema: { ...schema, type: 'object' }, detail };
+}
+
+// Upstreams list the same schemas on every tools/list: compile each distinct one once.
+const NATIVE_CACHE_SIZE = 500;
+const nativeChecks = new Lru<string, string | null>(NATIVE_CACHE_SIZE);
+
+/** Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect), or undefined. */
+export function outputSchemaProblem(schema: Json): string | undefined {
+  if (!isObject(schema) && typeof schema !== 'boolean') return 'outputSchema is not a schema';
+  const key = JSON.stringify(schema);
+  let problem = nativeChecks.get(key);
+  if (problem === undefined) {
+    const compiled = compileSchema(schema);
+    problem = compiled.ok ? null : compiled.message;
+    nativeChecks.set(key, problem);
+  }
+  return problem ?? undefined;
+}

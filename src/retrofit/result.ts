@@ -1,0 +1,86 @@
+/**
+ * The tools/call pipeline (also used for tasks/result of tool-call tasks): leave errors and non-final
+ * results alone; validate upstream structuredContent or extract candidates from text; select → wrap →
+ * coerce → validate; then either serve the value (projected for the client's era) or the failure.
+ */
+import type { Json, JsonObject } from '../config/types.js';
+import type { CallOutcome } from './engine.js';
+import type { CompiledOutput, CompiledTool } from './compiled.js';
+import { coerce } from './coerce.js';
+import { textsOf } from './content.js';
+import { candidates, type Candidate } from './extract/index.js';
+import { errorResult, failureText } from './outcome.js';
+import { getPointer } from './pointer.js';
+import { projectionFor, projectResult } from './project.js';
+import { describeErrors } from './validate.js';
+
+/** True for results the engine never touches: errors, `input_required`, task creation. */
+export function isNonFinal(result: JsonObject): boolean {
+  if (result.isError === true) return true;
+  if (result.resultType !== undefined && result.resultType !== 'complete') return true;
+  return 'task' in result && !('content' in result);
+}
+
+type Checked = { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly reasons: string[] };
+
+/** select → wrap → coerce → validate one candidate. */
+function check(value: Json, tool: CompiledTool, output: CompiledOutput): Checked {
+  let current: Json | undefined = value;
+  const { select, wrap } = tool.extract;
+  if (select !== undefined) {
+    current = getPointer(current, select);
+    if (current === undefined) return { ok: false, reasons: [`select ${select}: no such value`] };
+  }
+  if (wrap !== undefined) current = { [wrap]: current };
+  if (tool.coerce) current = coerce(current, output.schema);
+  if (output.validate(current)) return { ok: true, value: current };
+  return { ok: false, reasons: describeErrors(output.validate.errors) };
+}
+
+type Found =
+  | { readonly ok: true; readonly value: Json; readonly format: string }
+  | { readonly ok: false; readonly parsed: boolean; readonly reasons: string[]; readonly format?: string };
+
+function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput): Found {
+  const texts = textsOf(result);
+  let first: { candidate: Candidate; reasons: string[] } | undefined;
+  for (const candidate of candidates(texts, tool, output.schema)) {
+    const checked = check(candidate.value, tool, output);
+    if (checked.ok) return { ok: true, value: checked.value, format: candidate.format };
+    first ??= { candidate, reasons: checked.reasons };
+  }
+  if (first) return { ok: false, parsed: true, format: first.candidate.format, reasons: first.reasons };
+  const why = texts.length === 0 ? 'the result has no text content' : `no ${tool.extract.format === 'auto' ? 'JSON' : tool.extract.format} value found in the text content`;
+  return { ok: false, parsed: false, reasons: [why] };
+}
+
+/** Retrofit one final result of a tool with a configured outputSchema. */
+export function retrofitResult(
+  result: JsonObject,
+  toolName: string,
+  tool: CompiledTool,
+  output: CompiledOutput,
+  revision: string,
+): { result: JsonObject; outcome: CallOutcome } {
+  const native = result.structuredContent !== undefined;
+  let found: Found;
+  if (native) {
+    const checked = check(result.structuredContent as Json, { ...tool, extract: { format: 'json' }, coerce: false }, output);
+    found = checked.ok ? { ok: true, value: checked.value, format: 'native' } : { ok: false, parsed: true, format: 'native', reasons: checked.reasons };
+  } else found = fromText(result, tool, output);
+
+  if (found.ok) {
+    const projection = projectionFor(revision, !output.needsWrap, tool.legacyRoots);
+    const outcome: CallOutcome = native ? { tool: toolName, outcome: 'native' } : { tool: toolName, outcome: 'extracted', format: found.format };
+    return { result: projectResult(result, found.value, projection), outcome };
+  }
+  const kind = found.parsed ? 'invalid' : 'unparseable';
+  const { reasons } = found;
+  if (tool.onInvalid === 'passthrough') {
+    return { result, outcome: { tool: toolName, outcome: 'passthrough', reasons, ...(found.format !== undefined && { format: found.format }) } };
+  }
+  return {
+    result: errorResult(result, failureText(toolName, kind, reasons)),
+    outcome: { tool: toolName, outcome: kind, reasons, ...(found.format !== undefined && { format: found.format }) },
+  };
+}

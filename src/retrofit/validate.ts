@@ -1,0 +1,110 @@
+/**
+ * ajv, configured once: JSON Schema 2020-12 by default, draft-07 (and draft-06) and 2019-09 when `$schema`
+ * says so, formats on, strict mode off and silent, no network `$ref` loading (only `compile`, never
+ * `compileAsync`, so an external ref is a compile error). Every schema is compiled once, at config load or on
+ * first sight of an upstream-declared schema.
+ */
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchema } from '../config/types.js';
+
+/** A compiled validator. `errors` is set after a failed call (ajv's convention). */
+export type Validator = ValidateFunction;
+
+/** The outcome of compiling one schema. */
+export type CompileResult =
+  | { readonly ok: true; readonly validate: Validator; readonly dialect: Dialect }
+  | { readonly ok: false; readonly message: string; readonly path?: readonly string[] };
+
+/** The JSON Schema dialects we validate. */
+export type Dialect = '2020-12' | '2019-09' | 'draft-07';
+
+const DIALECTS: ReadonlyMap<string, Dialect> = new Map([
+  ['https://json-schema.org/draft/2020-12/schema', '2020-12'],
+  ['https://json-schema.org/draft/2019-09/schema', '2019-09'],
+  ['http://json-schema.org/draft-07/schema', 'draft-07'],
+  ['http://json-schema.org/draft-06/schema', 'draft-07'],
+]);
+
+const OPTIONS: Options = { strict: false, allErrors: true, logger: false, validateFormats: true };
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+
+function createAjv(dialect: Dialect): Ajv {
+  let ajv: Ajv;
+  if (dialect === '2020-12') ajv = new Ajv2020(OPTIONS);
+  else if (dialect === '2019-09') ajv = new Ajv2019(OPTIONS);
+  else {
+    ajv = new Ajv(OPTIONS);
+    // draft-06 documents are accepted by the draft-07 instance once its meta-schema is known.
+    ajv.addMetaSchema(DRAFT_06_META);
+  }
+  addFormats(ajv);
+  return ajv;
+}
+
+const DRAFT_06_META = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'http://json-schema.org/draft-06/schema#',
+};
+
+const shared = new Map<Dialect, Ajv>();
+
+/** The dialect a schema declares (2020-12 when it declares none), or undefined when we do not support it. */
+export function dialectOf(schema: JsonSchema): Dialect | undefined {
+  if (typeof schema === 'boolean') return '2020-12';
+  const declared = schema.$schema;
+  if (declared === undefined) return '2020-12';
+  if (typeof declared !== 'string') return undefined;
+  return DIALECTS.get(declared.replace(/#$/, ''));
+}
+
+function mentionsId(schema: JsonSchema): boolean {
+  return typeof schema === 'object' && JSON.stringify(schema).includes('"$id"');
+}
+
+/**
+ * Compile a schema; never throws. Schemas that declare `$id`s get a private ajv instance, because ajv refuses
+ * a second schema with the same id and two tools may legitimately share one schema file.
+ */
+export function compileSchema(schema: JsonSchema): CompileResult {
+  const dialect = dialectOf(schema);
+  if (dialect === undefined) {
+    const declared = typeof schema === 'object' ? JSON.stringify(schema.$schema) : '';
+    return { ok: false, message: `unsupported JSON Schema dialect ${declared}` };
+  }
+  let ajv = shared.get(dialect);
+  if (!ajv || mentionsId(schema)) {
+    ajv = createAjv(dialect);
+    if (!mentionsId(schema)) shared.set(dialect, ajv);
+  }
+  try {
+    if (!ajv.validateSchema(schema)) {
+      const first = ajv.errors?.[0];
+      const path = first ? first.instancePath.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
+      return { ok: false, message: `schema is invalid: ${describeErrors(ajv.errors)[0] ?? ''}`.trim(), path };
+    }
+    return { ok: true, validate: ajv.compile(schema), dialect };
+  } catch (err) {
+    return { ok: false, message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** Most failures reported per result; the rest are summarised as "and N more". */
+export const MAX_REASONS = 10;
+
+/** One line per ajv error: `<pointer> <message>`, the pointer `/` for the root. */
+export function describeErrors(errors: readonly ErrorObject[] | null | undefined): string[] {
+  if (!errors || errors.length === 0) return ['/ does not match the schema'];
+  const lines = errors.map((e) => {
+    const pointer = e.instancePath === '' ? '/' : e.instancePath;
+    let detail = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') detail += ` "${String(e.params.additionalProperty)}"`;
+    if (e.keyword === 'enum') detail += `: ${JSON.stringify(e.params.allowedValues)}`;
+    return `${pointer} ${detail}`;
+  });
+  return [...new Set(lines)];
+}

@@ -1,0 +1,84 @@
+/**
+ * Wrapping a non-object schema for 2025-06-18 / 2025-11-25 clients, the way the v2 SDK server does:
+ * `{type:"object", properties:{result:S}, required:["result"]}`. `$schema` is hoisted to the new root and
+ * local JSON-pointer `$ref`s are re-rooted under `#/properties/result` so they still resolve.
+ */
+import type { Json, JsonObject, JsonSchema } from '../config/types.js';
+
+/** The property name a wrapped value lives under (the SDK's convention). */
+export const RESULT_KEY = 'result';
+const PREFIX = `#/properties/${RESULT_KEY}`;
+
+/** Keywords whose value is data, not schema: never rewritten. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+/** Keywords whose value maps names to schemas: the keys are names, the values schemas. */
+const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** Reference keywords holding a URI reference that may be a local JSON pointer. */
+const REF_KEYWORDS = new Set(['$ref', '$recursiveRef']);
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when the schema's root already satisfies object-only clients (`type` exactly `"object"`). */
+export function isObjectRoot(schema: JsonSchema): boolean {
+  return isObject(schema) && schema.type === 'object';
+}
+
+/** An `$id` that is not a bare fragment (draft-07 `"#name"` ids are anchors) starts a new resource. */
+function ownsResource(node: JsonObject): boolean {
+  return typeof node.$id === 'string' && !node.$id.startsWith('#');
+}
+
+/** `#` and `#/...` refs move under the wrapper; `#anchor`, relative and absolute URIs stay. */
+function rewriteRef(ref: string): string {
+  if (ref === '#') return PREFIX;
+  if (ref.startsWith('#/')) return PREFIX + ref.slice(1);
+  return ref;
+}
+
+function rewriteSchema(node: Json, isRoot: boolean): Json {
+  if (Array.isArray(node)) return node.map((item) => rewriteSchema(item, false));
+  if (!isObject(node)) return node;
+  // A subschema with its own $id is a separate resource: its `#...` refs resolve against it, not us.
+  if (!isRoot && ownsResource(node)) return node;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (REF_KEYWORDS.has(key) && typeof value === 'string') out[key] = rewriteRef(value);
+    else if (DATA_KEYWORDS.has(key)) out[key] = value;
+    else if (NAMED_SCHEMAS.has(key) && isObject(value)) {
+      const named: JsonObject = {};
+      for (const [name, schema] of Object.entries(value)) named[name] = rewriteSchema(schema, false);
+      out[key] = named;
+    } else out[key] = rewriteSchema(value, false);
+  }
+  return out;
+}
+
+/**
+ * The wrapped form of a schema. Boolean schemas become their object equivalents because the v1 SDK's
+ * tools/list validation requires every `properties` value to be an object.
+ */
+export function wrapSchema(schema: JsonSchema): JsonObject {
+  let inner: JsonObject;
+  let hoisted: Json | undefined;
+  if (schema === true) inner = {};
+  else if (schema === false) inner = { not: {} };
+  else {
+    const { $schema, ...rest } = schema;
+    hoisted = $schema;
+    // A root with its own $id stays a resource of its own, so its local refs need no rewriting.
+    inner = ownsResource(rest) ? rest : (rewriteSchema(rest, true) as JsonObject);
+  }
+  return {
+    ...(hoisted !== undefined && { $schema: hoisted }),
+    type: 'object',
+    properties: { [RESULT_KEY]: inner },
+    required: [RESULT_KEY],
+  };
+}
+
+/** The wrapped form of a value. */
+export function wrapValue(value: Json): JsonObject {
+  return { [RESULT_KEY]: value };
+}
