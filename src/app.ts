@@ -1,0 +1,85 @@
+/**
+ * buildApp: a loaded config → a ready Fastify instance (not yet listening). Tests and the CLI both call it.
+ */
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { LoadedConfig } from './config/load.js';
+import { RetrofitError } from './errors.js';
+import type { GatewayDeps } from './http/deps.js';
+import { InFlight } from './http/inflight.js';
+import { registerRoutes } from './http/routes.js';
+import { createLogger, type Logger } from './log.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { createRewriter, type Rewriter } from './pipeline/rewrite.js';
+import { PendingRequests } from './session/pending.js';
+import { SessionFacts } from './session/sessions.js';
+import { UpstreamPools } from './upstream/http.js';
+
+/** Optional collaborators; tests pass their own to observe or replace them. */
+export interface BuildOptions {
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+  readonly rewriter?: Rewriter;
+  /** How long close() lets in-flight requests finish before aborting them (ms, default 10 000). */
+  readonly shutdownGraceMs?: number;
+}
+
+const DEFAULT_GRACE_MS = 10_000;
+
+export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config, policies } = loaded;
+  const logger = options.logger ?? createLogger({ secrets: config.secrets });
+  const metrics = options.metrics ?? createMetrics();
+  const rewriter = options.rewriter ?? createRewriter(policies, metrics);
+  const deps: GatewayDeps = { config, policies, logger, metrics, rewriter };
+
+  const app = Fastify({
+    // pino and Fastify disagree on one optional field of the logger type only.
+    loggerInstance: logger as FastifyBaseLogger,
+    // One line per exchange is logged by the proxy itself (upstream, method, tool, status, duration).
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.limits.maxRequestBytes,
+    // Long-lived SSE streams must not be cut by Node's defaults.
+    requestTimeout: 0,
+  });
+
+  // Bodies stay raw: parsed once by the proxy, and the original bytes go upstream.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped =
+      error.statusCode === 413
+        ? new RetrofitError('RETROFIT_ERR_BODY_TOO_LARGE', [config.limits.maxRequestBytes], { cause: error })
+        : error.statusCode === 415
+          ? new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE', [], { cause: error })
+          : error.statusCode !== undefined && error.statusCode < 500
+            ? new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [error.message], { cause: error })
+            : undefined;
+    if (!mapped) request.log.error({ err: error }, 'unhandled error');
+    const status = mapped?.status ?? 500;
+    const body = mapped?.toJsonRpc() ?? { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } };
+    void reply.code(status).type('application/json').send(body);
+  });
+
+  const pools = new UpstreamPools();
+  const inflight = new InFlight();
+  const state = {
+    pending: new PendingRequests(),
+    facts: new SessionFacts({ metrics }),
+    rewriter,
+  };
+  const upstreams = registerRoutes(app, deps, { pools, state, inflight });
+
+  const grace = options.shutdownGraceMs ?? DEFAULT_GRACE_MS;
+  // New requests already get 503 here (Fastify is closing); in-flight ones get `grace` to finish.
+  app.addHook('preClose', async () => {
+    await inflight.drain(grace);
+  });
+  app.addHook('onClose', async () => {
+    await Promise.all([...upstreams.values()].map((u) => u.close()));
+    await pools.close();
+  });
+
+  await app.ready();
+  return app;
+}

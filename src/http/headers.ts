@@ -1,0 +1,91 @@
+/**
+ * Which headers cross the gateway. End-to-end headers go both ways untouched (Mcp-Session-Id,
+ * MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name, Mcp-Param-*, Authorization, Accept,
+ * WWW-Authenticate, and anything else); hop-by-hop headers (RFC 9110 §7.6.1, plus those named by
+ * Connection) stay on their own hop.
+ */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+/** Header values as both Node and undici hand them over. */
+export type HeaderMap = Record<string, string | string[] | undefined>;
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'http2-settings',
+]);
+
+/** The hop-by-hop names for this message: the fixed list, any `Proxy-*`, and what `Connection` names. */
+function hopByHop(headers: HeaderMap): (name: string) => boolean {
+  const named = new Set<string>();
+  const connection = headers.connection;
+  for (const value of Array.isArray(connection) ? connection : connection ? [connection] : []) {
+    for (const token of value.split(',')) {
+      const t = token.trim().toLowerCase();
+      if (t) named.add(t);
+    }
+  }
+  return (name) => HOP_BY_HOP.has(name) || name.startsWith('proxy-') || named.has(name);
+}
+
+/** Options for the request-direction filter. */
+export interface UpstreamHeaderOptions {
+  /** `host[:port]` of the upstream. */
+  readonly host: string;
+  /** The upstream's configured headers; they override the client's. */
+  readonly configured: Readonly<Record<string, string>>;
+  /** Drop the client's Authorization (it was the gateway's own bearer token). */
+  readonly dropAuthorization: boolean;
+}
+
+/** Client request headers → upstream request headers. */
+export function toUpstreamHeaders(incoming: IncomingHttpHeaders, options: UpstreamHeaderOptions): Record<string, string | string[]> {
+  const isHop = hopByHop(incoming);
+  const out: Record<string, string | string[]> = {};
+  for (const [rawName, value] of Object.entries(incoming)) {
+    const name = rawName.toLowerCase();
+    if (value === undefined || isHop(name)) continue;
+    // Host is set for the upstream; the body is forwarded as-is and undici frames it, so its length is its own.
+    if (name === 'host' || name === 'content-length' || name === 'accept-encoding') continue;
+    if (name === 'authorization' && options.dropAuthorization) continue;
+    out[name] = value;
+  }
+  out.host = options.host;
+  // Responses may be rewritten: ask for identity so no compressed body ever needs decoding.
+  out['accept-encoding'] = 'identity';
+  for (const [name, value] of Object.entries(options.configured)) out[name.toLowerCase()] = value;
+  return out;
+}
+
+/** Upstream response headers → client response headers. `dropLength` when the body may change. */
+export function toClientHeaders(incoming: HeaderMap, options: { dropLength: boolean }): OutgoingHttpHeaders {
+  const isHop = hopByHop(incoming);
+  const out: OutgoingHttpHeaders = {};
+  for (const [rawName, value] of Object.entries(incoming)) {
+    const name = rawName.toLowerCase();
+    if (value === undefined || isHop(name)) continue;
+    if (name === 'content-length' && options.dropLength) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The first value of a header, if present. */
+export function headerValue(headers: HeaderMap, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The media type of a Content-Type value, lower-cased, without parameters (`text/event-stream`). */
+export function mediaType(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined;
+  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
+  return type.length > 0 ? type : undefined;
+}

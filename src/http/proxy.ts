@@ -1,0 +1,203 @@
+/**
+ * One proxied exchange with a Streamable HTTP upstream: check and classify the body once, decide the
+ * governing revision, register what awaits rewriting, forward the original bytes, then relay the answer
+ * (SSE event by event, JSON whole only when it may be rewritten, anything else streamed). Logs one line
+ * and counts one request per exchange.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import { RetrofitError } from '../errors.js';
+import { classifyBody, type ClassifiedBody, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
+import type { Logger } from '../log.js';
+import { detectRevision } from '../protocol/era.js';
+import { ResponseMatcher, type SessionState } from '../session/responses.js';
+import { pipeRaw, readAndRewriteJson, relaySse } from '../stream/relay.js';
+import { mapUpstreamFailure } from '../upstream/errors.js';
+import type { HttpUpstream } from '../upstream/http.js';
+import type { GatewayDeps } from './deps.js';
+import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
+import type { InFlight } from './inflight.js';
+
+/** What every exchange of one upstream shares. */
+export interface ProxyContext {
+  readonly upstream: HttpUpstream;
+  readonly deps: GatewayDeps;
+  readonly state: SessionState;
+  readonly inflight: InFlight;
+}
+
+type Verb = 'GET' | 'POST' | 'DELETE';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function sendError(reply: FastifyReply, error: RetrofitError, id: JsonRpcId = null): FastifyReply {
+  return reply.code(error.status).type('application/json').send(error.toJsonRpc(id));
+}
+
+function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId): void {
+  const body = JSON.stringify(error.toJsonRpc(id));
+  res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Parse a POST body: 415 unless JSON, 400 -32700 when it does not parse. */
+function readBody(request: FastifyRequest): { body: Buffer; classified: ClassifiedBody } | RetrofitError {
+  if (mediaType(request.headers['content-type']) !== 'application/json') return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE');
+  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  try {
+    return { body, classified: classifyBody(JSON.parse(body.toString('utf8'))) };
+  } catch (err) {
+    return new RetrofitError('RETROFIT_ERR_PARSE', [err instanceof Error ? err.message : String(err)], { cause: err });
+  }
+}
+
+/** The tool a tools/call or tasks/result request is about, when known. */
+function toolOf(m: ClassifiedMessage, ctx: ProxyContext, session: string | undefined): string | undefined {
+  if (m.method === 'tools/call') return m.name;
+  if (m.method === 'tasks/result' && isObject(m.message) && isObject(m.message.params)) {
+    const taskId = m.message.params.taskId;
+    if (typeof taskId === 'string') return ctx.state.facts.toolOfTask(ctx.upstream.config.name, session, taskId);
+  }
+  return undefined;
+}
+
+/** Register every request of the body whose response must be read (rewrites, and initialize). */
+function expectResponses(matcher: ResponseMatcher, classified: ClassifiedBody, ctx: ProxyContext, header: string | undefined, session: string | undefined): void {
+  const name = ctx.upstream.config.name;
+  const sessionRevision = ctx.state.facts.revisionOf(name, session);
+  for (const m of classified.messages) {
+    if (m.kind !== 'request' || m.id === undefined || m.id === null || m.method === undefined) continue;
+    if (m.method === 'initialize') {
+      matcher.expect(m.id, { kind: 'initialize' });
+    } else if (ctx.deps.rewriter.needsRewrite(m.method)) {
+      const { revision } = detectRevision({ meta: m.metaRevision, header, session: sessionRevision });
+      const tool = toolOf(m, ctx, session);
+      const request = { upstream: name, method: m.method, revision, ...(tool !== undefined && { tool }) };
+      matcher.expect(m.id, { kind: 'rewrite', request, shared: session !== undefined });
+    }
+  }
+}
+
+/** Options distinguishing MCP exchanges from plain passthrough (OAuth discovery). */
+export interface ForwardOptions {
+  /** Upstream path + query. */
+  readonly path: string;
+  /** False for discovery documents: no body handling, no message awareness. */
+  readonly mcp: boolean;
+}
+
+/** Proxy one request to the upstream. */
+export async function forward(request: FastifyRequest, reply: FastifyReply, ctx: ProxyContext, options: ForwardOptions): Promise<void> {
+  const started = performance.now();
+  const { deps, upstream } = ctx;
+  const name = upstream.config.name;
+  const verb = request.method as Verb;
+  const session = headerValue(request.headers, 'mcp-session-id');
+  const header = headerValue(request.headers, 'mcp-protocol-version');
+  const log: Logger = deps.logger.child({ reqId: request.id, upstream: name, ...(session !== undefined && { session }) });
+
+  let body: Buffer | undefined;
+  let classified: ClassifiedBody | undefined;
+  if (verb === 'POST' && options.mcp) {
+    const read = readBody(request);
+    if (read instanceof RetrofitError) {
+      deps.metrics.requests.inc({ upstream: name, method: verb, status: read.status });
+      log.info({ method: verb, status: read.status, code: read.code, durationMs: Math.round(performance.now() - started) }, 'request rejected');
+      await sendError(reply, read);
+      return;
+    }
+    ({ body, classified } = read);
+  }
+
+  const first = classified?.messages[0];
+  const method = first?.method ?? (first ? first.kind : verb);
+  const tool = first?.method === 'tools/call' ? first.name : undefined;
+  const singleId = classified && !classified.batch && first?.kind === 'request' ? (first.id ?? null) : null;
+  const { revision, source } = detectRevision({ meta: first?.metaRevision, header, session: ctx.state.facts.revisionOf(name, session) });
+  if (options.mcp) deps.metrics.revisions.inc({ upstream: name, revision, source });
+
+  const matcher = new ResponseMatcher(name, session, ctx.state, log);
+  if (classified) expectResponses(matcher, classified, ctx, header, session);
+
+  const controller = new AbortController();
+  const longLived = verb === 'GET' || (classified?.messages.some((m) => m.method === 'subscriptions/listen') ?? false);
+  const done = ctx.inflight.start(controller, longLived);
+  const res = reply.raw;
+  // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation).
+  const onClose = (): void => {
+    if (!res.writableFinished) controller.abort();
+  };
+  res.on('close', onClose);
+
+  let status = 0;
+  let aborted = false;
+  const failureContext = { upstream: name, timeoutMs: upstream.config.timeoutMs, method, log, metrics: deps.metrics };
+  try {
+    let answer;
+    try {
+      answer = await upstream.request({
+        method: verb,
+        path: options.path,
+        headers: toUpstreamHeaders(request.headers, { host: upstream.host, configured: upstream.config.headers, dropAuthorization: deps.config.auth !== undefined }),
+        ...(body !== undefined && { body }),
+        signal: controller.signal,
+      });
+    } catch (err) {
+      const mapped = mapUpstreamFailure(err, failureContext);
+      if (!mapped) {
+        aborted = true;
+        reply.hijack();
+        res.destroy();
+        return;
+      }
+      status = mapped.status;
+      await sendError(reply, mapped, singleId);
+      return;
+    }
+    deps.metrics.latency.observe({ upstream: name, method }, (performance.now() - started) / 1000);
+    status = answer.statusCode;
+    matcher.assignSession(headerValue(answer.headers, 'mcp-session-id'));
+    if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.state.facts.forget(name, session);
+
+    reply.hijack();
+    const type = mediaType(headerValue(answer.headers, 'content-type'));
+    if (options.mcp && type === 'text/event-stream') {
+      res.writeHead(status, toClientHeaders(answer.headers, { dropLength: true }));
+      res.flushHeaders();
+      await relaySse(answer.body, res, matcher, log);
+    } else if (options.mcp && type === 'application/json' && matcher.active) {
+      let bytes: Buffer;
+      try {
+        bytes = await readAndRewriteJson(answer.body, deps.config.limits.maxResultBytes, name, matcher, log);
+      } catch (err) {
+        const mapped = mapUpstreamFailure(err, failureContext);
+        if (!mapped) throw err;
+        status = mapped.status;
+        writeError(res, mapped, singleId);
+        return;
+      }
+      res.writeHead(status, { ...toClientHeaders(answer.headers, { dropLength: true }), 'content-length': bytes.length });
+      res.end(bytes);
+      return;
+    } else {
+      res.writeHead(status, toClientHeaders(answer.headers, { dropLength: false }));
+      await pipeRaw(answer.body, res);
+    }
+    if (!res.destroyed) res.end();
+  } catch (err) {
+    // Mid-body: headers are out, so the only honest signal left is ending the connection.
+    aborted = controller.signal.aborted;
+    if (!aborted) log.warn({ err, method }, 'upstream stream failed mid-body');
+    res.destroy();
+  } finally {
+    res.off('close', onClose);
+    done();
+    deps.metrics.requests.inc({ upstream: name, method, status });
+    log.info(
+      { method, ...(tool !== undefined && { tool }), revision, revisionSource: source, status, ...(aborted && { aborted }), durationMs: Math.round(performance.now() - started) },
+      'request',
+    );
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Matches responses coming back from an upstream to the requests that await them — by session and JSON-RPC
+ * id — and applies what each needs: the rewrite hook for tools/list, tools/call and tasks/result, and for
+ * initialize, remembering the session's protocolVersion. Used for JSON bodies, SSE events on the POST's own
+ * stream, and events on GET streams (including Last-Event-ID replays).
+ */
+import type { JsonObject } from '../config/types.js';
+import type { JsonRpcId } from '../jsonrpc/classify.js';
+import type { Logger } from '../log.js';
+import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';
+import { isRevision } from '../protocol/era.js';
+import type { PendingRequests } from './pending.js';
+import type { SessionFacts } from './sessions.js';
+
+/** What this exchange itself sent and is waiting for. */
+export type LocalPending =
+  | { readonly kind: 'rewrite'; readonly request: PendingRequest; readonly shared: boolean }
+  | { readonly kind: 'initialize' };
+
+/** Shared state every exchange of the gateway consults. */
+export interface SessionState {
+  readonly pending: PendingRequests;
+  readonly facts: SessionFacts;
+  readonly rewriter: Rewriter;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function idKey(id: JsonRpcId): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+/** Result of handling one message. */
+export interface Handled {
+  readonly message: unknown;
+  readonly changed: boolean;
+}
+
+export class ResponseMatcher {
+  readonly #upstream: string;
+  readonly #session: string | undefined;
+  readonly #state: SessionState;
+  readonly #log: Logger;
+  readonly #local = new Map<string, LocalPending>();
+  /** The session the upstream assigned in this exchange's response (initialize). */
+  #assignedSession: string | undefined;
+
+  constructor(upstream: string, session: string | undefined, state: SessionState, log: Logger) {
+    this.#upstream = upstream;
+    this.#session = session;
+    this.#state = state;
+    this.#log = log;
+  }
+
+  /** Register a request of this exchange. Shared ones (with a session) are also findable from GET streams. */
+  expect(id: JsonRpcId, entry: LocalPending): void {
+    this.#local.set(idKey(id), entry);
+    if (entry.kind === 'rewrite' && entry.shared) this.#state.pending.add(this.#upstream, this.#session, id, entry.request);
+  }
+
+  /** Session id from the response headers (the initialize answer carries it). */
+  assignSession(session: string | undefined): void {
+    this.#assignedSession = session;
+  }
+
+  /** True when messages on this exchange may need parsing; false lets bodies stream through untouched. */
+  get active(): boolean {
+    return this.#local.size > 0 || this.#state.pending.hasSession(this.#upstream, this.#session);
+  }
+
+  /** Handle one parsed message from the upstream; non-responses and unmatched responses come back unchanged. */
+  handle(message: unknown): Handled {
+    const unchanged = { message, changed: false };
+    if (!isObject(message) || message.method !== undefined || !('result' in message || 'error' in message)) return unchanged;
+    const id = message.id;
+    if (!(typeof id === 'string' || typeof id === 'number')) return unchanged;
+    const local = this.#local.get(idKey(id));
+    let request: PendingRequest | undefined;
+    if (local) {
+      this.#local.delete(idKey(id));
+      if (local.kind === 'initialize') {
+        this.#initialized(message);
+        return unchanged;
+      }
+      if (local.shared) this.#state.pending.take(this.#upstream, this.#session, id);
+      request = local.request;
+    } else {
+      request = this.#state.pending.take(this.#upstream, this.#session, id);
+    }
+    if (!request) return unchanged;
+    this.#rememberTask(request, message);
+    const out = this.#state.rewriter.rewrite(request, message, this.#log);
+    return { message: out, changed: out !== message };
+  }
+
+  #initialized(message: JsonObject): void {
+    const result = message.result;
+    const session = this.#assignedSession ?? this.#session;
+    if (!isObject(result) || !isRevision(result.protocolVersion) || session === undefined) return;
+    this.#state.facts.rememberRevision(this.#upstream, session, result.protocolVersion);
+  }
+
+  /** A tools/call answered with a task: remember which tool, so its tasks/result can be rewritten too. */
+  #rememberTask(request: PendingRequest, message: JsonObject): void {
+    if (request.method !== 'tools/call' || request.tool === undefined) return;
+    const result = message.result;
+    const task = isObject(result) ? result.task : undefined;
+    if (isObject(task) && typeof task.taskId === 'string') {
+      this.#state.facts.rememberTask(this.#upstream, this.#session, task.taskId, request.tool);
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Moving upstream response bodies to the client. SSE goes event by event: each block is written as soon as
+ * it is complete — its raw bytes, unless it is a response the matcher rewrote. JSON bodies that may need
+ * rewriting are read up to a bound and parsed once; everything else is piped through as it arrives.
+ */
+import type { ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import { RetrofitError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ResponseMatcher } from '../session/responses.js';
+import { SseSplitter, serializeEvent, type SseEvent } from './sse.js';
+
+/** Write with backpressure; resolves false when the client went away. */
+async function write(res: ServerResponse, chunk: Buffer): Promise<boolean> {
+  if (res.destroyed) return false;
+  if (res.write(chunk)) return true;
+  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+  return !res.destroyed;
+}
+
+/** Forward the body's chunks untouched. */
+export async function pipeRaw(body: AsyncIterable<Buffer>, res: ServerResponse): Promise<void> {
+  for await (const chunk of body) if (!(await write(res, chunk))) return;
+}
+
+function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger): Buffer {
+  if (!event.complete || event.data.length === 0 || !matcher.active) return event.raw;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(event.data.join('\n'));
+  } catch {
+    log.debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
+    return event.raw;
+  }
+  const batch = Array.isArray(parsed) ? parsed : [parsed];
+  let changed = false;
+  const out = batch.map((m) => {
+    const handled = matcher.handle(m);
+    changed ||= handled.changed;
+    return handled.message;
+  });
+  if (!changed) return event.raw;
+  return serializeEvent(event, JSON.stringify(Array.isArray(parsed) ? out : out[0]));
+}
+
+/** Relay an SSE body event by event. */
+export async function relaySse(body: AsyncIterable<Buffer>, res: ServerResponse, matcher: ResponseMatcher, log: Logger): Promise<void> {
+  const splitter = new SseSplitter();
+  for await (const chunk of body) {
+    for (const event of splitter.push(chunk)) {
+      if (!(await write(res, transformEvent(event, matcher, log)))) return;
+    }
+  }
+  for (const event of splitter.end()) if (!(await write(res, event.raw))) return;
+}
+
+/**
+ * Read a whole JSON body (bounded), hand each response in it to the matcher, and return the bytes to send:
+ * the original bytes when nothing changed, else the re-serialised body. Throws RESULT_TOO_LARGE past `max`.
+ */
+export async function readAndRewriteJson(
+  body: AsyncIterable<Buffer> & { destroy?: (err?: Error) => unknown },
+  max: number,
+  upstream: string,
+  matcher: ResponseMatcher,
+  log: Logger,
+): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy?.();
+      throw new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [upstream, max]);
+    }
+    parts.push(chunk);
+  }
+  const bytes = Buffer.concat(parts);
+  if (bytes.length === 0) return bytes;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    // Not ours to judge: the client sees exactly what the upstream sent.
+    log.warn({ upstream }, 'upstream JSON body does not parse; forwarded untouched');
+    return bytes;
+  }
+  const batch = Array.isArray(parsed) ? parsed : [parsed];
+  let changed = false;
+  const out = batch.map((m) => {
+    const handled = matcher.handle(m);
+    changed ||= handled.changed;
+    return handled.message;
+  });
+  return changed ? Buffer.from(JSON.stringify(Array.isArray(parsed) ? out : out[0]), 'utf8') : bytes;
+}

@@ -1,0 +1,92 @@
+/**
+ * The connector to Streamable HTTP upstreams: one keep-alive undici Pool per upstream origin. A request's
+ * timeout covers the wait for response headers only; bodies (long-lived SSE streams) have no timeout.
+ */
+import { Pool, type Dispatcher } from 'undici';
+import type { HttpUpstreamConfig } from '../config/types.js';
+
+/** One forwarded exchange. */
+export interface UpstreamRequest {
+  readonly method: 'GET' | 'POST' | 'DELETE' | 'HEAD';
+  /** Path + query on the upstream. */
+  readonly path: string;
+  readonly headers: Record<string, string | string[]>;
+  readonly body?: Buffer;
+  readonly signal?: AbortSignal;
+  /** Overrides the upstream's timeoutMs (health probes use a shorter bound). */
+  readonly headersTimeoutMs?: number;
+}
+
+/** Pools by origin, shared by every upstream on that origin. */
+export class UpstreamPools {
+  readonly #pools = new Map<string, Pool>();
+
+  pool(origin: string): Pool {
+    let pool = this.#pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, { keepAliveTimeout: 10_000, connections: 128 });
+      this.#pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** Close every pool: waits for in-flight requests, then destroys whatever is left after `graceMs`. */
+  async close(graceMs = 1_000): Promise<void> {
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(
+      pools.map(async (pool) => {
+        const timer = setTimeout(() => void pool.destroy().catch(() => {}), graceMs);
+        try {
+          await pool.close();
+        } catch {
+          // already destroyed
+        } finally {
+          clearTimeout(timer);
+        }
+      }),
+    );
+  }
+}
+
+/** A Streamable HTTP upstream as the proxy sees it. */
+export class HttpUpstream {
+  readonly config: HttpUpstreamConfig;
+  readonly url: URL;
+  readonly #pool: Pool;
+
+  constructor(config: HttpUpstreamConfig, pools: UpstreamPools) {
+    this.config = config;
+    this.url = new URL(config.url);
+    this.#pool = pools.pool(this.url.origin);
+  }
+
+  /** `host[:port]` for the Host header. */
+  get host(): string {
+    return this.url.host;
+  }
+
+  /**
+   * Map a client path under the route (`suffix` after the upstream's `path`) and its query to the upstream.
+   * The upstream url's own query comes first when both have one.
+   */
+  mapPath(suffix: string, query: string): string {
+    const base = this.url.pathname.replace(/\/$/, '');
+    const path = suffix === '' ? this.url.pathname : `${base}${suffix}`;
+    const own = this.url.search.replace(/^\?/, '');
+    const q = [own, query].filter((s) => s.length > 0).join('&');
+    return q ? `${path}?${q}` : path;
+  }
+
+  request(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+    return this.#pool.request({
+      method: req.method,
+      path: req.path,
+      headers: req.headers,
+      body: req.body ?? null,
+      signal: req.signal ?? null,
+      headersTimeout: req.headersTimeoutMs ?? this.config.timeoutMs,
+      bodyTimeout: 0,
+    });
+  }
+}
