@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SseSplitter, serializeEvent, type SseEvent } from '../../../src/stream/sse.js';
+
+/** Feed `input` cut at the given offsets; returns every block. */
+function split(input: Buffer, cuts: readonly number[] = []): SseEvent[] {
+  const splitter = new SseSplitter();
+  const out: SseEvent[] = [];
+  let start = 0;
+  for (const cut of [...new Set(cuts)].filter((c) => c > 0 && c < input.length).sort((a, b) => a - b)) {
+    out.push(...splitter.push(input.subarray(start, cut)));
+    start = cut;
+  }
+  out.push(...splitter.push(input.subarray(start)));
+  out.push(...splitter.end());
+  return out;
+}
+
+/** What a client would see: dispatched blocks' fields. */
+function fields(events: readonly SseEvent[]): unknown[] {
+  return events.filter((e) => e.complete).map(({ raw: _raw, complete: _c, ...rest }) => rest);
+}
+
+describe('SseSplitter', () => {
+  it('parses ids, event types, retry, comments, multi-line data and an empty priming event', () => {
+    const input = Buffer.from(': hello\n\nid: 0\ndata:\n\nevent: message\nid: 1\nretry: 3000\ndata: {"a":\ndata: 1}\n\n');
+    const events = split(input);
+    expect(fields(events)).toEqual([
+      { data: [], comments: [' hello'] },
+      { id: '0', data: [''], comments: [] },
+      { id: '1', event: 'message', retry: 3000, data: ['{"a":', '1}'], comments: [] },
+    ]);
+    expect(Buffer.concat(events.map((e) => e.raw)).equals(input)).toBe(true);
+  });
+
+  it('keeps \\r\\n and lone \\r line ends in the raw bytes of their own block', () => {
+    const input = Buffer.from('id: 7\r\ndata: x\r\n\r\ndata: y\r\rdata: z\n\n');
+    const events = split(input);
+    expect(events.map((e) => e.raw.toString())).toEqual(['id: 7\r\ndata: x\r\n\r\n', 'data: y\r\r', 'data: z\n\n']);
+    expect(fields(events).map((f) => (f as { data: string[] }).data)).toEqual([['x'], ['y'], ['z']]);
+  });
+
+  it('emits an event as soon as its blank line arrives, before the next chunk', () => {
+    const splitter = new SseSplitter();
+    expect(splitter.push(Buffer.from('data: a\n'))).toEqual([]);
+    const [event] = splitter.push(Buffer.from('\ndata: b'));
+    expect(event?.data).toEqual(['a']);
+    expect(splitter.push(Buffer.from('\n\n'))[0]?.data).toEqual(['b']);
+  });
+
+  it('handles a \\r\\n split across chunks after a dispatch as a raw-only fragment', () => {
+    const splitter = new SseSplitter();
+    const first = splitter.push(Buffer.from('data: a\r\n\r'));
+    expect(first.map((e) => [e.raw.toString(), e.complete])).toEqual([['data: a\r\n\r', true]]);
+    const second = splitter.push(Buffer.from('\ndata: b\r\n\r\n'));
+    expect(second.map((e) => [e.raw.toString(), e.complete])).toEqual([
+      ['\n', false],
+      ['data: b\r\n\r\n', true],
+    ]);
+  });
+
+  it('splits a multi-byte character across chunks without corrupting it', () => {
+    const input = Buffer.from('data: héllo ✓\n\n');
+    for (let cut = 1; cut < input.length; cut++) expect(fields(split(input, [cut]))).toEqual([{ data: ['héllo ✓'], comments: [] }]);
+  });
+
+  it('returns an unterminated tail at end of stream as an incomplete block', () => {
+    const events = split(Buffer.from('data: a\n\ndata: partial'));
+    expect(events.map((e) => [e.raw.toString(), e.complete])).toEqual([
+      ['data: a\n\n', true],
+      ['data: partial', false],
+    ]);
+  });
+
+  it('ignores a non-numeric retry and an id containing NUL', () => {
+    expect(fields(split(Buffer.from('retry: 1s\nid: a\u0000b\ndata: q\n\n')))).toEqual([{ data: ['q'], comments: [] }]);
+  });
+
+  it('serializes a rewritten event keeping comments, event, id and retry', () => {
+    const out = serializeEvent({ id: '5', event: 'message', retry: 10, comments: [' c'] }, '{"x":1}');
+    expect(out.toString()).toBe(': c\nevent: message\nid: 5\nretry: 10\ndata: {"x":1}\n\n');
+    expect(fields(split(out))).toEqual([{ id: '5', event: 'message', retry: 10, data: ['{"x":1}'], comments: [' c'] }]);
+  });
+});
+
+// Streams built from arbitrary lines, line ends and blank lines, cut anywhere.
+const lineEnd = fc.constantFrom('\n', '\r\n', '\r');
+const line = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', 'b', ':', ' ', 'é', '{', '"') }).map((s) => `data:${s}`),
+  fc.nat(99999).map((n) => `id: ${n}`),
+  fc.constantFrom('event: message', 'retry: 500', ': keep-alive', 'data', 'data: ', ''),
+);
+const stream = fc.array(fc.tuple(line, lineEnd), { maxLength: 40 }).map((parts) => parts.map(([l, e]) => l + e).join(''));
+
+/** Reference parser over the whole input at once (no chunking), per the WHATWG rules. */
+function reference(text: string): { data: string[]; id?: string }[] {
+  const out: { data: string[]; id?: string }[] = [];
+  let cur: { data: string[]; id?: string; any: boolean } = { data: [], any: false };
+  for (const l of text.split(/\r\n|\r|\n/).slice(0, -1)) {
+    if (l === '') {
+      out.push(cur.id === undefined ? { data: cur.data } : { data: cur.data, id: cur.id });
+      cur = { data: [], any: false };
+      continue;
+    }
+    if (l.startsWith(':')) continue;
+    const i = l.indexOf(':');
+    const name = i === -1 ? l : l.slice(0, i);
+    let value = i === -1 ? '' : l.slice(i + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (name === 'data') cur.data.push(value);
+    if (name === 'id') cur.id = value;
+  }
+  return out;
+}
+
+describe('SseSplitter properties', () => {
+  it('round-trips: the raw blocks concatenate to the input for any chunking', () => {
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(2000)), (text, cuts) => {
+        const input = Buffer.from(text);
+        expect(Buffer.concat(split(input, cuts).map((e) => e.raw)).equals(input)).toBe(true);
+      }),
+    );
+  });
+
+  it('parses the same blocks for any chunking as the whole-input reference parser', () => {
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(2000)), (text, cuts) => {
+        const got = split(Buffer.from(text), cuts)
+          .filter((e) => e.complete)
+          .map((e) => (e.id === undefined ? { data: e.data } : { data: e.data, id: e.id }));
+        expect(got).toEqual(reference(text));
+      }),
+    );
+  });
+});
