@@ -80,6 +80,13 @@ function translate(error: ErrorObject): Omit<SchemaIssue, 'keyword'> | undefined
   return { path, anchor: anchorFor(keyword), prefix: path, message: messageFor(error, parent, data) };
 }
 
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
 function anchorFor(keyword: string): Anchor {
   return keyword === 'required' || keyword === 'oneOf' || keyword === 'minProperties' ? 'node' : 'value';
 }
@@ -104,7 +111,7 @@ function messageFor(error: ErrorObject, parent: SchemaNode, data: unknown): stri
     case 'type': {
       const types: unknown = params.type;
       const list = Array.isArray(types) ? types : String(types).split(',');
-      return `must be ${list.join(' or ')}`;
+      return `must be ${list.join(' or ')} (found ${jsonType(data)})`;
     }
     case 'minLength':
       return params.limit === 1 ? 'must not be empty' : (error.message ?? 'too short');

@@ -1,0 +1,72 @@
+/** `mcp-retrofit check`, run in-process through run(). */
+import { PassThrough } from 'node:stream';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { run } from '../../../src/cli/check.js';
+import { tempFiles } from '../config/helpers.js';
+
+function io() {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const read = (s: PassThrough) => () => (s.read() as Buffer | null)?.toString('utf8') ?? '';
+  return { io: { stdout, stderr }, out: read(stdout), err: read(stderr) };
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('check', () => {
+  test('a good config prints ok and exits 0', async () => {
+    vi.stubEnv('GATEWAY_TOKEN', 'gw');
+    vi.stubEnv('WEATHER_TOKEN', 'wt');
+    const t = io();
+    expect(await run(['--config', 'test/fixtures/config/contract-example.yaml'], t.io)).toBe(0);
+    expect(t.out()).toBe('ok\n');
+    expect(t.err()).toBe('');
+  });
+
+  test('a bad config prints each problem as FILE:LINE:COL message and exits 1', async () => {
+    const dir = await tempFiles({ 'c.yaml': 'listen:\n  prot: 1\nupstreams:\n  a:\n    url: http://x/mcp\n    command: node\n' });
+    const t = io();
+    expect(await run([`--config=${join(dir, 'c.yaml')}`], t.io)).toBe(1);
+    expect(t.out()).toBe('');
+    expect(t.err().split('\n').filter(Boolean)).toEqual([
+      `${join(dir, 'c.yaml')}:2:3 listen: unknown key "prot" (did you mean "port"?)`,
+      `${join(dir, 'c.yaml')}:4:3 upstreams.a: must have exactly one of url, sse, command (found url and command)`,
+    ]);
+  });
+
+  test('files under the working directory are shown relative to it', async () => {
+    vi.stubEnv('GATEWAY_TOKEN', undefined);
+    const t = io();
+    expect(await run(['--config', 'test/fixtures/config/contract-example.yaml'], t.io)).toBe(1);
+    expect(t.err()).toMatch(/^test\/fixtures\/config\/contract-example\.yaml:6:18 .*GATEWAY_TOKEN is not set$/m);
+  });
+
+  test('a missing --config is a usage error', async () => {
+    const t = io();
+    expect(await run([], t.io)).toBe(1);
+    expect(t.err()).toMatch(/--config FILE is required/);
+    const u = io();
+    expect(await run(['--config'], u.io)).toBe(1);
+    expect(u.err()).toMatch(/--config needs a file/);
+    const v = io();
+    expect(await run(['--config', 'x.yaml', '--bogus'], v.io)).toBe(1);
+    expect(v.err()).toMatch(/unknown argument "--bogus"/);
+  });
+
+  test('an unreadable file is a clear message', async () => {
+    const t = io();
+    expect(await run(['--config', '/nonexistent/gw.yaml'], t.io)).toBe(1);
+    expect(t.err()).toBe('/nonexistent/gw.yaml:1:1 cannot read config file (no such file)\n');
+  });
+
+  test('--probe is accepted but not implemented yet (exit 2)', async () => {
+    vi.stubEnv('GATEWAY_TOKEN', 'gw');
+    vi.stubEnv('WEATHER_TOKEN', 'wt');
+    const t = io();
+    expect(await run(['--config', 'test/fixtures/config/contract-example.yaml', '--probe'], t.io)).toBe(2);
+    expect(t.err()).toBe('probe: not implemented yet\n');
+  });
+});
