@@ -110,9 +110,16 @@ export class StdioSession {
   }
 
   private open(id: string): void {
-    const { upstream, deps } = this.settings;
     this.log = this.log.child({ session: id });
     this.settings.onOpen(this);
+  }
+
+  /**
+   * Spawn the child when the initialize request is handed over (not earlier: a spawn failure must reach
+   * the client as an error answer to its initialize, which needs that request's stream to exist).
+   */
+  private spawn(): void {
+    const { upstream, deps } = this.settings;
     try {
       this.child = new StdioChild({
         command: upstream.command,
@@ -151,6 +158,7 @@ export class StdioSession {
 
   private fromClient(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     const c = classifyMessage(message);
+    if (!this.child && !this.closing) this.spawn();
     if (c.kind === 'request' && c.id !== undefined && c.method !== undefined) {
       const { upstream, deps } = this.settings;
       const header = headerValue(extra?.requestInfo?.headers['mcp-protocol-version']);
