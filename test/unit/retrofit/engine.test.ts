@@ -5,7 +5,7 @@ import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.
 import type { UpstreamPolicy } from '../../../src/policy/types.js';
 import { upstreamWith } from './helpers.js';
 
-const WEATHER = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'integer' } }, required: ['city', 'temp'] } as const;
+const WEATHER: JsonObject = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'integer' } }, required: ['city', 'temp'] };
 const text = (t: string) => ({ type: 'text', text: t });
 const call = (result: JsonObject, policy: UpstreamPolicy, tool = 'weather', revision = '2025-11-25') => rewriteToolCall(result, tool, policy, revision);
 
@@ -151,7 +151,7 @@ describe('yaml and regex formats', () => {
   });
 
   it('regex with all and coercion, wrapped for object-only clients', () => {
-    const schema = { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' } }, required: ['name', 'size'] } } as const;
+    const schema: JsonObject = { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' } }, required: ['name', 'size'] } };
     const p = upstreamWith({ ls: { outputSchema: schema, extract: { format: 'regex', pattern: '^\\[FILE\\] (?<name>\\S+) (?<size>\\d+)$', flags: 'm', all: true } } });
     const out = call({ content: [text('[FILE] a.txt 12\n[DIR] sub\n[FILE] b.md 3')] }, p, 'ls');
     expect(out.result.structuredContent).toEqual({ result: [{ name: 'a.txt', size: 12 }, { name: 'b.md', size: 3 }] });

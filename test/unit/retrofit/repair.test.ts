@@ -90,7 +90,7 @@ describe.each(ROWS)('$name', ({ tool, expected, repairs }) => {
 
 describe('configured schemas win over repairs', () => {
   it('a configured inputSchema replaces the upstream one', () => {
-    const inputSchema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } as const;
+    const inputSchema: JsonObject = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
     const policy = upstreamWith({ read_file: { inputSchema } });
     const out = rewriteToolsList({ tools: [{ name: 'read_file', inputSchema: { $schema: DRAFT7 } }] }, policy, '2025-11-25');
     expect((out.result.tools as JsonObject[])[0]!.inputSchema).toEqual(inputSchema);
