@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { createMatcher, globProblem, isGlob } from '../../../src/policy/match.js';
+
+describe('isGlob', () => {
+  it.each([
+    ['get_weather', false],
+    ['get-weather.v2/x', false],
+    ['get_*', true],
+    ['file?', true],
+    ['[ab]_x', true],
+    ['{read,write}_file', true],
+    ['!secret', true],
+  ])('%s → %s', (key, expected) => {
+    expect(isGlob(key)).toBe(expected);
+  });
+});
+
+describe('createMatcher', () => {
+  const matcher = createMatcher(['*_file', 'read_*', 'read_file', '{list,tree}_dir*']);
+
+  it('exact names win over earlier globs', () => {
+    expect(matcher.match('read_file')).toBe('read_file');
+  });
+  it('then the first glob in file order', () => {
+    expect(matcher.match('write_file')).toBe('*_file');
+    expect(matcher.match('read_dir')).toBe('read_*');
+    expect(matcher.match('tree_directory')).toBe('{list,tree}_dir*');
+  });
+  it('no key → undefined', () => {
+    expect(matcher.match('delete')).toBeUndefined();
+  });
+  it('tool names with dots and slashes are plain characters for *', () => {
+    expect(createMatcher(['ns.*']).match('ns.a/b')).toBe('ns.*');
+  });
+});
+
+describe('globProblem', () => {
+  it('is undefined for names and good globs', () => {
+    expect(globProblem('a_b')).toBeUndefined();
+    expect(globProblem('a_*')).toBeUndefined();
+  });
+});
