@@ -78,9 +78,13 @@ export function parseWithPositions(text: string, file: string, onString?: String
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const index = new PositionIndex(file);
   const posOf = (offset: number): Pos => lineCounter.linePos(offset);
+  const lines = text.split('\n');
   const problems: ConfigProblem[] = [...doc.errors, ...doc.warnings].map((e) => {
     const pos = posOf(e.pos[0]);
-    return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.replace(/\s+/g, ' ').trim()}` };
+    // `{ key: ${VAR} }` is a YAML error (`{` cannot start a plain scalar in a flow collection): say how to fix it.
+    const source = lines[pos.line - 1] ?? '';
+    const hint = /[{[][^"']*\$\{/.test(source) ? ' (inside { } or [ ], quote values that hold ${…})' : '';
+    return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.replace(/\s+/g, ' ').trim()}${hint}` };
   });
   if (problems.length > 0) return { value: undefined, index, problems };
   const walker = new Walker(doc, index, posOf, onString);

@@ -20,6 +20,12 @@ const tool = [...http, '    tools:', '      t:'];
 
 const rows: readonly Row[] = [
   { name: 'YAML syntax error', lines: ['upstreams:', '  a: [1, 2'], want: { line: 3, col: 1, text: 'YAML:' } },
+  {
+    name: 'unquoted ${VAR} in a flow map',
+    lines: ['upstreams:', '  a: { url: http://x/mcp, headers: { X: ${V} } }'],
+    env: { V: 'v' },
+    want: { line: 2, col: 42, text: 'quote values that hold ${…}' },
+  },
   { name: 'duplicate key', lines: [...http, '    url: http://x/mcp'], want: { line: 4, col: 5, text: 'YAML: Map keys must be unique' } },
   {
     name: 'unknown key at root with hint',
