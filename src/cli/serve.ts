@@ -1,7 +1,113 @@
-/** `mcp-retrofit serve`. STUB until its issue lands. */
+/**
+ * `mcp-retrofit [serve] --config FILE [--host H] [--port N]`: load the config, build the gateway, listen,
+ * and shut down gracefully on SIGTERM/SIGINT — stop accepting, let in-flight requests finish within a bound,
+ * close streams, then close the app.
+ */
+import type { EventEmitter } from 'node:events';
+import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import { buildApp } from '../app.js';
 import type { CliIo } from '../cli.js';
+import { ConfigError, loadConfig } from '../config/load.js';
+import { createLogger } from '../log.js';
 
-export async function run(_args: readonly string[], io: CliIo): Promise<number> {
-  io.stderr.write('serve: not implemented yet\n');
-  return 1;
+const USAGE = 'usage: mcp-retrofit [serve] --config FILE [--host H] [--port N]\n';
+
+interface ServeArgs {
+  readonly config: string;
+  readonly host?: string;
+  readonly port?: number;
+}
+
+function parseArgs(args: readonly string[]): ServeArgs | string {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (!['--config', '-c', '--host', '--port'].includes(name)) return `unknown argument "${arg}"`;
+    const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+    if (value === undefined || value === '') return `${name} needs a value`;
+    values[name === '-c' ? '--config' : name] = value;
+  }
+  const config = values['--config'];
+  if (config === undefined) return '--config FILE is required';
+  const portText = values['--port'];
+  const port = portText === undefined ? undefined : Number(portText);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return `--port must be 0..65535, got "${portText}"`;
+  return { config, ...(values['--host'] !== undefined && { host: values['--host'] }), ...(port !== undefined && { port }) };
+}
+
+/** Hooks for tests: where signals come from, where logs go, how long shutdown waits. */
+export interface ServeOptions {
+  readonly signals?: EventEmitter;
+  readonly logDestination?: DestinationStream;
+  readonly graceMs?: number;
+}
+
+/** A running gateway. */
+export interface ServeHandle {
+  readonly app: FastifyInstance;
+  /** `http://host:port` as bound. */
+  readonly address: string;
+  /** Resolves once a signal-triggered (or direct) shutdown has finished. */
+  readonly closed: Promise<void>;
+  shutdown(reason: string): Promise<void>;
+}
+
+/** Start serving; returns the handle, or an exit code when it could not start. */
+export async function serve(args: readonly string[], io: CliIo, options: ServeOptions = {}): Promise<ServeHandle | number> {
+  const parsed = parseArgs(args);
+  if (typeof parsed === 'string') {
+    io.stderr.write(`serve: ${parsed}\n${USAGE}`);
+    return 1;
+  }
+  let loaded;
+  try {
+    loaded = await loadConfig(parsed.config);
+  } catch (err) {
+    io.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `serve: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  const logger = createLogger({ secrets: loaded.config.secrets, ...(options.logDestination && { destination: options.logDestination }) });
+  const app = await buildApp(loaded, { logger, ...(options.graceMs !== undefined && { shutdownGraceMs: options.graceMs }) });
+  const host = parsed.host ?? loaded.config.listen.host;
+  const port = parsed.port ?? loaded.config.listen.port;
+  const address = await app.listen({ host, port });
+  logger.info({ address, upstreams: Object.keys(loaded.config.upstreams) }, `mcp-retrofit listening on ${address}`);
+
+  const signals = options.signals ?? process;
+  let closing: Promise<void> | undefined;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const shutdown = (reason: string): Promise<void> => {
+    closing ??= (async () => {
+      logger.info({ reason }, 'shutting down: finishing in-flight requests');
+      signals.off('SIGTERM', onSigterm);
+      signals.off('SIGINT', onSigint);
+      try {
+        await app.close();
+        logger.info('shut down');
+      } catch (err) {
+        logger.error({ err }, 'shutdown failed');
+      }
+      markClosed();
+    })();
+    return closing;
+  };
+  const onSigterm = (): void => void shutdown('SIGTERM');
+  const onSigint = (): void => void shutdown('SIGINT');
+  signals.on('SIGTERM', onSigterm);
+  signals.on('SIGINT', onSigint);
+  return { app, address, closed, shutdown };
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (args.includes('-h') || args.includes('--help')) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  const handle = await serve(args, io);
+  // -1: keep running; the server and the signal handlers own the process from here.
+  return typeof handle === 'number' ? handle : -1;
 }
