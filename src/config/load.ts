@@ -138,6 +138,9 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   const parsed = parseConfig(await readText(abs), abs, options.env ?? process.env, problems, secrets);
   if (parsed.problems.length > 0) throw new ConfigError(sortProblems([...parsed.problems, ...problems.list]));
   const { value, index } = parsed;
+  if (value === null || value === undefined) {
+    throw new ConfigError([{ file: abs, line: 1, col: 1, message: 'the config file is empty (it needs at least `upstreams:`)' }]);
+  }
 
   let issues = validateShape(value);
   const retype = issues.filter((i) => i.keyword === 'type' && parsed.retypable.has(PositionIndex.pointer(i.path)));

@@ -2,6 +2,7 @@
  * Config problems: where (file, 1-based line and column) and what (one plain line). The loader collects
  * every problem before throwing one ConfigError, so `mcp-retrofit check` can list them all at once.
  */
+import type { ErrorCode } from '../errors.js';
 
 /** One problem in a config file (or a schema file it references), reported as `FILE:LINE:COL message`. */
 export interface ConfigProblem {
@@ -13,6 +14,8 @@ export interface ConfigProblem {
 
 /** Thrown by `loadConfig` with every problem found, sorted by file, line and column. */
 export class ConfigError extends Error {
+  /** The registry code (src/errors.ts) for a config that cannot be loaded. */
+  readonly code: ErrorCode = 'RETROFIT_ERR_CONFIG';
   readonly problems: readonly ConfigProblem[];
   constructor(problems: readonly ConfigProblem[], options?: ErrorOptions) {
     super(problems.map(formatProblem).join('\n'), options);

@@ -119,6 +119,7 @@ const rows: readonly Row[] = [
   { name: 'empty upstreams', lines: ['upstreams: {}'], want: { line: 1, col: 1, text: 'upstreams: must not be empty' } },
   { name: 'auth without tokens', lines: ['auth: {}', ...http], want: { line: 1, col: 1, text: 'auth: missing required key "bearerTokens"' } },
   { name: 'empty wrap', lines: [...tool, '        extract: { wrap: "" }'], want: { line: 6, col: 26, text: 'wrap: must not be empty' } },
+  { name: 'empty config file', lines: ['# nothing here'], want: { line: 1, col: 1, text: 'the config file is empty' } },
   { name: 'config that is not a map', lines: ['- a', '- b'], want: { line: 1, col: 1, text: 'must be object' } },
 ];
 
