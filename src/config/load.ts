@@ -65,11 +65,12 @@ async function readText(file: string): Promise<string> {
 }
 
 /** YAML → plain value with `${VAR}` expanded; records secrets and the numbers/booleans a plain scalar could be. */
-function parseConfig(text: string, file: string, env: Env, problems: Problems, secrets: Set<string>) {
+function parseConfig(text: string, file: string, env: Env, problems: Problems) {
   const retypable = new Map<string, unknown>();
+  const fromEnv = new Map<string, readonly string[]>();
   const parsed = parseWithPositions(text, file, (raw, path, scalar, pos) => {
     const x = expandString(raw, env);
-    for (const s of x.fromEnv) secrets.add(s);
+    if (x.fromEnv.length > 0) fromEnv.set(PositionIndex.pointer(path), x.fromEnv);
     for (const m of x.problems) problems.add({ file, line: pos.line, col: pos.col, message: at(path, m) }, path);
     // An unquoted `port: ${PORT}` may stand for a number: remember what it would be, the schema decides.
     if (x.expanded && scalar.type === 'PLAIN' && x.value !== '') {
@@ -78,7 +79,7 @@ function parseConfig(text: string, file: string, env: Env, problems: Problems, s
     }
     return x.value;
   });
-  return { ...parsed, retypable };
+  return { ...parsed, retypable, fromEnv };
 }
 
 function safeScalar(text: string): unknown {
@@ -135,7 +136,7 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   const configDir = dirname(abs);
   const problems = new Problems();
   const secrets = new Set<string>();
-  const parsed = parseConfig(await readText(abs), abs, options.env ?? process.env, problems, secrets);
+  const parsed = parseConfig(await readText(abs), abs, options.env ?? process.env, problems);
   if (parsed.problems.length > 0) throw new ConfigError(sortProblems([...parsed.problems, ...problems.list]));
   const { value, index } = parsed;
   if (value === null || value === undefined) {
@@ -145,9 +146,14 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   let issues = validateShape(value);
   const retype = issues.filter((i) => i.keyword === 'type' && parsed.retypable.has(PositionIndex.pointer(i.path)));
   if (retype.length > 0) {
-    for (const i of retype) setAt(value, i.path, parsed.retypable.get(PositionIndex.pointer(i.path)));
+    for (const i of retype) {
+      const pointer = PositionIndex.pointer(i.path);
+      setAt(value, i.path, parsed.retypable.get(pointer));
+      parsed.fromEnv.delete(pointer); // a port or a flag is no secret, and scrubbing "8080" from logs would hurt
+    }
     issues = validateShape(value);
   }
+  for (const values of parsed.fromEnv.values()) for (const s of values) secrets.add(s);
   for (const issue of issues) {
     // An unset variable already explains whatever is wrong with the string it was in.
     if (issue.keyword !== 'additionalProperties' && problems.has(issue.path)) continue;

@@ -131,6 +131,7 @@ describe('${VAR} expansion', () => {
     const yaml = 'listen:\n  port: ${PORT}\ndefaults:\n  coerce: ${COERCE:-false}\nupstreams:\n  a:\n    url: http://x/mcp\n    headers:\n      X-Id: ${ID}\n';
     const { loaded } = await load(yaml, { PORT: '9123', ID: '42' });
     expect(loaded.config.listen.port).toBe(9123);
+    expect(loaded.config.secrets).toEqual(['42']); // the header value; the port is no secret
     expect(loaded.config.defaults.coerce).toBe(false);
     const a = loaded.config.upstreams.a;
     expect(a?.kind === 'http' && a.headers).toEqual({ 'X-Id': '42' });
