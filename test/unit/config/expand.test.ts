@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { expandString } from '../../../src/config/expand.js';
 
@@ -34,5 +35,28 @@ describe('expandString', () => {
 
   test.each(['${A', '${1A}', '${A-b}', '${}', '${A:b}'])('malformed %s is a problem', (input) => {
     expect(expandString(input, env).problems[0]).toMatch(/^malformed expression/);
+  });
+});
+
+describe('expandString properties', () => {
+  const text = fc.string({ unit: fc.constantFrom('$', '{', '}', 'A', ':', '-', 'x', ' ') });
+
+  test('escaping every ${ as $${ gives back the literal text, with no problems and no secrets', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        const x = expandString(s.replaceAll('${', () => '$${'), { A: 'secret' });
+        expect(x.value).toBe(s);
+        expect(x.problems).toEqual([]);
+        expect(x.fromEnv).toEqual([]);
+      }),
+    );
+  });
+
+  test('text without ${ is never changed', () => {
+    fc.assert(
+      fc.property(text.filter((s) => !s.includes('${')), (s) => {
+        expect(expandString(s, { A: 'secret' }).value).toBe(s);
+      }),
+    );
   });
 });
