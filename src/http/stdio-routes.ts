@@ -76,6 +76,9 @@ function mapError(error: FastifyError): { code: ErrorCode; args: unknown[] } {
 export function registerStdioRoutes(app: FastifyInstance, upstream: StdioUpstreamConfig, deps: GatewayDeps, options: StdioOptions = {}): StdioUpstreamRoutes {
   const pool = new StdioPool(upstream, deps, options);
   const { metrics, config } = deps;
+  // Fastify waits for open connections before onClose hooks run, and a session's GET stream never ends by
+  // itself: drain here, before the server closes.
+  app.addHook('preClose', () => pool.drain(pool.shutdownGraceMs));
 
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();

@@ -16,9 +16,11 @@ export interface StdioOptions {
   readonly killTimeoutMs?: number;
   /** Longest accepted stdout line; default `config.limits.maxResultBytes`. */
   readonly maxLineBytes?: number;
+  /** On app close, how long in-flight requests may take before their sessions are closed (default 10 s). */
+  readonly shutdownGraceMs?: number;
 }
 
-export const STDIO_DEFAULTS = Object.freeze({ idleTimeoutMs: 15 * 60_000, killTimeoutMs: 5_000 });
+export const STDIO_DEFAULTS = Object.freeze({ idleTimeoutMs: 15 * 60_000, killTimeoutMs: 5_000, shutdownGraceMs: 10_000 });
 
 export class StdioPool {
   private readonly sessions = new Map<string, StdioSession>();
@@ -39,6 +41,7 @@ export class StdioPool {
       idleTimeoutMs: options.idleTimeoutMs ?? STDIO_DEFAULTS.idleTimeoutMs,
       killTimeoutMs: options.killTimeoutMs ?? STDIO_DEFAULTS.killTimeoutMs,
       maxLineBytes: options.maxLineBytes ?? deps.config.limits.maxResultBytes,
+      shutdownGraceMs: options.shutdownGraceMs ?? STDIO_DEFAULTS.shutdownGraceMs,
     };
     this.env = childEnv(upstream);
     this.cwd = childCwd(upstream, deps.config);
@@ -81,6 +84,10 @@ export class StdioPool {
     return session && !session.closed ? session : undefined;
   }
 
+  get shutdownGraceMs(): number {
+    return this.options.shutdownGraceMs;
+  }
+
   /** Pids of the children currently running. */
   pids(): number[] {
     const out: number[] = [];
@@ -99,6 +106,21 @@ export class StdioPool {
     if (!check.ok) return check;
     if (this.lastSpawnFailure !== undefined) return { ok: false, detail: `last spawn failed: ${this.lastSpawnFailure}` };
     return { ok: true };
+  }
+
+  /**
+   * Graceful shutdown: no new sessions, GET streams ended, in-flight requests get up to `graceMs` to be
+   * answered; then every session is closed (what is still pending gets an error) and every child stopped.
+   */
+  async drain(graceMs: number): Promise<void> {
+    this.shuttingDown = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([...this.all].map((s) => s.settled())),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+    await this.close();
   }
 
   /** Close every session and wait for every child to be gone. */

@@ -61,6 +61,7 @@ export class StdioSession {
   private readonly taskTools = new Map<string, string>();
   private protocolVersion: string | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  private readonly settledWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
 
   constructor(settings: StdioSessionSettings) {
@@ -181,8 +182,8 @@ export class StdioSession {
   private cancelled(message: JSONRPCMessage): void {
     const params = 'params' in message && isObject(message.params) ? message.params : undefined;
     const id = params?.requestId;
-    if ((typeof id === 'string' || typeof id === 'number') && this.pending.delete(id)) {
-      this.forgetProgress(id);
+    if ((typeof id === 'string' || typeof id === 'number') && this.pending.has(id)) {
+      this.release(id);
       this.transport.closeSSEStream(id);
     }
   }
@@ -205,8 +206,7 @@ export class StdioSession {
       this.log.debug({ id }, 'upstream answered a request nobody is waiting for; dropped');
       return;
     }
-    this.pending.delete(id);
-    this.forgetProgress(id);
+    this.release(id);
     const { deps, upstream } = this.settings;
     deps.metrics.latency.observe({ upstream: upstream.name, method: pending.method }, (performance.now() - pending.started) / 1000);
     const result = message.result;
@@ -240,13 +240,25 @@ export class StdioSession {
   }
 
   private fail(id: JsonRpcId, code: ErrorCode, args: readonly unknown[]): void {
-    this.pending.delete(id);
-    this.forgetProgress(id);
+    this.release(id);
     this.deliver(new RetrofitError(code, args).toJsonRpc(id), id);
   }
 
-  private forgetProgress(id: JsonRpcId): void {
+  /** Forget a request that got its answer (or never will), and wake drain() when none is left. */
+  private release(id: JsonRpcId): void {
+    this.pending.delete(id);
     for (const [token, owner] of this.progress) if (owner === id) this.progress.delete(token);
+    if (this.pending.size === 0) for (const wake of this.settledWaiters.splice(0)) wake();
+  }
+
+  /**
+   * Graceful shutdown, first half: end the GET stream (it never ends by itself) and resolve once no request
+   * is pending. The caller bounds the wait and then calls close().
+   */
+  settled(): Promise<void> {
+    this.transport.closeStandaloneSSEStream();
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
   }
 
   private overlong(line: OverlongLine): void {
