@@ -24,7 +24,9 @@ export class UpstreamPools {
   pool(origin: string): Pool {
     let pool = this.#pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, { keepAliveTimeout: 10_000, connections: 128 });
+      // No connection cap: each long-lived GET or listen stream holds a connection, and a cap would queue
+      // ordinary POSTs behind them.
+      pool = new Pool(origin, { keepAliveTimeout: 10_000 });
       this.#pools.set(origin, pool);
     }
     return pool;
