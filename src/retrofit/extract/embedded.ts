@@ -7,9 +7,20 @@ import type { Json } from '../../config/types.js';
 import { parseJson } from '../safe-json.js';
 import { topLevelSpans } from './spans.js';
 
+const VALUE_START = /\s*(?:[{["\-\d\]]|true|false|null)/y;
+const KEY_START = /\s*["}]/y;
+
+/** A cheap look at the first token, so prose spans like "[note]" are not handed to the JSON parser. */
+function mayBeJson(text: string, start: number): boolean {
+  const re = text[start] === '{' ? KEY_START : VALUE_START;
+  re.lastIndex = start + 1;
+  return re.test(text);
+}
+
 export function extractEmbedded(text: string): Json | undefined {
   let found: Json | undefined;
   for (const span of topLevelSpans(text)) {
+    if (!mayBeJson(text, span.start)) continue;
     const parsed = parseJson(text.slice(span.start, span.end));
     if (!parsed.ok) continue;
     if (found !== undefined) return undefined;
