@@ -1,7 +1,101 @@
-/** `mcp-retrofit try`. STUB until its issue lands. */
+/**
+ * `mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F)
+ * [--protocol VERSION]`: run one tool's retrofit offline, exactly as the gateway would, and print the
+ * CallToolResult a client on VERSION (default 2025-11-25) receives. Reasons for a failure go to stderr.
+ * Exit 0 when structuredContent was produced (or upstream structuredContent validated), 1 otherwise,
+ * 2 on usage errors.
+ */
+import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
+import { ConfigError, loadConfig } from '../config/load.js';
+import type { JsonObject } from '../config/types.js';
+import { isRevision } from '../protocol/era.js';
+import { rewriteToolCall } from '../retrofit/engine.js';
+import { parseJson } from '../retrofit/safe-json.js';
 
-export async function run(_args: readonly string[], io: CliIo): Promise<number> {
-  io.stderr.write('try: not implemented yet\n');
-  return 1;
+const USAGE = 'usage: mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION]\n';
+const DEFAULT_PROTOCOL = '2025-11-25';
+const OPTIONS = ['config', 'upstream', 'tool', 'text-file', 'result-file', 'protocol'] as const;
+type Option = (typeof OPTIONS)[number];
+
+class UsageError extends Error {}
+
+function parseArgs(args: readonly string[]): Partial<Record<Option, string>> {
+  const out: Partial<Record<Option, string>> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.indexOf('=');
+    const name = (arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '') as Option;
+    if (!OPTIONS.includes(name)) throw new UsageError(`unknown argument "${arg}"`);
+    const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
+    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
+    out[name] = value;
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A CallToolResult, or a whole JSON-RPC response carrying one. */
+async function readResult(file: string): Promise<JsonObject> {
+  const parsed = parseJson(await readFile(file, 'utf8'));
+  if (!parsed.ok || !isObject(parsed.value)) throw new UsageError(`${file}: not a JSON object`);
+  const value = parsed.value;
+  return value.jsonrpc === '2.0' && isObject(value.result) ? value.result : value;
+}
+
+async function execute(args: readonly string[], io: CliIo): Promise<number> {
+  const opts = parseArgs(args);
+  const { config, upstream, tool } = opts;
+  if (config === undefined || upstream === undefined || tool === undefined) throw new UsageError('--config, --upstream and --tool are required');
+  if ((opts['text-file'] === undefined) === (opts['result-file'] === undefined)) throw new UsageError('give exactly one of --text-file and --result-file');
+  const protocol = opts.protocol ?? DEFAULT_PROTOCOL;
+  if (!isRevision(protocol)) throw new UsageError(`--protocol must be a revision like ${DEFAULT_PROTOCOL}`);
+
+  let loaded;
+  try {
+    loaded = await loadConfig(config);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    io.stderr.write(`${err.message}\n`);
+    return 1;
+  }
+  const policy = loaded.policies.get(upstream);
+  if (!policy) throw new UsageError(`no upstream "${upstream}" in ${config} (known: ${[...loaded.policies.keys()].join(', ')})`);
+
+  const input: JsonObject = opts['text-file'] !== undefined
+    ? { content: [{ type: 'text', text: await readFile(opts['text-file'], 'utf8') }] }
+    : await readResult(opts['result-file']!);
+
+  const { result, outcome } = rewriteToolCall(input, tool, policy, protocol);
+  io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  const entry = policy.resolve(tool);
+  if (!entry?.compiled?.output) io.stderr.write(`try: no outputSchema is configured for tool "${tool}" of upstream "${upstream}"\n`);
+  const format = outcome.format !== undefined ? ` (${outcome.format})` : '';
+  io.stderr.write(`try: ${outcome.outcome}${format}\n`);
+  for (const reason of outcome.reasons ?? []) io.stderr.write(`  ${reason}\n`);
+  return outcome.outcome === 'extracted' || outcome.outcome === 'native' ? 0 : 1;
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  if (args.includes('-h') || args.includes('--help')) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  try {
+    return await execute(args, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`try: ${err.message}\n${USAGE}`);
+      return 2;
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
+      io.stderr.write(`try: ${(err as Error).message}\n`);
+      return 2;
+    }
+    throw err;
+  }
 }

@@ -1,0 +1,101 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../../src/cli/try.js';
+
+function sink(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return Object.assign(stream, { text: () => chunks.join('') });
+}
+
+const CONFIG = `
+upstreams:
+  weather:
+    url: http://127.0.0.1:9/mcp
+    tools:
+      get_weather:
+        outputSchema: { type: object, properties: { city: { type: string }, temp: { type: integer } }, required: [city, temp] }
+      list_*:
+        outputSchema: { type: array, items: { type: string } }
+`;
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'retrofit-try-'));
+  await writeFile(join(dir, 'config.yaml'), CONFIG);
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function tryIt(args: string[]) {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await run(['--config', join(dir, 'config.yaml'), ...args], { stdout, stderr });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+describe('mcp-retrofit try', () => {
+  it('prints the CallToolResult with structuredContent and exits 0', async () => {
+    await writeFile(join(dir, 'out.txt'), 'Weather: {"city": "Oslo", "temp": "-3"}');
+    const r = await tryIt(['--upstream', 'weather', '--tool', 'get_weather', '--text-file', join(dir, 'out.txt')]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ content: [{ type: 'text', text: 'Weather: {"city": "Oslo", "temp": "-3"}' }], structuredContent: { city: 'Oslo', temp: -3 } });
+    expect(r.stderr).toContain('extracted (embedded)');
+  });
+
+  it('projects for --protocol (array root wrapped for 2025-11-25, raw for 2026-07-28)', async () => {
+    await writeFile(join(dir, 'r.json'), JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] } }));
+    const legacy = await tryIt(['--upstream', 'weather', '--tool', 'list_cities', '--result-file', join(dir, 'r.json')]);
+    expect(legacy.code).toBe(1);
+    await writeFile(join(dir, 'r.json'), JSON.stringify({ content: [{ type: 'text', text: '"a"' }, { type: 'text', text: '"b"' }] }));
+    const wrapped = await tryIt(['--upstream', 'weather', '--tool', 'list_cities', '--result-file', join(dir, 'r.json')]);
+    expect(JSON.parse(wrapped.stdout).structuredContent).toEqual({ result: ['a', 'b'] });
+    const modern = await tryIt(['--upstream=weather', '--tool=list_cities', `--result-file=${join(dir, 'r.json')}`, '--protocol', '2026-07-28']);
+    expect(modern.code).toBe(0);
+    expect(JSON.parse(modern.stdout).structuredContent).toEqual(['a', 'b']);
+  });
+
+  it('prints the reasons on stderr and exits 1 when invalid', async () => {
+    await writeFile(join(dir, 'bad.txt'), '{"city": 5}');
+    const r = await tryIt(['--upstream', 'weather', '--tool', 'get_weather', '--text-file', join(dir, 'bad.txt')]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).isError).toBe(true);
+    expect(r.stderr).toContain('try: invalid');
+    expect(r.stderr).toContain('/city must be string');
+  });
+
+  it('says so when the tool has no outputSchema', async () => {
+    await writeFile(join(dir, 't.txt'), '{}');
+    const r = await tryIt(['--upstream', 'weather', '--tool', 'other', '--text-file', join(dir, 't.txt')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no outputSchema is configured for tool "other"');
+  });
+
+  it.each([
+    [['--upstream', 'weather', '--tool', 'get_weather'], 'exactly one of'],
+    [['--upstream', 'nope', '--tool', 'x', '--text-file', '/dev/null'], 'no upstream "nope"'],
+    [['--upstream', 'weather', '--tool', 'x', '--text-file', '/dev/null', '--protocol', 'latest'], '--protocol'],
+    [['--upstream', 'weather', '--tool', 'x', '--bogus', '1'], 'unknown argument'],
+    [['--upstream', 'weather', '--tool', 'x', '--text-file', '/nonexistent/file'], 'ENOENT'],
+  ])('usage error %j exits 2', async (args, message) => {
+    const r = await tryIt(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('a broken config exits 1 with its problems', async () => {
+    await writeFile(join(dir, 'config.yaml'), 'upstreams:\n  w:\n    url: http://x\n    tools:\n      t:\n        outputSchema: { type: objekt }\n');
+    const r = await tryIt(['--upstream', 'w', '--tool', 't', '--text-file', '/dev/null']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/config\.yaml:\d+:\d+/);
+  });
+});
