@@ -2,7 +2,7 @@
  * The child dies in the middle of a tool call: the client gets a JSON-RPC error at once, the session answers
  * 404 so the client re-initializes (and gets a fresh child), and after shutdown no child process remains.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { alive, firstText, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
@@ -34,7 +34,7 @@ describe('stdio upstream: child killed mid-call', () => {
     const call = client.callTool({ name: 'block', arguments: {} });
     const logs = gateway.logs;
     // The fixture writes "blocking" to stderr once it is inside the call.
-    await vi.waitFor(() => expect(logs.some((l) => l.line === 'blocking')).toBe(true));
+    await gateway.waitForLog((l) => l.line === 'blocking');
     process.kill(pid!, 'SIGKILL');
 
     await expect(call).rejects.toMatchObject({ code: -32000, message: expect.stringMatching(/upstream "fixture" exited \(signal SIGKILL\)/) });
@@ -66,8 +66,7 @@ describe('stdio upstream: child killed mid-call', () => {
     const client = await connect(gateway.url);
     const [pid] = gateway.routes.pids();
     const call = client.callTool({ name: 'block', arguments: {} });
-    const logs = gateway.logs;
-    await vi.waitFor(() => expect(logs.some((l) => l.line === 'blocking')).toBe(true));
+    await gateway.waitForLog((l) => l.line === 'blocking');
     const closing = gateway.close();
     await expect(call).rejects.toMatchObject({ code: -32000 });
     await closing;

@@ -2,7 +2,7 @@
  * Closing the app (as `serve` does on SIGTERM) ends the sessions' GET streams, gives in-flight calls the
  * grace period, answers what is still pending with an error, and stops every child.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { alive, firstText, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
@@ -24,8 +24,7 @@ describe('stdio upstream: app close', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
     const pid = Number(firstText(await client.callTool({ name: 'pid', arguments: {} })));
     const blocked = client.callTool({ name: 'block', arguments: {} });
-    const logs = gateway.logs;
-    await vi.waitFor(() => expect(logs.some((l) => l.line === 'blocking')).toBe(true));
+    await gateway.waitForLog((l) => l.line === 'blocking');
 
     const rejected = expect(blocked).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('shutting down') });
     await gateway.app.close();

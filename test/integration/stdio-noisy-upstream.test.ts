@@ -3,7 +3,7 @@
  * the junk is skipped and logged, stderr is logged tagged with upstream and session, the over-long answer
  * becomes a clean JSON-RPC error for that one request, and the session keeps working throughout.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FIXTURE_SERVER, firstText, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
@@ -41,7 +41,7 @@ describe('stdio upstream: noisy stdout and over-long lines', () => {
     const junk = logs.filter((l) => l.msg === 'non-JSON line on upstream stdout skipped');
     expect(junk.map((l) => l.line)).toEqual(expect.arrayContaining(['junk: start {not json', 'junk: echo {not json']));
     expect(junk[0]).toMatchObject({ upstream: 'fixture', session: sessionId, level: 40 });
-    await vi.waitFor(() => expect(logs.find((l) => l.line === 'echoing two')).toMatchObject({ stream: 'stderr', upstream: 'fixture', session: sessionId }));
+    expect(await gateway.waitForLog((l) => l.line === 'echoing two')).toMatchObject({ stream: 'stderr', upstream: 'fixture', session: sessionId });
     expect(logs.find((l) => l.msg === 'over-long line on upstream stdout dropped')).toMatchObject({ bytes: expect.any(Number), limit });
     expect(await gateway.metrics.upstreamErrors.get()).toMatchObject({ values: [{ labels: { kind: 'too_large' }, value: 1 }] });
   });

@@ -2,7 +2,7 @@
  * Two concurrent client sessions on one stdio upstream get two child processes, and neither sees the
  * other's data. Closing the gateway leaves no child behind.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { alive, firstText, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
@@ -61,7 +61,8 @@ describe('stdio upstream: one child per session', () => {
     const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: -32001 } });
-    await vi.waitFor(() => expect(alive(pid)).toBe(false));
+    await gateway.waitForLog((l) => l.msg === 'upstream child stopped' && l.pid === pid);
+    expect(alive(pid)).toBe(false);
     expect(gateway.routes.sessions()).toBe(0);
     expect(await gateway.metrics.children.get()).toMatchObject({ values: [{ value: 0 }] });
   });

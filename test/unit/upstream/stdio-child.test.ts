@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '../../../src/log.js';
+import { StdioChild, type ChildExit } from '../../../src/upstream/stdio-child.js';
+
+const log = createLogger({ level: 'silent' });
+const children: StdioChild[] = [];
+
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((c) => c.stop()));
+});
+
+/** Running = exists and is not a zombie waiting for a reaper (PID 1 in a container may never reap). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+function start(script: string, killTimeoutMs = 5_000): { child: StdioChild; messages: unknown[]; exit: Promise<ChildExit> } {
+  const messages: unknown[] = [];
+  let resolveExit!: (e: ChildExit) => void;
+  const exit = new Promise<ChildExit>((r) => (resolveExit = r));
+  const child = new StdioChild({
+    command: process.execPath,
+    args: ['-e', script],
+    env: { PATH: process.env.PATH ?? '' },
+    cwd: process.cwd(),
+    maxLineBytes: 1024,
+    killTimeoutMs,
+    log,
+    onMessage: (m) => messages.push(m),
+    onOverlong: () => {},
+    onExit: resolveExit,
+  });
+  children.push(child);
+  return { child, messages, exit };
+}
+
+describe('StdioChild', () => {
+  it('round-trips NDJSON and reports a natural exit with its code', async () => {
+    const { child, messages, exit } = start(`process.stdin.on('data', (d) => { process.stdout.write(d); process.exit(3); });`);
+    expect(child.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBe(true);
+    expect(await exit).toMatchObject({ kind: 'exited', code: 3, requested: false, reason: 'code 3' });
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect(child.alive).toBe(false);
+    expect(child.send({})).toBe(false);
+  });
+
+  it('reports a spawn failure without a pid', async () => {
+    const messages: unknown[] = [];
+    const exited = new Promise<ChildExit>((onExit) => {
+      children.push(new StdioChild({ command: 'mcp-retrofit-missing-binary', args: [], env: { PATH: '/nonexistent' }, cwd: process.cwd(), maxLineBytes: 10, killTimeoutMs: 10, log, onMessage: (m) => messages.push(m), onOverlong: () => {}, onExit }));
+    });
+    expect(await exited).toMatchObject({ kind: 'spawn', reason: 'spawn ENOENT' });
+    expect(children.at(-1)!.pid).toBeUndefined();
+  });
+
+  it('escalates to SIGKILL for a child that ignores SIGTERM, and takes its process group along', async () => {
+    const script = `
+      const { spawn } = require('node:child_process');
+      process.on('SIGTERM', () => {});
+      const grandchild = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+      process.stdout.write(JSON.stringify({ grandchild: grandchild.pid }) + '\\n');
+      setInterval(() => {}, 1000);`;
+    const { child, messages } = start(script, 200);
+    await vi.waitFor(() => expect(messages).toHaveLength(1));
+    const grandchild = (messages[0] as { grandchild: number }).grandchild;
+    expect(running(grandchild)).toBe(true);
+    const exit = await child.stop();
+    expect(exit).toMatchObject({ kind: 'exited', signal: 'SIGKILL', requested: true });
+    expect(running(child.pid!)).toBe(false);
+    await vi.waitFor(() => expect(running(grandchild)).toBe(false));
+  });
+
+  it('stops a well-behaved child with SIGTERM', async () => {
+    const { child } = start('setInterval(() => {}, 1000)');
+    expect(await child.stop()).toMatchObject({ signal: 'SIGTERM', requested: true, reason: 'signal SIGTERM' });
+    // Idempotent.
+    expect(await child.stop()).toMatchObject({ signal: 'SIGTERM' });
+  });
+});
