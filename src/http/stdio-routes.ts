@@ -12,6 +12,7 @@ import { classifyBody, type ClassifiedBody } from '../jsonrpc/classify.js';
 import { REVISIONS, eraOf, isRevision } from '../protocol/era.js';
 import { StdioPool, type StdioOptions } from '../upstream/stdio-pool.js';
 import type { GatewayDeps } from './deps.js';
+import { authGuard, originGuard } from './guards.js';
 
 export type { StdioOptions } from '../upstream/stdio-pool.js';
 
@@ -99,6 +100,8 @@ export function registerStdioRoutes(app: FastifyInstance, upstream: StdioUpstrea
     scope.route({
       method: ['GET', 'POST', 'DELETE'],
       url: upstream.path,
+      // The same guards as HTTP upstreams: Origin allow-list, then the gateway's bearer tokens.
+      onRequest: [originGuard(config), authGuard(config)],
       handler: async (req, reply) => {
         const body = req.method === 'POST' ? classifyBody(req.body) : { batch: false, messages: [] };
         const first = body.messages[0];
