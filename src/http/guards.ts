@@ -34,23 +34,21 @@ function reject(reply: FastifyReply, error: RetrofitError, headers: Record<strin
 
 /** onRequest hook enforcing the Origin allow-list. */
 export function originGuard(config: GatewayConfig) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  // Returning the reply tells Fastify the hook answered; the route handler then never runs.
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const origin = request.headers.origin;
-    if (!originAllowed(origin, config.allowedOrigins)) {
-      request.log.warn({ origin }, 'origin rejected');
-      await reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_ORIGIN', [origin]));
-    }
+    if (originAllowed(origin, config.allowedOrigins)) return undefined;
+    request.log.warn({ origin }, 'origin rejected');
+    return reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_ORIGIN', [origin]));
   };
 }
 
 /** onRequest hook enforcing config.auth bearer tokens; a no-op without config.auth. */
 export function authGuard(config: GatewayConfig) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const tokens = config.auth?.bearerTokens;
-    if (!tokens) return;
-    if (!bearerMatches(request.headers.authorization, tokens)) {
-      request.log.warn('bearer token rejected');
-      await reject(reply, new RetrofitError('RETROFIT_ERR_UNAUTHORIZED'), { 'www-authenticate': 'Bearer' });
-    }
+    if (!tokens || bearerMatches(request.headers.authorization, tokens)) return undefined;
+    request.log.warn('bearer token rejected');
+    return reject(reply, new RetrofitError('RETROFIT_ERR_UNAUTHORIZED'), { 'www-authenticate': 'Bearer' });
   };
 }

@@ -17,7 +17,8 @@ export interface LruOptions<V> {
 
 interface Entry<V> {
   readonly value: V;
-  readonly at: number;
+  /** When the entry expires (ms), or Infinity. */
+  readonly expires: number;
 }
 
 export class Lru<V> {
@@ -35,8 +36,7 @@ export class Lru<V> {
   }
 
   #expired(entry: Entry<V>): boolean {
-    const ttl = this.#options.ttlMs;
-    return ttl !== undefined && this.#now() - entry.at > ttl;
+    return this.#now() > entry.expires;
   }
 
   get(key: string): V | undefined {
@@ -56,13 +56,14 @@ export class Lru<V> {
     return this.get(key) !== undefined;
   }
 
-  set(key: string, value: V): void {
+  /** Set a value; `ttlMs` overrides the default expiry for this entry. */
+  set(key: string, value: V, ttlMs: number | undefined = this.#options.ttlMs): void {
     const old = this.#map.get(key);
     if (old) {
       this.#map.delete(key);
       this.#options.onRemove?.(key, old.value);
     }
-    this.#map.set(key, { value, at: this.#now() });
+    this.#map.set(key, { value, expires: ttlMs === undefined ? Infinity : this.#now() + ttlMs });
     while (this.#map.size > this.#options.max) {
       const oldest = this.#map.keys().next();
       if (oldest.done === true) break;

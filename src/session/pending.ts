@@ -13,7 +13,10 @@ export const NO_SESSION = 'no-session';
 /** Options for PendingRequests. */
 export interface PendingOptions {
   readonly max?: number;
+  /** How long a request waits for its response (ms). */
   readonly ttlMs?: number;
+  /** How long an answered request stays matchable for replays of its response (ms). */
+  readonly answeredTtlMs?: number;
   readonly now?: () => number;
 }
 
@@ -27,15 +30,17 @@ function idKey(id: JsonRpcId): string {
 }
 
 export class PendingRequests {
-  readonly #entries: Lru<{ readonly session: string; readonly request: PendingRequest }>;
+  readonly #entries: Lru<{ readonly session: string; readonly request: PendingRequest; readonly answered?: boolean }>;
   /** Live entries per session, so streams of sessions with nothing pending skip parsing entirely. */
   readonly #perSession = new Map<string, number>();
 
   readonly #now: () => number;
+  readonly #answeredTtlMs: number;
   #prunedAt = 0;
 
   constructor(options: PendingOptions = {}) {
     this.#now = options.now ?? Date.now;
+    this.#answeredTtlMs = options.answeredTtlMs ?? 120_000;
     this.#entries = new Lru({
       max: options.max ?? 10_000,
       ttlMs: options.ttlMs ?? 15 * 60_000,
@@ -52,6 +57,22 @@ export class PendingRequests {
     const s = sessionKey(upstream, session);
     this.#entries.set(`${s}\u0000${idKey(id)}`, { session: s, request });
     this.#perSession.set(s, (this.#perSession.get(s) ?? 0) + 1);
+  }
+
+  /**
+   * The request this response answers, if any. It stays matchable for a short while: a client whose stream
+   * dropped resumes with Last-Event-ID and is sent the same response again, which must be rewritten the same
+   * way — whether or not the first copy reached it.
+   */
+  answer(upstream: string, session: string | undefined, id: JsonRpcId): PendingRequest | undefined {
+    const k = `${sessionKey(upstream, session)}\u0000${idKey(id)}`;
+    const entry = this.#entries.get(k);
+    if (!entry) return undefined;
+    if (!entry.answered) {
+      this.#entries.set(k, { ...entry, answered: true }, this.#answeredTtlMs);
+      this.#perSession.set(entry.session, (this.#perSession.get(entry.session) ?? 0) + 1);
+    }
+    return entry.request;
   }
 
   /** Remove and return the pending request this response answers, if any. */

@@ -84,10 +84,11 @@ export class ResponseMatcher {
         this.#initialized(message);
         return unchanged;
       }
-      if (local.shared) this.#state.pending.take(this.#upstream, this.#session, id);
+      // Shared entries stay matchable for replays of this response on a resumed GET stream.
+      if (local.shared) this.#state.pending.answer(this.#upstream, this.#session, id);
       request = local.request;
     } else {
-      request = this.#state.pending.take(this.#upstream, this.#session, id);
+      request = this.#state.pending.answer(this.#upstream, this.#session, id);
     }
     if (!request) return unchanged;
     this.#rememberTask(request, message);

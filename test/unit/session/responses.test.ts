@@ -23,7 +23,7 @@ function state(): SessionState & { seen: PendingRequest[] } {
 const call = (tool: string): PendingRequest => ({ upstream: 'u', method: 'tools/call', tool, revision: '2025-11-25' });
 
 describe('ResponseMatcher', () => {
-  it('rewrites only responses it expects, once, and leaves requests and notifications alone', () => {
+  it('rewrites only responses it expects, and leaves requests and notifications alone', () => {
     const s = state();
     const m = new ResponseMatcher('u', 's1', s, log);
     expect(m.active).toBe(false);
@@ -35,9 +35,22 @@ describe('ResponseMatcher', () => {
     expect(m.handle(serverRequest).changed).toBe(false);
     expect(m.handle({ jsonrpc: '2.0', id: 2, result: {} }).changed).toBe(false);
     expect(m.handle({ jsonrpc: '2.0', id: 1, result: { x: 1 } })).toEqual({ message: { jsonrpc: '2.0', id: 1, result: { x: 1, rewritten: true } }, changed: true });
-    expect(m.handle({ jsonrpc: '2.0', id: 1, result: { x: 1 } }).changed).toBe(false);
-    expect(m.active).toBe(false);
     expect(s.seen).toEqual([call('a')]);
+  });
+
+  it('keeps an answered session request matchable for replays for answeredTtlMs, then forgets it', () => {
+    let now = 0;
+    const s = { ...state(), pending: new PendingRequests({ answeredTtlMs: 1_000, now: () => now }) };
+    const m = new ResponseMatcher('u', 's1', s, log);
+    m.expect(1, { kind: 'rewrite', request: call('a'), shared: true });
+    expect(m.handle({ jsonrpc: '2.0', id: 1, result: {} }).changed).toBe(true);
+    now = 900;
+    const replay = new ResponseMatcher('u', 's1', s, log);
+    expect(replay.handle({ jsonrpc: '2.0', id: 1, result: {} }).changed).toBe(true);
+    now = 1_001;
+    expect(new ResponseMatcher('u', 's1', s, log).handle({ jsonrpc: '2.0', id: 1, result: {} }).changed).toBe(false);
+    now = 10_000;
+    expect(new ResponseMatcher('u', 's1', s, log).active).toBe(false);
   });
 
   it('shares expected responses of a session with later streams (GET replay), but not session-less ones', () => {
