@@ -31,6 +31,11 @@ export interface ToolRepair {
   readonly tool: string;
   readonly kind: 'input_type_added' | 'input_replaced' | 'output_removed';
   readonly detail?: string;
+  /**
+   * True when this same repair was already reported for this upstream and tool (bounded memory): callers
+   * count every occurrence but need to log it only once.
+   */
+  readonly repeat?: boolean;
 }
 
 // Hand-built policies (tests, tools) may lack the compiled parts: compile lazily, once per object.

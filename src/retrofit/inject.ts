@@ -60,10 +60,20 @@ function rewriteTool(tool: JsonObject, ctx: ListContext, repairs: ToolRepair[]):
   return projection === 'as-is' ? out : projectToolSchema(out, native, projection, () => wrapSchema(native));
 }
 
+/** Mark repairs this upstream already reported, so the caller logs each one once. */
+function markRepeats(repairs: readonly ToolRepair[], memory: NativeMemory): ToolRepair[] {
+  return repairs.map((repair) => {
+    const key = `${repair.tool}\u0000${repair.kind}\u0000${repair.detail ?? ''}`;
+    if (memory.repairs.get(key)) return { ...repair, repeat: true };
+    memory.repairs.set(key, true);
+    return repair;
+  });
+}
+
 /** Rewrite one tools/list result page. Returns the same object when nothing changed. */
 export function injectToolsList(result: JsonObject, ctx: ListContext): { result: JsonObject; repairs: ToolRepair[] } {
+  if (!Array.isArray(result.tools)) return { result, repairs: [] };
   const repairs: ToolRepair[] = [];
-  if (!Array.isArray(result.tools)) return { result, repairs };
   let changed = false;
   const tools = result.tools.map((tool) => {
     if (!isObject(tool)) return tool;
@@ -71,5 +81,5 @@ export function injectToolsList(result: JsonObject, ctx: ListContext): { result:
     if (rewritten !== tool) changed = true;
     return rewritten;
   });
-  return { result: changed ? { ...result, tools } : result, repairs };
+  return { result: changed ? { ...result, tools } : result, repairs: markRepeats(repairs, ctx.memory) };
 }

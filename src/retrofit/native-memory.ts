@@ -48,11 +48,13 @@ export class Lru<K, V> {
 export interface NativeMemory {
   /** Tool name → decision for object-only clients. */
   readonly decisions: Lru<string, NativeDecision>;
+  /** Repairs already reported (tool, kind, detail), so each is logged once. */
+  readonly repairs: Lru<string, true>;
 }
 
 /** Tools remembered per upstream. */
 export const NATIVE_MEMORY_SIZE = 1000;
 
 export function createNativeMemory(): NativeMemory {
-  return { decisions: new Lru(NATIVE_MEMORY_SIZE) };
+  return { decisions: new Lru(NATIVE_MEMORY_SIZE), repairs: new Lru(NATIVE_MEMORY_SIZE) };
 }

@@ -12,7 +12,7 @@ import { candidates, type Candidate } from './extract/index.js';
 import { errorResult, failureText } from './outcome.js';
 import { getPointer } from './pointer.js';
 import { projectionFor, projectResult } from './project.js';
-import { describeErrors } from './validate.js';
+import { check as validateValue } from './validate.js';
 
 /** True for results the engine never touches: errors, `input_required`, task creation. */
 export function isNonFinal(result: JsonObject): boolean {
@@ -33,8 +33,8 @@ function check(value: Json, tool: CompiledTool, output: CompiledOutput): Checked
   }
   if (wrap !== undefined) current = { [wrap]: current };
   if (tool.coerce) current = coerce(current, output.schema);
-  if (output.validate(current)) return { ok: true, value: current };
-  return { ok: false, reasons: describeErrors(output.validate.errors) };
+  const verdict = validateValue(output.validate, current);
+  return verdict.ok ? { ok: true, value: current } : { ok: false, reasons: verdict.reasons };
 }
 
 type Found =

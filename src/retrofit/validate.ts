@@ -93,6 +93,19 @@ export function compileSchema(schema: JsonSchema): CompileResult {
   }
 }
 
+/**
+ * Run a validator on untrusted data; never throws. ajv's deep-equal (for `enum`/`const` objects) throws on
+ * values with an own `valueOf`/`toString` key that is not a function; such a value is simply invalid.
+ */
+export function check(validate: Validator, value: unknown): { readonly ok: true } | { readonly ok: false; readonly reasons: string[] } {
+  try {
+    if (validate(value)) return { ok: true };
+    return { ok: false, reasons: describeErrors(validate.errors) };
+  } catch (err) {
+    return { ok: false, reasons: [`/ cannot be validated (${err instanceof Error ? err.message : String(err)})`] };
+  }
+}
+
 /** Most failures reported per result; the rest are summarised as "and N more". */
 export const MAX_REASONS = 10;
 

@@ -4,6 +4,7 @@
  * merely looks like a number or JSON.
  */
 import type { Json, JsonObject, JsonSchema } from '../../config/types.js';
+import { resolveLocalRef } from '../pointer.js';
 
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 const NUMBER_RE = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
@@ -12,14 +13,21 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function rootTypes(schema: JsonSchema, depth = 0): string[] {
-  if (!isObject(schema) || depth > 4) return [];
+/** Keywords that say nothing about the value's type. */
+const ANNOTATIONS = new Set(['$schema', '$id', '$comment', '$defs', 'definitions', 'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+function rootTypes(schema: Json | undefined, root: Json, depth = 0): string[] {
+  if (schema === true) return [...SCALAR_TYPES];
+  if (!isObject(schema) || depth > 8) return [];
+  // An unconstrained schema ({} or annotations only) takes any value, scalars included.
+  if (Object.keys(schema).every((k) => ANNOTATIONS.has(k))) return [...SCALAR_TYPES];
   const types: string[] = [];
+  if (typeof schema.$ref === 'string') types.push(...rootTypes(resolveLocalRef(root, schema.$ref), root, depth + 1));
   if (typeof schema.type === 'string') types.push(schema.type);
   else if (Array.isArray(schema.type)) for (const t of schema.type) if (typeof t === 'string') types.push(t);
   for (const key of ['anyOf', 'oneOf'] as const) {
     const list = schema[key];
-    if (Array.isArray(list)) for (const s of list) if (isObject(s)) types.push(...rootTypes(s, depth + 1));
+    if (Array.isArray(list)) for (const s of list) types.push(...rootTypes(s, root, depth + 1));
   }
   for (const key of ['const', 'enum'] as const) {
     const values = key === 'const' ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : [];
@@ -30,7 +38,7 @@ function rootTypes(schema: JsonSchema, depth = 0): string[] {
 
 /** True when the schema's root admits a scalar value. */
 export function wantsScalar(schema: JsonSchema): boolean {
-  return rootTypes(schema).some((t) => SCALAR_TYPES.has(t));
+  return rootTypes(schema, schema).some((t) => SCALAR_TYPES.has(t));
 }
 
 /** The scalar readings of a text, most specific first. */

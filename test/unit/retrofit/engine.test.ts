@@ -224,3 +224,12 @@ describe('tools/list rewrite keeps everything else', () => {
     expect(rewriteToolsList(result, upstreamWith({}), '2025-11-25').result).toBe(result);
   });
 });
+
+describe('regression: ajv deep-equal throws on a "valueOf" key', () => {
+  it('an enum of objects against {"valueOf": null} is invalid, not an exception', () => {
+    const p = upstreamWith({ e: { outputSchema: { enum: [{}, []] } } });
+    const out = call({ content: [text('{"valueOf": null}')] }, p, 'e', '2026-07-28');
+    expect(out.outcome.outcome).toBe('invalid');
+    expect(out.result.isError).toBe(true);
+  });
+});

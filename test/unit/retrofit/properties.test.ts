@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject, JsonSchema } from '../../../src/config/types.js';
 import { rewriteToolCall } from '../../../src/retrofit/engine.js';
-import { compileSchema } from '../../../src/retrofit/validate.js';
+import { check, compileSchema } from '../../../src/retrofit/validate.js';
 import { wrapSchema } from '../../../src/retrofit/wrap.js';
 import { upstreamWith } from './helpers.js';
 
@@ -53,8 +53,8 @@ describe('extraction on arbitrary text', () => {
         expect(revision).not.toBe('2025-03-26');
         const v = validators[i]!;
         const value = out.structuredContent as Json;
-        if (revision === '2026-07-28' || v.isObject) expect(v.plain(value)).toBe(true);
-        else expect(v.wrapped(value)).toBe(true);
+        if (revision === '2026-07-28' || v.isObject) expect(check(v.plain, value).ok).toBe(true);
+        else expect(check(v.wrapped, value).ok).toBe(true);
       }),
       { numRuns: 600 },
     );
@@ -90,7 +90,7 @@ describe('wrapping', () => {
         expect(plain.ok).toBe(true);
         expect(wrapped.ok).toBe(true);
         if (!plain.ok || !wrapped.ok) return;
-        for (const value of values) expect(wrapped.validate({ result: value })).toBe(plain.validate(value));
+        for (const value of values) expect(check(wrapped.validate, { result: value }).ok).toBe(check(plain.validate, value).ok);
         expect(wrapped.validate({})).toBe(false);
       }),
       { numRuns: 200 },

@@ -124,3 +124,14 @@ describe('era projection applies after repair', () => {
     expect(ListToolsResultSchema.safeParse(out.result).success).toBe(true);
   });
 });
+
+describe('repeated lists', () => {
+  it('report the same repair again, marked as a repeat, so it is counted every time and logged once', () => {
+    const policy = upstreamWith({});
+    const list = { tools: [{ name: 'read_file', inputSchema: { $schema: DRAFT7 } }] };
+    const first = rewriteToolsList(list, policy, '2025-11-25').repairs;
+    const second = rewriteToolsList(list, policy, '2025-11-25').repairs;
+    expect(first).toEqual([{ tool: 'read_file', kind: 'input_type_added', detail: 'root type "object" added' }]);
+    expect(second).toEqual([{ ...first[0], repeat: true }]);
+  });
+});

@@ -110,7 +110,11 @@ describe('scalar', () => {
     expect(wantsScalar({ enum: ['a', 'b'] })).toBe(true);
     expect(wantsScalar({ type: 'object' })).toBe(false);
     expect(wantsScalar({ type: 'array' })).toBe(false);
-    expect(wantsScalar(true)).toBe(false);
+    expect(wantsScalar(true)).toBe(true);
+    expect(wantsScalar({ description: 'anything' })).toBe(true);
+    expect(wantsScalar({ $defs: { n: { type: 'integer' } }, $ref: '#/$defs/n' })).toBe(true);
+    expect(wantsScalar({ $defs: { o: { type: 'object' } }, $ref: '#/$defs/o' })).toBe(false);
+    expect(wantsScalar({ properties: { a: {} } })).toBe(false);
   });
   it.each([
     [' 17\n', [17, '17', ' 17\n']],
