@@ -1,0 +1,119 @@
+/**
+ * server-everything over the legacy HTTP+SSE transport, through the gateway's `sse:` upstream: the endpoint
+ * is rewritten to the gateway's route, a v1 SSE client gets exactly what it gets direct, and configured
+ * schemas turn text results (which arrive on the GET stream) into structuredContent.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { DEFAULTS, type SseUpstreamConfig, type ToolConfig } from '../../src/config/types.js';
+import { registerSseRoutes } from '../../src/http/sse-routes.js';
+import type { UpstreamRoutes } from '../../src/http/stdio-routes.js';
+import { gatewayDeps } from '../fixtures/servers/stdio-gateway.js';
+import { startEverythingSse, type EverythingSse } from '../fixtures/servers/everything-sse.js';
+
+let upstreamServer: EverythingSse | undefined;
+let app: FastifyInstance | undefined;
+let routes: UpstreamRoutes | undefined;
+const clients: Client[] = [];
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+  await routes?.close();
+  await app?.close();
+  await upstreamServer?.close();
+  routes = undefined;
+  app = undefined;
+  upstreamServer = undefined;
+});
+
+async function startGateway(sse: string, tools: Record<string, ToolConfig> = {}): Promise<string> {
+  const upstream: SseUpstreamConfig = { kind: 'sse', name: 'legacy', path: '/legacy/mcp', timeoutMs: 10_000, tools, sse, headers: {} };
+  const logs: Record<string, unknown>[] = [];
+  const deps = gatewayDeps(
+    {
+      file: '/tmp/gateway.yaml',
+      listen: { host: '127.0.0.1', port: 0 },
+      allowedOrigins: [],
+      limits: { maxRequestBytes: DEFAULTS.maxRequestBytes, maxResultBytes: DEFAULTS.maxResultBytes },
+      defaults: { onInvalid: 'error', legacyRoots: 'wrap', coerce: true },
+      upstreams: { legacy: upstream },
+      secrets: [],
+    },
+    logs,
+  );
+  app = Fastify({ forceCloseConnections: true });
+  routes = registerSseRoutes(app, upstream, deps);
+  const address = await app.listen({ host: '127.0.0.1', port: 0 });
+  return `${address}${upstream.path}`;
+}
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: 'sse-differential', version: '1.0.0' });
+  clients.push(client);
+  await client.connect(new SSEClientTransport(new URL(url)));
+  return client;
+}
+
+async function script(client: Client): Promise<unknown> {
+  const tools = await client.listTools();
+  const echo = await client.callTool({ name: 'echo', arguments: { message: 'legacy hello' } });
+  const sum = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 40 } });
+  const structured = await client.callTool({ name: 'get-structured-content', arguments: { location: 'Chicago' } });
+  const invalid = await client.callTool({ name: 'get-sum', arguments: { a: 'x' } }).catch((err: { code?: number }) => ({ rejected: err.code }));
+  const prompts = await client.listPrompts();
+  const resources = await client.listResources();
+  return { tools, echo, sum, structured, invalid, prompts, resources, server: client.getServerVersion(), caps: client.getServerCapabilities() };
+}
+
+describe('server-everything over legacy HTTP+SSE through the gateway', () => {
+  it('rewrites the announced endpoint to the gateway route', async () => {
+    upstreamServer = await startEverythingSse();
+    const url = await startGateway(upstreamServer.url);
+    const controller = new AbortController();
+    const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\n')) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    expect(text).toMatch(/^event: endpoint\ndata: \/legacy\/mcp\/message\?sessionId=[0-9a-f-]{36}\n\n$/);
+    expect(await routes!.ready()).toEqual({ ok: true });
+  });
+
+  it('gives a v1 SSE client exactly what it gets direct', async () => {
+    upstreamServer = await startEverythingSse();
+    const url = await startGateway(upstreamServer.url);
+    const direct = await script(await connect(upstreamServer.url));
+    const proxied = await script(await connect(url));
+    expect((proxied as { tools: { tools: unknown[] } }).tools.tools.length).toBeGreaterThan(5);
+    expect(proxied).toEqual(direct);
+  });
+
+  it('retrofits results that arrive on the GET stream', async () => {
+    upstreamServer = await startEverythingSse();
+    const url = await startGateway(upstreamServer.url, {
+      'get-sum': {
+        outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
+        extract: { format: 'regex', pattern: String.raw`is (?<sum>-?[\d.]+)\.$` },
+      },
+    });
+    const client = await connect(url);
+    const { tools } = await client.listTools();
+    expect(tools.find((t) => t.name === 'get-sum')?.outputSchema).toMatchObject({ type: 'object', required: ['sum'] });
+    const sum = await client.callTool({ name: 'get-sum', arguments: { a: 2, b: 40 } });
+    expect(sum.structuredContent).toEqual({ sum: 42 });
+  });
+
+  it('answers 404 for an unknown message endpoint session and is not ready when the upstream is down', async () => {
+    upstreamServer = await startEverythingSse();
+    const url = await startGateway(upstreamServer.url);
+    const res = await fetch(`${url}/message?sessionId=nope`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(404);
+    await upstreamServer.close();
+    upstreamServer = undefined;
+    expect(await routes!.ready()).toMatchObject({ ok: false });
+  });
+});
