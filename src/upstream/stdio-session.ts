@@ -185,6 +185,7 @@ export class StdioSession {
     if ((typeof id === 'string' || typeof id === 'number') && this.pending.has(id)) {
       this.release(id);
       this.transport.closeSSEStream(id);
+      this.log.debug({ id }, 'request cancelled by the client; its stream released');
     }
   }
 
