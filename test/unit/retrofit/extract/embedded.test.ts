@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { extractEmbedded } from '../../../../src/retrofit/extract/embedded.js';
+import { topLevelSpans } from '../../../../src/retrofit/extract/spans.js';
+
+describe('embedded', () => {
+  it.each([
+    ['The weather in Paris: {"temp": 21, "sky": "clear"}. Enjoy!', { temp: 21, sky: 'clear' }],
+    ['Found 3 items: [1, 2, 3]', [1, 2, 3]],
+    ['See {this note} — result: {"ok": true}', { ok: true }],
+    ['It\'s "quoted" prose then {"s": "a } inside [ a string"}', { s: 'a } inside [ a string' }],
+    ['{"escaped": "quote \\" and } brace"} done', { escaped: 'quote " and } brace' }],
+  ])('%s', (text, expected) => {
+    expect(extractEmbedded(text)).toEqual(expected);
+  });
+  it('yields nothing when prose holds two JSON values (ambiguous)', () => {
+    expect(extractEmbedded('first {"a": 1} then {"b": 2}')).toBeUndefined();
+  });
+  it('yields nothing for truncated JSON, not its inner pieces', () => {
+    expect(extractEmbedded('Result: {"a": [1, 2], "b": "trunc')).toBeUndefined();
+    expect(extractEmbedded('Result: {"a": [1, 2], "b": 3')).toBeUndefined();
+  });
+  it('recovers after a mismatched closer', () => {
+    expect(extractEmbedded('oops [ } then {"a": 1}')).toEqual({ a: 1 });
+  });
+});
+
+describe('spans', () => {
+  it('are linear on deeply unbalanced input', () => {
+    const text = '['.repeat(200_000) + '{"a":1}';
+    expect(topLevelSpans(text)).toEqual([]);
+  });
+  it('respects the limit', () => {
+    expect(topLevelSpans('{} {} {}', '"', 2)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { Lru, NATIVE_MEMORY_SIZE, createNativeMemory } from '../../../src/retrofit/native-memory.js';
+import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
+import { upstreamWith } from './helpers.js';
+
+describe('Lru', () => {
+  it('evicts the least recently used entry', () => {
+    const lru = new Lru<string, number>(2);
+    lru.set('a', 1);
+    lru.set('b', 2);
+    expect(lru.get('a')).toBe(1); // a is now the most recent
+    lru.set('c', 3);
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')).toBe(1);
+    expect(lru.size).toBe(2);
+  });
+});
+
+describe('native decisions', () => {
+  it('are bounded per upstream', () => {
+    const memory = createNativeMemory();
+    for (let i = 0; i < NATIVE_MEMORY_SIZE + 10; i++) memory.decisions.set(`t${i}`, 'object');
+    expect(memory.decisions.size).toBe(NATIVE_MEMORY_SIZE);
+  });
+
+  it('survive between tools/list and tools/call of different revisions', () => {
+    const policy = upstreamWith({});
+    rewriteToolsList({ tools: [{ name: 'a', inputSchema: { type: 'object' }, outputSchema: { anyOf: [{ type: 'object' }] } }] }, policy, '2026-07-28');
+    const out = rewriteToolCall({ content: [{ type: 'text', text: '{}' }], structuredContent: {} }, 'a', policy, '2025-06-18');
+    expect(out.result.structuredContent).toEqual({ result: {} });
+  });
+
+  it('hand-built policies without compiled parts still work (lazy compile and memory)', () => {
+    const entry = { key: 't', config: { outputSchema: { type: 'integer' } } } as const;
+    const policy = { upstream: 'u', resolve: (name: string) => (name === 't' ? entry : undefined) };
+    const out = rewriteToolCall({ content: [{ type: 'text', text: '5' }] }, 't', policy, '2025-11-25');
+    expect(out.result.structuredContent).toEqual({ result: 5 });
+    expect(rewriteToolsList({ tools: [{ name: 'x', inputSchema: { type: 'object' }, outputSchema: { type: 'array' } }] }, policy, '2025-11-25').result.tools).toEqual([
+      { name: 'x', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { result: { type: 'array' } }, required: ['result'] } },
+    ]);
+  });
+});
