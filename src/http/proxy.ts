@@ -122,7 +122,8 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
   if (classified) expectResponses(matcher, classified, ctx, header, session);
 
   const controller = new AbortController();
-  const longLived = verb === 'GET' || (classified?.messages.some((m) => m.method === 'subscriptions/listen') ?? false);
+  // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
+  const longLived = options.mcp && (verb === 'GET' || (classified?.messages.some((m) => m.method === 'subscriptions/listen') ?? false));
   const done = ctx.inflight.start(controller, longLived);
   const res = reply.raw;
   // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation).

@@ -13,7 +13,7 @@ async function textOnlyServer(jsonResponse: boolean): Promise<string> {
     void (async () => {
       const server = new McpServer({ name: 'text-only', version: '1.0.0' });
       server.registerTool('weather', { description: 'weather as text' }, async () => ({ content: [{ type: 'text', text: '{"city":"Oslo","temp":"-3"}' }] }));
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: jsonResponse });
+      const transport = new StreamableHTTPServerTransport({ enableJsonResponse: jsonResponse }) // no sessionIdGenerator: stateless;
       await server.connect(transport);
       const body = req.method === 'POST' ? (JSON.parse((await readBody(req)).toString()) as unknown) : undefined;
       await transport.handleRequest(req, res, body);
