@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import type { JsonObject } from '../../src/config/types.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
@@ -22,7 +23,7 @@ async function textOnlyServer(jsonResponse: boolean): Promise<string> {
   return `${up.origin}/mcp`;
 }
 
-const schema = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'integer' } }, required: ['city', 'temp'] } as const;
+const schema: JsonObject = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'integer' } }, required: ['city', 'temp'] };
 
 describe('the retrofit engine behind the HTTP proxy (default rewriter, configured policy)', () => {
   it.each([
