@@ -95,6 +95,8 @@ export class StdioSession {
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     this.touch();
     await this.transport.handleRequest(req, res, body);
+    // The transport refused the initialize (bad Accept, batch…): no session, nothing to time out.
+    if (this.id === undefined && this.idleTimer) clearTimeout(this.idleTimer);
   }
 
   /** End the session: fail what is pending, close the client streams, stop the child. Idempotent. */

@@ -59,7 +59,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
     expect(gateway.routes.pids()).toHaveLength(1);
   });
 
-  it('still requires a session for legacy requests, and 404s unknown sessions', async () => {
+  it('still requires a session for legacy requests, 404s unknown sessions, and spawns nothing for refused requests', async () => {
     gateway = await startStdioGateway();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const missing = await fetch(gateway.url, { method: 'POST', headers, body });
@@ -72,5 +72,12 @@ describe('stdio upstream: 2026-07-28 requests', () => {
     expect(await parse.json()).toMatchObject({ error: { code: -32700 } });
     const media = await fetch(gateway.url, { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body });
     expect(media.status).toBe(415);
+    // An initialize the transport refuses (Accept without text/event-stream) opens no session and spawns nothing.
+    const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const refused = await fetch(gateway.url, { method: 'POST', headers: { ...headers, accept: 'application/json' }, body: init });
+    expect(refused.status).toBe(406);
+    expect(refused.headers.get('mcp-session-id')).toBeNull();
+    expect(gateway.routes.sessions()).toBe(0);
+    expect(gateway.routes.pids()).toEqual([]);
   });
 });
