@@ -131,6 +131,8 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     if (!res.writableFinished) controller.abort();
   };
   res.on('close', onClose);
+  // The client may already be gone (it closed while its body was being read): do not open a stream for nobody.
+  if (request.raw.socket.destroyed) controller.abort();
 
   let status = 0;
   let aborted = false;
