@@ -11,16 +11,37 @@ function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Boolean property schemas (`{"a": true}`) are valid JSON Schema, but the v1 SDK requires every `properties`
+ * value to be an object and rejects the whole list otherwise: `true` → `{}`, `false` → `{"not": {}}`.
+ */
+function objectifyProperties(schema: JsonObject): JsonObject | undefined {
+  const { properties } = schema;
+  if (!isObject(properties) || !Object.values(properties).some((v) => typeof v === 'boolean')) return undefined;
+  const fixed: JsonObject = {};
+  for (const [name, value] of Object.entries(properties)) fixed[name] = value === true ? {} : value === false ? { not: {} } : value;
+  return { ...schema, properties: fixed };
+}
+
 /** The repaired inputSchema and what was done, or undefined when it needs nothing. */
 export function repairInputSchema(schema: Json | undefined): { schema: JsonObject; detail: string } | undefined {
   if (!isObject(schema)) {
     return { schema: { type: 'object' }, detail: schema === undefined ? 'missing inputSchema replaced by {type: "object"}' : 'non-object inputSchema replaced by {type: "object"}' };
   }
+  const details: string[] = [];
+  let out = schema;
   const { type } = schema;
-  if (type === 'object') return undefined;
-  // Keep every other keyword ($schema, properties, $ref, ...): only the root type was wrong.
-  const detail = type === undefined ? 'root type "object" added' : `root type ${JSON.stringify(type)} replaced by "object"`;
-  return { schema: { ...schema, type: 'object' }, detail };
+  if (type !== 'object') {
+    // Keep every other keyword ($schema, properties, $ref, ...): only the root type was wrong.
+    details.push(type === undefined ? 'root type "object" added' : `root type ${JSON.stringify(type)} replaced by "object"`);
+    out = { ...out, type: 'object' };
+  }
+  const objectified = objectifyProperties(out);
+  if (objectified) {
+    details.push('boolean property schemas replaced by objects');
+    out = objectified;
+  }
+  return details.length === 0 ? undefined : { schema: out, detail: details.join('; ') };
 }
 
 // Upstreams list the same schemas on every tools/list: compile each distinct one once.

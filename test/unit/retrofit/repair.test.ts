@@ -46,6 +46,12 @@ const ROWS: Row[] = [
     repairs: ['input_type_added'],
   },
   {
+    name: 'boolean property schemas',
+    tool: { name: 't', inputSchema: { type: 'object', properties: { any: true, none: false, s: { type: 'string' } } } },
+    expected: { name: 't', inputSchema: { type: 'object', properties: { any: {}, none: { not: {} }, s: { type: 'string' } } } },
+    repairs: ['input_type_added'],
+  },
+  {
     name: 'missing inputSchema',
     tool: { name: 't' },
     expected: { name: 't', inputSchema: { type: 'object' } },
