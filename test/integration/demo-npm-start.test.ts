@@ -40,7 +40,8 @@ beforeAll(async () => {
   if (!existsSync(resolve(REPO, 'dist/cli.js')) || !existsSync(resolve(REPO, 'dist/demo/server.js'))) {
     await promisify(execFile)(process.execPath, [resolve(REPO, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO });
   }
-  gateway = spawn(process.execPath, ['dist/cli.js', '--config', 'config/demo.yaml', '--port', '0'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+  // The test reads the bound address and the child's pid from info-level log lines.
+  gateway = spawn(process.execPath, ['dist/cli.js', '--config', 'config/demo.yaml', '--port', '0'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'info' } });
   // Listeners first, so no line is missed; the parsed lines are read by waitForLog.
   createInterface({ input: gateway.stdout }).on('line', (line) => {
     try {
