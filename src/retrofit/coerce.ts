@@ -121,12 +121,20 @@ function propertySchemas(schemas: readonly JsonObject[], key: string, root: Json
   return out;
 }
 
+// patternProperties come from configured schemas (a finite set): compile each once.
+const patterns = new Map<string, RegExp | null>();
+
 function safeTest(pattern: string, key: string): boolean {
-  try {
-    return new RegExp(pattern, 'u').test(key);
-  } catch {
-    return false;
+  let re = patterns.get(pattern);
+  if (re === undefined) {
+    try {
+      re = new RegExp(pattern, 'u');
+    } catch {
+      re = null;
+    }
+    if (patterns.size < 1000) patterns.set(pattern, re);
   }
+  return re !== null && re.test(key);
 }
 
 /** A copy of `value` with strings coerced to the number/integer/boolean types `schema` asks for. */

@@ -22,7 +22,7 @@ export interface CallOutcome {
   readonly outcome: 'native' | 'extracted' | 'invalid' | 'unparseable' | 'passthrough' | 'untouched';
   /** The extraction strategy that succeeded (json, fenced, embedded, blocks, relaxed, scalar, yaml, regex). */
   readonly format?: string;
-  /** Human-readable reasons for invalid/unparseable, each with its JSON pointer. */
+  /** Human-readable reasons for invalid/unparseable, each with its JSON pointer (at most 10, then "and N more"). */
   readonly reasons?: readonly string[];
 }
 

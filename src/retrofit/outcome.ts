@@ -6,14 +6,21 @@ import type { JsonObject } from '../config/types.js';
 import { blocksOf } from './content.js';
 import { MAX_REASONS } from './validate.js';
 
-/** The failure message: one line naming the tool, then one line per reason. */
+/**
+ * At most MAX_REASONS reasons, then "and N more": what clients read and what gets logged. A 10 MB array
+ * can fail in a million places; nobody needs them all.
+ */
+export function summarize(reasons: readonly string[]): string[] {
+  if (reasons.length <= MAX_REASONS) return [...reasons];
+  return [...reasons.slice(0, MAX_REASONS), `and ${reasons.length - MAX_REASONS} more`];
+}
+
+/** The failure message: one line naming the tool, then one line per (summarized) reason. */
 export function failureText(tool: string, kind: 'invalid' | 'unparseable', reasons: readonly string[]): string {
   const head = kind === 'invalid'
     ? `Tool "${tool}" returned output that does not match its outputSchema:`
     : `Tool "${tool}" returned no output that could be read as its outputSchema requires:`;
-  const shown = reasons.slice(0, MAX_REASONS).map((r) => `- ${r}`);
-  if (reasons.length > MAX_REASONS) shown.push(`- and ${reasons.length - MAX_REASONS} more`);
-  return [head, ...shown].join('\n');
+  return [head, ...reasons.map((r) => `- ${r}`)].join('\n');
 }
 
 /** The `onInvalid: error` result: isError, the original content kept, the failure text appended. */

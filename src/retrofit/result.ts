@@ -9,7 +9,7 @@ import type { CompiledOutput, CompiledTool } from './compiled.js';
 import { coerce } from './coerce.js';
 import { textsOf } from './content.js';
 import { candidates, type Candidate } from './extract/index.js';
-import { errorResult, failureText } from './outcome.js';
+import { errorResult, failureText, summarize } from './outcome.js';
 import { getPointer } from './pointer.js';
 import { projectionFor, projectResult } from './project.js';
 import { check as validateValue } from './validate.js';
@@ -75,7 +75,7 @@ export function retrofitResult(
     return { result: projectResult(result, found.value, projection), outcome };
   }
   const kind = found.parsed ? 'invalid' : 'unparseable';
-  const { reasons } = found;
+  const reasons = summarize(found.reasons);
   if (tool.onInvalid === 'passthrough') {
     return { result, outcome: { tool: toolName, outcome: 'passthrough', reasons, ...(found.format !== undefined && { format: found.format }) } };
   }

@@ -105,7 +105,8 @@ describe('invalid and unparseable', () => {
     const message = (out.result.content as JsonObject[])[1]!.text as string;
     expect(message.split('\n').filter((l) => l.startsWith('- /p'))).toHaveLength(10);
     expect(message).toContain('- and 4 more');
-    expect(out.outcome.reasons).toHaveLength(14);
+    expect(out.outcome.reasons).toHaveLength(11);
+    expect(out.outcome.reasons?.[10]).toBe('and 4 more');
   });
 
   it('unparseable text', () => {
