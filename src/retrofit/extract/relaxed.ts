@@ -9,11 +9,17 @@ import type { Json } from '../../config/types.js';
 import { parseJson } from '../safe-json.js';
 import { topLevelSpans } from './spans.js';
 
+// The first token inside the brackets must look like data, or jsonrepair turns prose such as
+// "file [x] not found" into ["x"]: an object starts with a (possibly unquoted) key, an array with a value.
+const OBJECT_START = /^\{\s*(?:\/[/*]|["'}]|[A-Za-z_$][\w$]*\s*:)/;
+const ARRAY_START = /^\[\s*(?:\/[/*]|["'{[\]\-\d]|(?:true|false|null|True|False|None)\b)/;
+
 function balancedBody(text: string): string | undefined {
   const spans = topLevelSpans(text, `"'`, 2);
   if (spans.length !== 1) return undefined;
   const span = spans[0]!;
-  return text.slice(span.start, span.end);
+  const body = text.slice(span.start, span.end);
+  return (body.startsWith('{') ? OBJECT_START : ARRAY_START).test(body) ? body : undefined;
 }
 
 export function extractRelaxed(text: string): Json | undefined {

@@ -14,6 +14,11 @@ describe('relaxed', () => {
   it('refuses truncated text instead of completing it', () => {
     expect(extractRelaxed("{'a': 1, 'b': [2")).toBeUndefined();
   });
+  it('refuses bracketed prose that jsonrepair would turn into strings', () => {
+    expect(extractRelaxed('Error: file [x] not found')).toBeUndefined();
+    expect(extractRelaxed('see {the docs} for details')).toBeUndefined();
+    expect(extractRelaxed('[see docs]')).toBeUndefined();
+  });
   it('refuses prose and two values', () => {
     expect(extractRelaxed('hello world')).toBeUndefined();
     expect(extractRelaxed("{'a': 1} {'b': 2}")).toBeUndefined();
