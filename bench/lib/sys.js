@@ -1,0 +1,51 @@
+/** Small system helpers: RSS from /proc, a free port for tools that cannot report a port-0 bind, sleeps-free waits. */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** VmRSS of a process in MB (resident set of that process alone, not its children). */
+export function rssMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(status);
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/**
+ * A port the kernel just handed out on 127.0.0.1. Only for third-party tools (nginx, supergateway,
+ * mcp-proxy) that cannot listen on port 0 and say which port they got; our own servers use port 0.
+ */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Poll `check` (async, returns truthy when ready) until it succeeds or `ms` passes. */
+export async function until(check, ms = 15_000, label = 'condition') {
+  const deadline = Date.now() + ms;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${label}${last ? `: ${last.message}` : ''}`);
+}
+
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)];
+}
+
+export function percentile(values, p) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}

@@ -1,0 +1,79 @@
+/**
+ * `npm run bench [-- --quick] [-- --only=1,3] [-- --profile]`: runs the scenarios of issue 9 against the
+ * built gateway (dist/), prints one markdown table and writes it to bench/results/latest.md
+ * (latest-quick.md for --quick, so a check does not overwrite the recorded full run).
+ * --profile: the gateway of scenario 1 runs with --cpu-prof; its top self-time functions are appended.
+ * Exits 1 when a scenario failed to run (a missed target is reported in the table, not as a failure).
+ */
+import { performance } from 'node:perf_hooks';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { killAll } from './lib/procs.js';
+import { byArea, topSelf } from './lib/profile.js';
+import { ROOT, scratch } from './lib/servers.js';
+import { render, skipped } from './lib/table.js';
+import { memory } from './scenarios/memory.js';
+import { passthrough } from './scenarios/passthrough.js';
+import { retrofitCost } from './scenarios/retrofit.js';
+import { stall } from './scenarios/stall.js';
+import { stdioBridging } from './scenarios/stdio.js';
+import { streaming } from './scenarios/streaming.js';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const profile = args.includes('--profile');
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const unknown = args.filter((a) => !['--quick', '--profile'].includes(a) && !a.startsWith('--only='));
+if (unknown.length > 0) {
+  console.error(`usage: node bench/run.js [--quick] [--only=1,2,3,4,5] [--profile]; unknown: ${unknown.join(' ')}`);
+  process.exit(2);
+}
+
+const log = (line) => console.error(line);
+const profileDir = profile ? scratch('mcp-retrofit-prof-') : undefined;
+const SCENARIOS = [
+  ['1', 'passthrough overhead', () => passthrough({ quick, log, profileDir })],
+  ['2', 'retrofit cost', () => retrofitCost({ quick, log })],
+  ['2', 'retrofit vs other sessions', () => stall({ quick, log })],
+  ['3', 'stdio bridging', () => stdioBridging({ quick, log })],
+  ['4', 'memory', () => memory({ quick, log })],
+  ['5', 'streaming', () => streaming({ quick, log })],
+];
+
+const startedAt = new Date();
+const rows = [];
+let failed = 0;
+for (const [id, name, runIt] of SCENARIOS) {
+  if (only && !only.includes(id)) continue;
+  log(`# scenario ${id}: ${name}`);
+  const t0 = performance.now();
+  try {
+    rows.push(...(await runIt()));
+  } catch (err) {
+    failed++;
+    log(`# scenario ${id} (${name}) failed: ${err.stack ?? err}`);
+    rows.push(skipped(`${id} ${name}`, `failed: ${String(err.message ?? err).split('\n')[0]}`));
+    killAll();
+  }
+  log(`# scenario ${id}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+let doc = render(rows, { quick, startedAt, seconds: (Date.now() - startedAt.getTime()) / 1000 });
+if (profileDir) {
+  const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+  if (files[0]) {
+    const file = join(profileDir, files[0]);
+    const areas = byArea(file);
+    doc += `\n## Gateway CPU profile under scenario 1 (--cpu-prof, busy ${areas.busyMs.toFixed(0)} ms)\n\n| self time by area | ms | % of busy |\n|---|---|---|\n`;
+    for (const a of areas.areas) doc += `| ${a.area} | ${a.ms.toFixed(0)} | ${a.pct.toFixed(1)} |\n`;
+    doc += '\n| top self-time function | where | ms | % of samples |\n|---|---|---|---|\n';
+    for (const f of topSelf(file, 25)) doc += `| ${f.fn.slice(0, 60).replace(/\|/g, '\\|')} | ${f.where} | ${f.ms.toFixed(0)} | ${f.pct.toFixed(1)} |\n`;
+  }
+}
+console.log(doc);
+const dir = join(ROOT, 'bench', 'results');
+mkdirSync(dir, { recursive: true });
+const out = join(dir, quick ? 'latest-quick.md' : 'latest.md');
+writeFileSync(out, doc);
+log(`# written to ${out}`);
+process.exit(failed > 0 ? 1 : 0);

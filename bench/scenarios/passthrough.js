@@ -1,0 +1,95 @@
+/**
+ * Scenario 1 — passthrough overhead with an HTTP upstream. tools/call load from autocannon (its own process)
+ * direct to the upstream, through nginx and through mcp-retrofit; raw upstream in JSON and SSE modes, and a
+ * real v1 SDK upstream. Rounds alternate the order of the targets so a noisy neighbour hits all of them;
+ * the median of the rounds is reported.
+ */
+import { autocannon, toolCall } from '../lib/load.js';
+import { startNginx } from '../lib/nginx.js';
+import { startGateway, startUpstream } from '../lib/servers.js';
+import { median } from '../lib/sys.js';
+import { fmt, ratio, row, skipped } from '../lib/table.js';
+import { OBJECT_SCHEMA } from '../lib/data.js';
+
+function summary(runs) {
+  return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors + r.non2xx, 0) };
+}
+
+function show(s) {
+  return `${fmt(s.rps)} req/s, p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms${s.errors ? `, ${s.errors} errors` : ''}`;
+}
+
+/** Run scenario 1; `profileDir` makes the gateway write a --cpu-prof profile there. */
+export async function passthrough({ quick, profileDir, log }) {
+  const seconds = quick ? 2 : 8;
+  const rounds = quick ? 1 : 3;
+  const connections = 10;
+  const raw = await startUpstream('raw-upstream');
+  const sdk = await startUpstream('sdk-upstream');
+  const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const gw = await startGateway(
+    {
+      rawjson: { url: `${raw.url}/json/mcp`, path: '/rawjson/mcp' },
+      rawsse: { url: `${raw.url}/sse/mcp`, path: '/rawsse/mcp' },
+      sdk: { url: `${sdk.url}/mcp`, path: '/sdk/mcp' },
+      retro: { url: `${raw.url}/json/mcp`, path: '/retro/mcp', tools: { echo: { outputSchema: OBJECT_SCHEMA } } },
+    },
+    { nodeArgs },
+  );
+  const nginx = await startNginx(raw.url);
+  try {
+    const cases = {
+      rawjson: { direct: `${raw.url}/json/mcp`, gateway: `${gw.address}/rawjson/mcp`, ...(nginx.url && { nginx: `${nginx.url}/json/mcp` }) },
+      rawsse: { direct: `${raw.url}/sse/mcp`, gateway: `${gw.address}/rawsse/mcp`, ...(nginx.url && { nginx: `${nginx.url}/sse/mcp` }) },
+      sdk: { direct: `${sdk.url}/mcp`, gateway: `${gw.address}/sdk/mcp` },
+      ...(!quick && { retro: { gateway: `${gw.address}/retro/mcp` } }),
+    };
+    const body = toolCall('echo');
+    // Warm the JITs and connection pools so round 1 is not penalised (--quick: no warm-up).
+    for (const c of Object.values(cases)) if (!quick) for (const url of Object.values(c)) await autocannon(url, { body, connections, seconds: 1 });
+    const results = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, targets] of Object.entries(cases)) {
+        const order = Object.entries(targets);
+        for (let i = 0; i < order.length; i++) {
+          const [target, url] = order[(i + round) % order.length];
+          const r = await autocannon(url, { body, connections, seconds });
+          log(`  s1 ${name}/${target} round ${round + 1}: ${fmt(r.rps)} req/s p99 ${r.p99} ms`);
+          ((results[name] ??= {})[target] ??= []).push(r);
+        }
+      }
+    }
+    const s = Object.fromEntries(Object.entries(results).map(([name, t]) => [name, Object.fromEntries(Object.entries(t).map(([k, v]) => [k, summary(v)]))]));
+    const rows = [];
+    for (const [name, label] of [
+      ['rawjson', 'raw upstream, JSON'],
+      ['rawsse', 'raw upstream, SSE'],
+    ]) {
+      const { direct, gateway, nginx: ng } = s[name];
+      if (ng) {
+        rows.push(row(`1 passthrough ${label}: throughput vs nginx`, `nginx ${show(ng)}`, show(gateway), ratio(gateway.rps, ng.rps), { min: 0.85 }));
+        const addedGw = gateway.p99 - direct.p99;
+        const addedNg = ng.p99 - direct.p99;
+        rows.push(
+          row(
+            `1 passthrough ${label}: p99 added latency vs nginx's`,
+            `nginx +${fmt(addedNg)} ms (direct p99 ${fmt(direct.p99)} ms)`,
+            `+${fmt(addedGw)} ms`,
+            addedNg > 0 ? addedGw / addedNg : addedGw <= 0 ? 1 : Infinity,
+            { max: 1.5 },
+          ),
+        );
+      } else {
+        rows.push(skipped(`1 passthrough ${label}: vs nginx`, nginx.skip));
+      }
+      rows.push(row(`1 passthrough ${label}: throughput vs direct`, `direct ${show(direct)}`, show(gateway), ratio(gateway.rps, direct.rps)));
+    }
+    const { direct: sd, gateway: sg } = s.sdk;
+    rows.push(row('1 passthrough v1 SDK upstream (stateless, JSON): throughput vs direct', `direct ${show(sd)}`, show(sg), ratio(sg.rps, sd.rps), { min: 0.95 }));
+    if (s.retro) rows.push(row('1 raw JSON + retrofit of a small result (outputSchema set) vs passthrough', `passthrough ${show(s.rawjson.gateway)}`, show(s.retro.gateway), ratio(s.retro.gateway.rps, s.rawjson.gateway.rps)));
+    return rows;
+  } finally {
+    await gw.stop();
+    await Promise.all([raw.stop(), sdk.stop(), nginx.stop?.()]);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Scenario 2b — does a 10 MB retrofit stall other sessions? In the gateway process: small tools/call
+ * latency (autocannon) alone, then while a separate client keeps a 10 MB JSON retrofit running back to back.
+ */
+import { join } from 'node:path';
+import { OBJECT_SCHEMA } from '../lib/data.js';
+import { autocannon, toolCall } from '../lib/load.js';
+import { start } from '../lib/procs.js';
+import { ROOT, startGateway, startUpstream } from '../lib/servers.js';
+import { median } from '../lib/sys.js';
+import { fmt, row } from '../lib/table.js';
+
+export async function stall({ quick, log }) {
+  const seconds = quick ? 2 : 10;
+  const raw = await startUpstream('raw-upstream');
+  const tools = { echo: { outputSchema: OBJECT_SCHEMA }, big: { outputSchema: OBJECT_SCHEMA } };
+  const gw = await startGateway({ raw: { url: `${raw.url}/json/mcp`, path: '/raw/mcp', tools } });
+  const url = `${gw.address}/raw/mcp`;
+  const body = toolCall('echo');
+  let caller;
+  try {
+    if (!quick) await autocannon(url, { body, connections: 4, seconds: 1 });
+    const alone = await autocannon(url, { body, connections: 4, seconds });
+    caller = start(process.execPath, [join(ROOT, 'bench', 'lib', 'caller.js'), url, 'big']);
+    // Measure only once the first 10 MB call has completed, so the load overlaps steady big calls.
+    const first = await caller.waitFor(/^took ([\d.]+)/, 60_000);
+    // Run at least two big calls' worth, so calls stalled behind one still complete inside the window.
+    const duringSeconds = Math.max(seconds, Math.ceil((2 * Number(first[1])) / 1000) + 1);
+    const during = await autocannon(url, { body, connections: 4, seconds: duringSeconds });
+    await caller.stop();
+    const bigCalls = caller.lines.filter((l) => l.startsWith('took ')).map((l) => l.split(' '));
+    const bigMs = median(bigCalls.map((p) => Number(p[1])));
+    const failed = bigCalls.filter((p) => p.length > 3 || p[2] !== '200').length;
+    log(`  s2b alone p50 ${alone.p50} p99 ${alone.p99}; during p50 ${during.p50} p99 ${during.p99}; big calls ${bigCalls.length}, median ${fmt(bigMs)} ms, ${failed} not retrofitted`);
+    const show = (r) => `p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms, max ${fmt(r.max)} ms, ${fmt(r.rps)} req/s`;
+    return [
+      row(
+        `2 small calls while 10 MB retrofits run in the same gateway (${bigCalls.length} big calls, median ${fmt(bigMs)} ms each${failed ? `, ${failed} not retrofitted` : ''}): p99 vs alone`,
+        `alone ${show(alone)}`,
+        `during (${duringSeconds} s) ${show(during)}`,
+        during.p99 / Math.max(alone.p99, 1),
+      ),
+    ];
+  } finally {
+    await caller?.stop();
+    await gw.stop();
+    await raw.stop();
+  }
+}
