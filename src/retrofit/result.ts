@@ -7,7 +7,7 @@ import type { Json, JsonObject } from '../config/types.js';
 import type { CallOutcome } from './engine.js';
 import type { CompiledOutput, CompiledTool } from './compiled.js';
 import { coerce } from './coerce.js';
-import { textsOf } from './content.js';
+import { blocksOf, textsOf } from './content.js';
 import { candidates, type Candidate } from './extract/index.js';
 import { errorResult, failureText, summarize } from './outcome.js';
 import { getPointer } from './pointer.js';
@@ -44,7 +44,7 @@ type Found =
 function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput): Found {
   const texts = textsOf(result);
   let first: { candidate: Candidate; reasons: string[] } | undefined;
-  for (const candidate of candidates(texts, tool, output.schema)) {
+  for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0)) {
     const checked = check(candidate.value, tool, output);
     if (checked.ok) return { ok: true, value: checked.value, format: candidate.format };
     first ??= { candidate, reasons: checked.reasons };

@@ -12,6 +12,7 @@ import { extractJson } from './json.js';
 import { extractRegex } from './regex.js';
 import { extractRelaxed } from './relaxed.js';
 import { extractScalars, wantsScalar } from './scalar.js';
+import { wantsArray } from '../root-types.js';
 import { extractYaml } from './yaml.js';
 
 /** The strategy that produced a candidate (the `format` label of metrics and logs). */
@@ -23,11 +24,20 @@ export interface Candidate {
   readonly value: Json;
 }
 
-function* jsonish(text: string, texts: readonly string[]): Generator<Candidate> {
-  const whole = extractJson(text);
-  if (whole !== undefined) yield { format: 'json', value: whole };
+/**
+ * The list readings: several JSON blocks; and, when the schema takes an array, a single non-array JSON
+ * block as a one-item list (a Python server returning a list of one sends just that item).
+ */
+function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema): Generator<Candidate> {
   const blocks = extractBlocks(texts);
   if (blocks !== undefined) yield { format: 'blocks', value: blocks };
+  else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && wantsArray(schema)) yield { format: 'blocks', value: [whole] };
+}
+
+function* jsonish(text: string, texts: readonly string[], schema: JsonSchema): Generator<Candidate> {
+  const whole = extractJson(text);
+  if (whole !== undefined) yield { format: 'json', value: whole };
+  yield* lists(texts, whole, schema);
 }
 
 function* auto(text: string, texts: readonly string[], schema: JsonSchema): Generator<Candidate> {
@@ -40,8 +50,7 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema): Gene
     const embedded = extractEmbedded(text);
     if (embedded !== undefined) yield { format: 'embedded', value: embedded };
   }
-  const blocks = extractBlocks(texts);
-  if (blocks !== undefined) yield { format: 'blocks', value: blocks };
+  yield* lists(texts, whole, schema);
   if (whole === undefined) {
     const relaxed = extractRelaxed(text);
     if (relaxed !== undefined) yield { format: 'relaxed', value: relaxed };
@@ -49,13 +58,21 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema): Gene
   if (wantsScalar(schema)) for (const value of extractScalars(text)) yield { format: 'scalar', value };
 }
 
-/** Every reading of `texts` (the result's text blocks) that `tool` allows, in preference order. */
-export function* candidates(texts: readonly string[], tool: CompiledTool, schema: JsonSchema): Generator<Candidate> {
-  if (texts.length === 0) return;
+/**
+ * Every reading of `texts` (the result's text blocks) that `tool` allows, in preference order.
+ * `emptyContent`: the result had no content blocks at all — for an array schema, that is an empty list
+ * (how a Python server returns `[]`).
+ */
+export function* candidates(texts: readonly string[], tool: CompiledTool, schema: JsonSchema, emptyContent = false): Generator<Candidate> {
+  const format = tool.extract.format;
+  if (texts.length === 0) {
+    if (emptyContent && (format === 'auto' || format === 'json') && wantsArray(schema)) yield { format: 'blocks', value: [] };
+    return;
+  }
   const text = texts.join('\n');
-  switch (tool.extract.format) {
+  switch (format) {
     case 'json':
-      yield* jsonish(text, texts);
+      yield* jsonish(text, texts, schema);
       return;
     case 'yaml': {
       const value = extractYaml(text);

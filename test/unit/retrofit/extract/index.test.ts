@@ -43,4 +43,20 @@ describe('candidates', () => {
   it('no texts, no candidates', () => {
     expect(all([], {})).toEqual([]);
   });
+
+  it('a single non-array JSON block is a list of one when the schema takes an array', () => {
+    expect(all(['{"id": 1}'], {}, { type: 'array' })).toEqual([
+      { format: 'json', value: { id: 1 } },
+      { format: 'blocks', value: [{ id: 1 }] },
+    ]);
+    expect(all(['[1]'], {}, { type: 'array' })).toEqual([{ format: 'json', value: [1] }]);
+    expect(all(['{"id": 1}'], {}, { type: 'object' })).toEqual([{ format: 'json', value: { id: 1 } }]);
+  });
+
+  it('no content blocks at all is an empty list for an array schema only', () => {
+    const { tool } = compileTool({}, TEST_DEFAULTS);
+    expect([...candidates([], tool, { type: 'array' }, true)]).toEqual([{ format: 'blocks', value: [] }]);
+    expect([...candidates([], tool, { type: 'object' }, true)]).toEqual([]);
+    expect([...candidates([], tool, { type: 'array' }, false)]).toEqual([]);
+  });
 });
