@@ -37,6 +37,13 @@ function check(value: Json, tool: CompiledTool, output: CompiledOutput): Checked
   return verdict.ok ? { ok: true, value: current } : { ok: false, reasons: verdict.reasons };
 }
 
+const NOTHING_FOUND = {
+  auto: 'no JSON value found in the text content',
+  json: 'the text content is not one JSON value',
+  yaml: 'the text content is neither YAML nor "key: value" lines',
+  regex: 'the pattern does not match the text content',
+} as const;
+
 type Found =
   | { readonly ok: true; readonly value: Json; readonly format: string }
   | { readonly ok: false; readonly parsed: boolean; readonly reasons: string[]; readonly format?: string };
@@ -50,7 +57,7 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
     first ??= { candidate, reasons: checked.reasons };
   }
   if (first) return { ok: false, parsed: true, format: first.candidate.format, reasons: first.reasons };
-  const why = texts.length === 0 ? 'the result has no text content' : `no ${tool.extract.format === 'auto' ? 'JSON' : tool.extract.format} value found in the text content`;
+  const why = texts.length === 0 ? 'the result has no text content' : NOTHING_FOUND[tool.extract.format];
   return { ok: false, parsed: false, reasons: [why] };
 }
 

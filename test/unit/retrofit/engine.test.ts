@@ -115,6 +115,16 @@ describe('invalid and unparseable', () => {
     expect(out.result.isError).toBe(true);
   });
 
+  it.each([
+    [{ format: 'json' }, 'the text content is not one JSON value'],
+    [{ format: 'regex', pattern: '(?<city>\\d+)' }, 'the pattern does not match the text content'],
+    [{ format: 'yaml' }, 'the text content is neither YAML nor "key: value" lines'],
+  ] as const)('unparseable with %j says why', (extract, reason) => {
+    const p = upstreamWith({ weather: { outputSchema: WEATHER, extract } });
+    const out = call({ content: [text('just prose here')] }, p);
+    expect(out.outcome).toMatchObject({ outcome: 'unparseable', reasons: [reason] });
+  });
+
   it('no text content at all', () => {
     const out = call({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] }, policy);
     expect(out.outcome.outcome).toBe('unparseable');
