@@ -21,6 +21,14 @@ describe('compileSchema', () => {
     expect(r.ok && r.dialect).toBe('2019-09');
   });
 
+  it('accepts draft-06 documents and a trailing # on the 2020-12 URI', () => {
+    const six = compileSchema({ $schema: 'http://json-schema.org/draft-06/schema#', type: 'integer' });
+    expect(six.ok && six.dialect).toBe('draft-07');
+    if (six.ok) expect(six.validate('x')).toBe(false);
+    const hashed = compileSchema({ $schema: 'https://json-schema.org/draft/2020-12/schema#', type: 'string' });
+    expect(hashed.ok && hashed.dialect).toBe('2020-12');
+  });
+
   it('reports uncompilable schemas, unknown dialects and network refs without throwing', () => {
     expect(compileSchema({ type: 'objekt' }).ok).toBe(false);
     const drafted = compileSchema({ $schema: 'http://json-schema.org/draft-04/schema#' });
