@@ -8,7 +8,8 @@ import type { ToolRepair } from './engine.js';
 import type { CompiledTool } from './compiled.js';
 import type { NativeMemory } from './native-memory.js';
 import { projectionFor, projectToolSchema } from './project.js';
-import { outputSchemaProblem, repairInputSchema } from './repair.js';
+import { eraOf } from '../protocol/era.js';
+import { objectifyProperties, outputSchemaProblem, repairInputSchema } from './repair.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
 
 function isObject(value: unknown): value is JsonObject {
@@ -23,7 +24,21 @@ export interface ListContext {
   readonly revision: string;
 }
 
+/**
+ * Object-only clients (the v1 SDK) also reject an object-rooted outputSchema whose `properties` hold boolean
+ * schemas; `true` → `{}` and `false` → `{"not": {}}` mean the same, so normalise them for those clients.
+ */
+function forObjectOnly(tool: JsonObject, revision: string): JsonObject {
+  if (eraOf(revision) !== 'object-only' || typeof tool.outputSchema !== 'object' || tool.outputSchema === null || Array.isArray(tool.outputSchema)) return tool;
+  const normalised = objectifyProperties(tool.outputSchema);
+  return normalised ? { ...tool, outputSchema: normalised } : tool;
+}
+
 function rewriteTool(tool: JsonObject, ctx: ListContext, repairs: ToolRepair[]): JsonObject {
+  return forObjectOnly(rewriteDefinition(tool, ctx, repairs), ctx.revision);
+}
+
+function rewriteDefinition(tool: JsonObject, ctx: ListContext, repairs: ToolRepair[]): JsonObject {
   const name = typeof tool.name === 'string' ? tool.name : '';
   const compiled = ctx.compiledFor(name);
   let out = tool;

@@ -15,7 +15,7 @@ function isObject(value: unknown): value is JsonObject {
  * Boolean property schemas (`{"a": true}`) are valid JSON Schema, but the v1 SDK requires every `properties`
  * value to be an object and rejects the whole list otherwise: `true` → `{}`, `false` → `{"not": {}}`.
  */
-function objectifyProperties(schema: JsonObject): JsonObject | undefined {
+export function objectifyProperties(schema: JsonObject): JsonObject | undefined {
   const { properties } = schema;
   if (!isObject(properties) || !Object.values(properties).some((v) => typeof v === 'boolean')) return undefined;
   const fixed: JsonObject = {};

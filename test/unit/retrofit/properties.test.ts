@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject, JsonSchema } from '../../../src/config/types.js';
-import { rewriteToolCall } from '../../../src/retrofit/engine.js';
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
 import { check, compileSchema } from '../../../src/retrofit/validate.js';
 import { wrapSchema } from '../../../src/retrofit/wrap.js';
 import { upstreamWith } from './helpers.js';
@@ -92,6 +93,30 @@ describe('wrapping', () => {
         if (!plain.ok || !wrapped.ok) return;
         for (const value of values) expect(check(wrapped.validate, { result: value }).ok).toBe(check(plain.validate, value).ok);
         expect(wrapped.validate({})).toBe(false);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('tools/list for strict clients', () => {
+  it('whatever the upstream declares, a v1 SDK client accepts the rewritten list on every legacy revision', () => {
+    const anyJson = fc.jsonValue({ maxDepth: 2 }).map((v) => v as Json);
+    const definition = fc.record(
+      {
+        name: fc.string({ minLength: 1, maxLength: 8 }),
+        inputSchema: fc.oneof(withDefs, anyJson, fc.constant({ $schema: 'http://json-schema.org/draft-07/schema#' })),
+        outputSchema: fc.oneof(withDefs, anyJson, fc.boolean(), fc.constant({ type: 'object', properties: { a: true, b: { type: 'string' } }, required: ['b'] })),
+      },
+      { requiredKeys: ['name'] },
+    );
+    fc.assert(
+      fc.property(fc.array(definition, { maxLength: 5 }), fc.constantFrom('2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'), (tools, revision) => {
+        const policy = upstreamWith({});
+        const { result } = rewriteToolsList({ tools: tools as unknown as Json[] }, policy, revision);
+        const parsed = ListToolsResultSchema.safeParse(result);
+        expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+        expect((result.tools as JsonObject[]).map((t) => t.name)).toEqual(tools.map((t) => t.name));
       }),
       { numRuns: 200 },
     );
