@@ -40,6 +40,10 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     bodyLimit: config.limits.maxRequestBytes,
     // Long-lived SSE streams must not be cut by Node's defaults.
     requestTimeout: 0,
+    // Fastify force-closes connections only after the preClose hooks, i.e. after in-flight requests had
+    // their grace period (see below). Without it a client's connection that never sent a request keeps
+    // close() waiting until Node's headers timeout.
+    forceCloseConnections: true,
   });
 
   // Bodies stay raw: parsed once by the proxy, and the original bytes go upstream.

@@ -4,7 +4,7 @@
  * @modelcontextprotocol/node would do (not installed).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import { McpServer, createMcpHandler, type ServerNotifier } from '@modelcontextprotocol/server';
 import { onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { listen, readBody, type Listening } from './listen.js';
@@ -20,6 +20,8 @@ function factory(): McpServer {
   server.registerTool('add', { description: 'add two numbers', inputSchema: z.object({ a: z.number(), b: z.number() }) }, async ({ a, b }) => ({
     content: [{ type: 'text', text: String(a + b) }],
   }));
+  // Never answers: its exchange only ends when the caller (or the gateway's timeout) gives up.
+  server.registerTool('hang', { description: 'never returns' }, () => new Promise<never>(() => {}));
   return server;
 }
 
@@ -40,7 +42,7 @@ async function toNode(handler: (request: Request) => Promise<Response>, req: Inc
   res.end();
 }
 
-export async function startV2Server(): Promise<Listening & { url: string; seen: SeenRequest[] }> {
+export async function startV2Server(): Promise<Listening & { url: string; seen: SeenRequest[]; notify: ServerNotifier }> {
   const handler = createMcpHandler(factory);
   onTestFinished(() => handler.close());
   const seen: SeenRequest[] = [];
@@ -61,5 +63,5 @@ export async function startV2Server(): Promise<Listening & { url: string; seen: 
     });
   });
   origin = listening.origin;
-  return { ...listening, url: `${listening.origin}/mcp`, seen };
+  return { ...listening, url: `${listening.origin}/mcp`, seen, notify: handler.notify };
 }

@@ -13,7 +13,7 @@ describe('a v2 SDK client speaking 2026-07-28 to a v2 SDK server through the gat
     onTestFinished(() => client.close());
 
     const tools = await client.listTools();
-    expect(tools.tools.map((t) => t.name)).toEqual(['add']);
+    expect(tools.tools.map((t) => t.name)).toEqual(['add', 'hang']);
     const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
     expect(sum.content).toEqual([{ type: 'text', text: '5' }]);
 
