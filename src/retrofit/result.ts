@@ -13,6 +13,7 @@ import { errorResult, failureText, summarize } from './outcome.js';
 import { getPointer } from './pointer.js';
 import { projectionFor, projectResult } from './project.js';
 import { check as validateValue } from './validate.js';
+import { RESULT_KEY } from './wrap.js';
 
 /** True for results the engine never touches: errors, `input_required`, task creation. */
 export function isNonFinal(result: JsonObject): boolean {
@@ -61,6 +62,24 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
   return { ok: false, parsed: false, reasons: [why] };
 }
 
+/**
+ * Upstream structuredContent, validated as is. A modern upstream serving an object-only session has already
+ * wrapped a non-object value as {result: V} (the SDK convention); V is then what the schema describes.
+ */
+function fromNative(value: Json, tool: CompiledTool, output: CompiledOutput): Found {
+  const asIs: CompiledTool = { ...tool, extract: { format: 'json' }, coerce: false };
+  const checked = check(value, asIs, output);
+  if (checked.ok) return { ok: true, value: checked.value, format: 'native' };
+  if (output.needsWrap && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === RESULT_KEY) {
+      const inner = check(value[RESULT_KEY] as Json, asIs, output);
+      if (inner.ok) return { ok: true, value: inner.value, format: 'native' };
+    }
+  }
+  return { ok: false, parsed: true, format: 'native', reasons: checked.reasons };
+}
+
 /** Retrofit one final result of a tool with a configured outputSchema. */
 export function retrofitResult(
   result: JsonObject,
@@ -71,10 +90,8 @@ export function retrofitResult(
 ): { result: JsonObject; outcome: CallOutcome } {
   const native = result.structuredContent !== undefined;
   let found: Found;
-  if (native) {
-    const checked = check(result.structuredContent as Json, { ...tool, extract: { format: 'json' }, coerce: false }, output);
-    found = checked.ok ? { ok: true, value: checked.value, format: 'native' } : { ok: false, parsed: true, format: 'native', reasons: checked.reasons };
-  } else found = fromText(result, tool, output);
+  if (native) found = fromNative(result.structuredContent as Json, tool, output);
+  else found = fromText(result, tool, output);
 
   if (found.ok) {
     const projection = projectionFor(revision, !output.needsWrap, tool.legacyRoots);

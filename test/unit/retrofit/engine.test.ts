@@ -72,6 +72,14 @@ describe('valid', () => {
     expect(call({ content: [text(' 17 ')] }, p, 'count', '2026-07-28').result.structuredContent).toBe(17);
   });
 
+  it('native {result: V} from an upstream that already wrapped for this session is V, not double-wrapped', () => {
+    const p = upstreamWith({ nums: { outputSchema: { type: 'array', items: { type: 'integer' } } } });
+    const result = { content: [text('[1,2]')], structuredContent: { result: [1, 2] } };
+    expect(call(result, p, 'nums', '2025-11-25').result.structuredContent).toEqual({ result: [1, 2] });
+    expect(call(result, p, 'nums', '2026-07-28').result.structuredContent).toEqual([1, 2]);
+    expect(call(result, p, 'nums').outcome.outcome).toBe('native');
+  });
+
   it('validates upstream structuredContent (native)', () => {
     const result = { content: [text('ok')], structuredContent: { city: 'X', temp: 2 } };
     const out = call(result, policy);
