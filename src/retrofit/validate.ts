@@ -74,7 +74,7 @@ export function compileSchema(schema: JsonSchema): CompileResult {
   const dialect = dialectOf(schema);
   if (dialect === undefined) {
     const declared = typeof schema === 'object' ? JSON.stringify(schema.$schema) : '';
-    return { ok: false, message: `unsupported JSON Schema dialect ${declared}` };
+    return { ok: false, message: `unsupported JSON Schema dialect ${declared} (supported: 2020-12, 2019-09, draft-07, draft-06)`, path: ['$schema'] };
   }
   let ajv = shared.get(dialect);
   if (!ajv || mentionsId(schema)) {

@@ -43,6 +43,7 @@ describe('compileUpstreamPolicy', () => {
       DEFAULTS,
     );
     expect(errors.map((e) => e.path.slice(3, 5))).toEqual([['d', 'outputSchema'], ['i', 'inputSchema'], ['n', 'inputSchema']]);
+    expect(errors[0]!.path.slice(4)).toEqual(['outputSchema', '$schema']);
     expect(errors[0]!.message).toContain('unsupported JSON Schema dialect');
   });
 
