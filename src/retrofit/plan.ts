@@ -1,0 +1,50 @@
+/**
+ * What the gateway would do to each tool of an upstream's tools/list — the repairs and the retrofit —
+ * without serving anything: for `mcp-retrofit check --probe` and for operators reading a config.
+ */
+import type { ExtractFormat, JsonObject, LegacyRoots, OnInvalid } from '../config/types.js';
+import type { UpstreamPolicy } from '../policy/types.js';
+import { rewriteToolsList, type ToolRepair } from './engine.js';
+
+/** The retrofit a configured tool gets. */
+export interface RetrofitPlan {
+  /** The `tools:` key that matched. */
+  readonly key: string;
+  readonly format: ExtractFormat;
+  /** `object`: served as is to every client; `non-object`: wrapped or dropped for 2025-06-18/2025-11-25. */
+  readonly root: 'object' | 'non-object';
+  readonly legacyRoots: LegacyRoots;
+  readonly onInvalid: OnInvalid;
+}
+
+/** One tool's plan. */
+export interface ToolPlan {
+  readonly tool: string;
+  readonly repairs: readonly ToolRepair[];
+  /** Present when a `tools:` key with an outputSchema matches the tool. */
+  readonly retrofit?: RetrofitPlan;
+}
+
+/** The plan for every tool of a tools/list result, in list order. */
+export function planToolsList(result: JsonObject, policy: UpstreamPolicy): ToolPlan[] {
+  const { repairs } = rewriteToolsList(result, policy, '2025-11-25');
+  const tools = Array.isArray(result.tools) ? result.tools : [];
+  return tools.map((definition) => {
+    const tool = typeof definition === 'object' && definition !== null && !Array.isArray(definition) && typeof definition.name === 'string' ? definition.name : '';
+    const entry = policy.resolve(tool);
+    const output = entry?.compiled?.output;
+    const plan: ToolPlan = { tool, repairs: repairs.filter((r) => r.tool === tool).map(({ repeat: _repeat, ...r }) => r) };
+    if (!entry?.compiled || !output) return plan;
+    const { extract, legacyRoots, onInvalid } = entry.compiled;
+    return { ...plan, retrofit: { key: entry.key, format: extract.format, root: output.needsWrap ? 'non-object' : 'object', legacyRoots, onInvalid } };
+  });
+}
+
+/** One human-readable line per tool, e.g. `read_file: repaired (input_type_added: root type "object" added)`. */
+export function describePlan(plan: ToolPlan): string {
+  const parts: string[] = [];
+  for (const r of plan.repairs) parts.push(`repaired (${r.kind}${r.detail !== undefined ? `: ${r.detail}` : ''})`);
+  const rf = plan.retrofit;
+  if (rf) parts.push(`retrofitted by "${rf.key}" (format ${rf.format}, ${rf.root} root${rf.root === 'non-object' ? `, legacyRoots ${rf.legacyRoots}` : ''}, onInvalid ${rf.onInvalid})`);
+  return `${plan.tool}: ${parts.length > 0 ? parts.join('; ') : 'unchanged'}`;
+}
