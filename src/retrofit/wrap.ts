@@ -3,6 +3,7 @@
  * `{type:"object", properties:{result:S}, required:["result"]}`. `$schema` is hoisted to the new root and
  * local JSON-pointer `$ref`s are re-rooted under `#/properties/result` so they still resolve.
  */
+import { createHash } from 'node:crypto';
 import type { Json, JsonObject, JsonSchema } from '../config/types.js';
 
 /** The property name a wrapped value lives under (the SDK's convention). */
@@ -68,7 +69,11 @@ export function wrapSchema(schema: JsonSchema): JsonObject {
     const { $schema, ...rest } = schema;
     hoisted = $schema;
     // A root with its own $id stays a resource of its own, so its local refs need no rewriting.
-    inner = ownsResource(rest) ? rest : (rewriteSchema(rest, true) as JsonObject);
+    if (ownsResource(rest)) inner = rest;
+    // 2019-09 `$recursiveRef: "#"` cannot be re-rooted (it must stay "#"); make the schema a resource of
+    // its own instead, with an id derived from its content so equal schemas share it and others never clash.
+    else if (JSON.stringify(rest).includes('"$recursiveRef"')) inner = { $id: syntheticId(rest), ...rest };
+    else inner = rewriteSchema(rest, true) as JsonObject;
   }
   return {
     ...(hoisted !== undefined && { $schema: hoisted }),
@@ -76,6 +81,11 @@ export function wrapSchema(schema: JsonSchema): JsonObject {
     properties: { [RESULT_KEY]: inner },
     required: [RESULT_KEY],
   };
+}
+
+function syntheticId(schema: JsonObject): string {
+  const digest = createHash('sha256').update(JSON.stringify(schema)).digest('hex').slice(0, 32);
+  return `https://mcp-retrofit.invalid/schemas/${digest}.json`;
 }
 
 /** The wrapped form of a value. */

@@ -62,6 +62,18 @@ const ROWS: Row[] = [
     good: [[{ $ref: '#/x', definitions: 'd' }]],
     bad: [[{ $ref: '#/y' }]],
   },
+  {
+    name: '2019-09 $recursiveRef',
+    schema: { $schema: 'https://json-schema.org/draft/2019-09/schema', $recursiveAnchor: true, type: 'array', items: { anyOf: [{ type: 'integer' }, { $recursiveRef: '#' }] } },
+    good: [[1, [2, [3]]]],
+    bad: [[1, ['x']]],
+  },
+  {
+    name: '2020-12 $dynamicRef',
+    schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', $dynamicAnchor: 'node', type: 'array', items: { anyOf: [{ type: 'integer' }, { $dynamicRef: '#node' }] } },
+    good: [[1, [2, [3]]]],
+    bad: [[1, ['x']]],
+  },
   { name: 'boolean true', schema: true, good: [1, 'a', null], bad: [] },
   { name: 'object root (as is)', schema: { type: 'object', properties: { a: { type: 'string' } } }, good: [{ a: 'x' }], bad: [{ a: 1 }] },
 ];
