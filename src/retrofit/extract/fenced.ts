@@ -14,7 +14,8 @@ export function extractFenced(text: string): Json | undefined {
     if (open < 0) return undefined;
     const eol = text.indexOf('\n', open + FENCE.length);
     if (eol < 0) return undefined;
-    const label = text.slice(open + FENCE.length, eol).trim().toLowerCase();
+    // The info string's first word is the language ("json title=x" is json).
+    const label = text.slice(open + FENCE.length, eol).trim().split(/\s+/, 1)[0]!.toLowerCase();
     const close = text.indexOf(FENCE, eol + 1);
     if (close < 0) return undefined;
     from = close + FENCE.length;

@@ -5,6 +5,9 @@ describe('fenced', () => {
   it('reads a json-labelled fence inside prose', () => {
     expect(extractFenced('Here you go:\n```json\n{"a": [1, 2]}\n```\nAnything else?')).toEqual({ a: [1, 2] });
   });
+  it('reads the language from the first word of the info string, any case', () => {
+    expect(extractFenced('```JSON title="result"\n{"a": 1}\n```')).toEqual({ a: 1 });
+  });
   it('reads an unlabelled fence', () => {
     expect(extractFenced('```\n[1]\n```')).toEqual([1]);
   });
