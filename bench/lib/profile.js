@@ -53,3 +53,33 @@ export function byArea(file, top = 12) {
     areas: [...areas.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([area, us]) => ({ area, ms: us / 1000, pct: (100 * us) / busy })),
   };
 }
+
+/**
+ * Inclusive time by area: for each busy sample, every area (package or dist/ file) on its stack is charged
+ * once. Shows e.g. how much of the request path is spent under pino or prom-client, whoever called them.
+ */
+export function inclusiveByArea(file, top = 15) {
+  const profile = JSON.parse(readFileSync(file, 'utf8'));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const areaOf = (url) =>
+    url.includes('/node_modules/') ? url.replace(/^.*\/node_modules\/((@[^/]+\/)?[^/]+).*$/, '$1') : url.includes('/dist/') ? url.replace(/^.*\/dist\//, 'dist/') : undefined;
+  const totals = new Map();
+  let busy = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const leaf = byId.get(profile.samples[i]);
+    if (!leaf || leaf.callFrame.functionName === '(idle)') continue;
+    const dt = profile.timeDeltas[i] ?? 0;
+    busy += dt;
+    const seen = new Set();
+    for (let id = leaf.id; id !== undefined; id = parent.get(id)) {
+      const area = areaOf(byId.get(id).callFrame.url);
+      if (area && !seen.has(area)) {
+        seen.add(area);
+        totals.set(area, (totals.get(area) ?? 0) + dt);
+      }
+    }
+  }
+  return [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([area, us]) => ({ area, ms: us / 1000, pct: (100 * us) / busy }));
+}

@@ -42,7 +42,9 @@ export async function until(check, ms = 15_000, label = 'condition') {
 
 export function median(values) {
   const s = [...values].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)];
+  if (s.length === 0) return NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 export function percentile(values, p) {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { start } from '../lib/procs.js';
 import { ROOT, startGateway, startUpstream } from '../lib/servers.js';
-import { rssMb } from '../lib/sys.js';
+import { rssMb, until } from '../lib/sys.js';
 import { fmt } from '../lib/table.js';
 import { autocannon, toolCall } from '../lib/load.js';
 
@@ -37,7 +37,14 @@ export async function memory({ quick, log }) {
         const idle = rssMb(gw.pid);
         held = await holdSessions(url, n, mode, quick ? 10_000 : 20_000);
         const rss = rssMb(gw.pid);
-        const upstreamStats = await (await fetch(`${raw.url}/stats`)).json();
+        // GET streams reach the upstream a little after their client saw headers: give them a moment.
+        let upstreamStats = { openStreams: 0 };
+        if (mode === 'get') {
+          await until(async () => {
+            upstreamStats = await (await fetch(`${raw.url}/stats`)).json();
+            return upstreamStats.openStreams >= held.streams;
+          }, 5_000).catch(() => {});
+        }
         const label = mode === 'get' ? `${n} idle sessions, each with an open GET stream (${held.streams} streams got headers, upstream saw ${upstreamStats.openStreams})` : `${n} idle sessions (initialized, no GET stream)`;
         log(`  s4 ${mode}: idle ${fmt(idle)} MB, with sessions ${fmt(rss)} MB; sessions ${held.sessions}, streams ${held.streams}, failures ${held.failures} ${held.detail}`);
         if (mode === 'noget' || quick) rows.push(memRow('4 memory: gateway RSS idle (HTTP upstream, after warm-up)', '—', `${fmt(idle)} MB`, NaN, '—', null));
