@@ -52,22 +52,22 @@ const extract = {
     format: {
       enum: ['auto', 'json', 'yaml', 'regex'],
       description:
-        '`auto` (default) tries whole-text JSON, a fenced ```json block, embedded JSON, one JSON value per block, relaxed JSON, then a scalar; `json`, `yaml` or `regex` use only that parser.',
+        '`auto` (default) tries whole-text JSON, a fenced ```json block, embedded JSON, one JSON value per block, relaxed JSON, the `pattern` if one is set, then a scalar; `json`, `yaml` or `regex` use only that parser.',
     },
     pattern: {
       type: 'string',
       minLength: 1,
-      description: 'For `format: regex` (and then required): a JavaScript regular expression; named groups become fields.',
+      description: 'For `format: regex` (and then required), or `auto` (tried after relaxed JSON): a JavaScript regular expression; named groups become fields.',
     },
     flags: {
       type: 'string',
       pattern: '^(?!.*(.).*\\1)[imsu]*$',
       patternErrorMessage: 'may only hold the flags m, i, s, u, each once (use `all: true` instead of g)',
-      description: 'For `format: regex`: JavaScript flags among m, i, s, u. Global matching is decided by `all`.',
+      description: 'With `pattern`: JavaScript flags among m, i, s, u. Global matching is decided by `all`.',
     },
     all: {
       type: 'boolean',
-      description: 'For `format: regex`: collect every match as an array (no match gives an empty array).',
+      description: 'With `pattern`: collect every match as an array (no match gives an empty array).',
     },
     select: {
       type: 'string',

@@ -49,7 +49,8 @@ export function createRewriter(
           const out = rewriteToolsList(result, policy, request.revision);
           for (const repair of out.repairs) {
             metrics.repairs.inc({ upstream: request.upstream, tool: repair.tool, kind: repair.kind });
-            log.info({ upstream: request.upstream, tool: repair.tool, repair: repair.kind, detail: repair.detail }, 'tool definition repaired');
+            // Logged once per upstream, tool and repair at info; repeats of the same list go to debug.
+            log[repair.repeat ? 'debug' : 'info']({ upstream: request.upstream, tool: repair.tool, repair: repair.kind, detail: repair.detail }, 'tool definition repaired');
           }
           return out.result === result ? message : { ...message, result: out.result };
         }

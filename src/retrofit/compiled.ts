@@ -26,7 +26,7 @@ export interface CompiledTool {
   readonly output?: CompiledOutput;
   /** A configured replacement inputSchema. */
   readonly inputSchema?: JsonObject;
-  /** `extract.format: regex`: the pattern, with `g` when `all`. */
+  /** `extract.pattern` (format regex, or auto with a pattern), with `g` when `all`. */
   readonly regex?: RegExp;
 }
 
@@ -39,9 +39,10 @@ export interface ToolCompileError {
 const DEFAULT_EXTRACT: ExtractConfig = { format: 'auto' };
 
 function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegExp | undefined {
-  if (extract.format !== 'regex') return undefined;
+  // `auto` with a pattern offers the regex reading as one more candidate; json/yaml ignore none (the loader rejects it).
+  if (extract.format !== 'regex' && extract.format !== 'auto') return undefined;
   if (extract.pattern === undefined) {
-    errors.push({ path: ['extract'], message: 'format regex needs a pattern' });
+    if (extract.format === 'regex') errors.push({ path: ['extract'], message: 'format regex needs a pattern' });
     return undefined;
   }
   const flags = extract.flags ?? '';

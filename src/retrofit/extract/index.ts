@@ -1,6 +1,6 @@
 /**
  * The candidates of one result's text, lazily, in the contract's order. `auto` offers json, fenced,
- * embedded, blocks, relaxed, then scalar (when the schema wants one); the caller takes the first that
+ * embedded, blocks, relaxed, regex (when a pattern is configured), then scalar (when the schema wants one); the caller takes the first that
  * validates. `json` offers the whole text (or one value per block); `yaml` and `regex` their one reading.
  */
 import type { Json, JsonSchema } from '../../config/types.js';
@@ -40,7 +40,7 @@ function* jsonish(text: string, texts: readonly string[], schema: JsonSchema): G
   yield* lists(texts, whole, schema);
 }
 
-function* auto(text: string, texts: readonly string[], schema: JsonSchema): Generator<Candidate> {
+function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool: CompiledTool): Generator<Candidate> {
   const whole = extractJson(text);
   if (whole !== undefined) yield { format: 'json', value: whole };
   const fenced = extractFenced(text);
@@ -54,6 +54,11 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema): Gene
   if (whole === undefined) {
     const relaxed = extractRelaxed(text);
     if (relaxed !== undefined) yield { format: 'relaxed', value: relaxed };
+  }
+  // A pattern under `auto` is the last structured reading, before falling back to the text as a scalar.
+  if (tool.regex) {
+    const value = extractRegex(text, tool.regex, tool.extract.all ?? false);
+    if (value !== undefined) yield { format: 'regex', value };
   }
   if (wantsScalar(schema)) for (const value of extractScalars(text)) yield { format: 'scalar', value };
 }
@@ -85,6 +90,6 @@ export function* candidates(texts: readonly string[], tool: CompiledTool, schema
       return;
     }
     default:
-      yield* auto(text, texts, schema);
+      yield* auto(text, texts, schema, tool);
   }
 }

@@ -20,6 +20,13 @@ describe('candidates', () => {
     ]);
   });
 
+  it('auto with a pattern: the regex reading comes after relaxed and before scalar', () => {
+    const config: ToolConfig = { extract: { format: 'auto', pattern: '(?<city>\\w+): (?<temperature>-?\\d+)' } };
+    expect(all(['Paris: 17'], config)).toEqual([{ format: 'regex', value: { city: 'Paris', temperature: '17' } }]);
+    expect(all(['{"city":"Oslo"}'], config).map((c) => c.format)).toEqual(['json']);
+    expect(all(['no match here'], config)).toEqual([]);
+  });
+
   it('auto: no scalar readings when the schema wants an object', () => {
     expect(all(['hello'], {})).toEqual([]);
   });
