@@ -55,7 +55,8 @@ function reject(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
 
-export async function startV1Server(options: { jsonResponse?: boolean; eventStore?: boolean } = {}): Promise<V1Server> {
+/** `build` replaces the default server (echo, progress, log, ask, a resource, a prompt) with the caller's own. */
+export async function startV1Server(options: { jsonResponse?: boolean; eventStore?: boolean; build?: () => McpServer } = {}): Promise<V1Server> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const sid = req.headers['mcp-session-id'];
@@ -78,7 +79,7 @@ export async function startV1Server(options: { jsonResponse?: boolean; eventStor
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
     };
-    await buildServer().connect(transport);
+    await (options.build ?? buildServer)().connect(transport);
     await transport.handleRequest(req, res, body);
   };
   const listening = await listen((req, res) => {

@@ -42,8 +42,9 @@ async function toNode(handler: (request: Request) => Promise<Response>, req: Inc
   res.end();
 }
 
-export async function startV2Server(): Promise<Listening & { url: string; seen: SeenRequest[]; notify: ServerNotifier }> {
-  const handler = createMcpHandler(factory);
+/** `build` replaces the default tools (add, hang) with a server of the caller's own. */
+export async function startV2Server(build: () => McpServer = factory): Promise<Listening & { url: string; seen: SeenRequest[]; notify: ServerNotifier }> {
+  const handler = createMcpHandler(build);
   onTestFinished(() => handler.close());
   const seen: SeenRequest[] = [];
   let origin = '';
