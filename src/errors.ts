@@ -27,6 +27,7 @@ export const ERRORS = {
   RETROFIT_ERR_METHOD_NOT_ALLOWED: { status: 405, rpcCode: -32600, message: 'method not allowed' },
   RETROFIT_ERR_UNSUPPORTED_VERSION: { status: 400, rpcCode: -32022, message: 'unsupported protocol version %s; supported: %s' },
   RETROFIT_ERR_UPSTREAM_EXITED: { status: 502, rpcCode: -32000, message: 'upstream "%s" exited (%s)' },
+  RETROFIT_ERR_DUPLICATE_ID: { status: 409, rpcCode: -32600, message: 'request id %s is already in flight in this session' },
   RETROFIT_ERR_CONFIG: { status: 500, rpcCode: -32603, message: '%s' },
 } as const satisfies Record<string, ErrorSpec>;
 

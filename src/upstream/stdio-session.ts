@@ -94,9 +94,27 @@ export class StdioSession {
   /** Serve one HTTP exchange of this session (the reply has been hijacked). */
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     this.touch();
+    // The transport maps each request id to one response stream: a second request with an id still in
+    // flight would steal the first one's answer and leave it hanging. Refuse it before the transport sees it.
+    const duplicate = this.duplicateId(body);
+    if (duplicate !== undefined) {
+      const err = new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(duplicate)]);
+      const text = JSON.stringify(err.toJsonRpc(duplicate));
+      res.writeHead(err.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+      return;
+    }
     await this.transport.handleRequest(req, res, body);
     // The transport refused the initialize (bad Accept, batch…): no session, nothing to time out.
     if (this.id === undefined && this.idleTimer) clearTimeout(this.idleTimer);
+  }
+
+  /** The first request id in `body` that is already pending in this session, if any. */
+  private duplicateId(body: unknown): string | number | undefined {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const c = classifyMessage(message);
+      if (c.kind === 'request' && c.id !== undefined && c.id !== null && this.pending.has(c.id)) return c.id;
+    }
+    return undefined;
   }
 
   /** End the session: fail what is pending, close the client streams, stop the child. Idempotent. */
@@ -175,7 +193,15 @@ export class StdioSession {
     } else if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
       this.cancelled(message);
     }
-    if (!this.child?.send(message)) {
+    let sent: boolean;
+    try {
+      sent = this.child?.send(message) ?? false;
+    } catch (err) {
+      // Unserialisable (e.g. nested past the stack): the transport answers the client 400; nothing is pending.
+      if (c.kind === 'request' && c.id !== undefined) this.release(c.id);
+      throw err;
+    }
+    if (!sent) {
       if (c.kind === 'request' && c.id !== undefined) this.fail(c.id, 'RETROFIT_ERR_UPSTREAM_EXITED', [this.settings.upstream.name, 'not running']);
     }
   }

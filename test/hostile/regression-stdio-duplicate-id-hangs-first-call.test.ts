@@ -1,0 +1,34 @@
+/**
+ * Regression: on a stdio session, a second request reusing the id of one still in flight took over the
+ * transport's id→stream mapping, so the first request's answer went to the second stream and the first
+ * POST hung forever. Now the second request is refused with 409 RETROFIT_ERR_DUPLICATE_ID before it reaches
+ * the transport, and the first one still ends (here: with an error when the gateway shuts down).
+ */
+import { describe, expect, it } from 'vitest';
+import { startStdioGateway } from '../fixtures/servers/stdio-gateway.js';
+import { echoCall, echoed, openSession, post, sessionHeaders } from './harness.js';
+
+describe('regression: a duplicate id in flight on a stdio session', () => {
+  it('is refused with 409 and does not steal the first request’s stream', async () => {
+    const gateway = await startStdioGateway({ stdio: { killTimeoutMs: 1_000 } });
+    try {
+      const session = await openSession(gateway.url);
+      const h = sessionHeaders(session);
+      const first = post(gateway.url, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'block', arguments: {} } }, h);
+      await gateway.waitForLog((l) => l.line === 'blocking');
+
+      const second = await post(gateway.url, echoCall(7, 'steal'), h);
+      expect(second.status).toBe(409);
+      expect(second.messages).toEqual([{ jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'request id 7 is already in flight in this session', data: { code: 'RETROFIT_ERR_DUPLICATE_ID' } } }]);
+      // The string "7" is a different id.
+      const other = await post(gateway.url, echoCall('7', 'fine'), h);
+      expect(echoed(other.messages[0])).toBe('fine');
+
+      await gateway.close();
+      const ended = await first;
+      expect(ended.messages.find((m) => m.id === 7)).toMatchObject({ error: { code: -32000, data: { code: 'RETROFIT_ERR_UPSTREAM_EXITED' } } });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
