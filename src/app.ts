@@ -10,6 +10,7 @@ import { registerRoutes } from './http/routes.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRewriter, type Rewriter } from './pipeline/rewrite.js';
+import { Generations } from './reload/generations.js';
 import { PendingRequests } from './session/pending.js';
 import { SessionFacts } from './session/sessions.js';
 import { UpstreamPools } from './upstream/http.js';
@@ -21,12 +22,19 @@ export interface BuildOptions {
   readonly rewriter?: Rewriter;
   /** How long close() lets in-flight requests finish before aborting them (ms, default 10 000). */
   readonly shutdownGraceMs?: number;
+  /**
+   * The config generations to serve (hot reload swaps them; see src/reload/generations.ts). When given,
+   * it is what the app serves and `loaded` is ignored; by default one is made from `loaded`.
+   */
+  readonly generations?: Generations;
 }
 
 const DEFAULT_GRACE_MS = 10_000;
 
 export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): Promise<FastifyInstance> {
-  const { config, policies } = loaded;
+  // Routes read the config and policies through live views of the current generation.
+  const generations = options.generations ?? new Generations(loaded);
+  const { config, policies } = generations;
   const logger = options.logger ?? createLogger({ secrets: config.secrets });
   const metrics = options.metrics ?? createMetrics();
   const rewriter = options.rewriter ?? createRewriter(policies, metrics);
@@ -73,6 +81,13 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     rewriter,
   };
   const upstreams = registerRoutes(app, deps, { pools, state, inflight });
+  // A reload that changed an upstream's tools tells that upstream's connected clients.
+  const unsubscribe = generations.onToolsChanged((names) => {
+    for (const name of names) {
+      const streams = upstreams.get(name)?.notifyToolsChanged?.() ?? 0;
+      logger.info({ upstream: name, streams }, 'tools changed: notifications/tools/list_changed sent');
+    }
+  });
 
   const grace = options.shutdownGraceMs ?? DEFAULT_GRACE_MS;
   // New requests already get 503 here (Fastify is closing); in-flight ones get `grace` to finish.
@@ -80,6 +95,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     await inflight.drain(grace);
   });
   app.addHook('onClose', async () => {
+    unsubscribe();
     await Promise.all([...upstreams.values()].map((u) => u.close()));
     await pools.close();
   });

@@ -1,7 +1,10 @@
 /**
  * pino options and redaction. Headers that carry credentials are redacted by path; values that came from
- * `${VAR}` expansion (config.secrets) are scrubbed from every log line by the formatter below.
+ * `${VAR}` expansion, stdio `env:` and upstream `headers:` (config.secrets) are scrubbed from every log line
+ * by the streamWrite hook below. Lines are JSON; `LOG_FORMAT=pretty` pretty-prints only when the optional
+ * `pino-pretty` package is installed (it is not a dependency), else the lines stay JSON.
  */
+import { createRequire } from 'node:module';
 import pino, { type Logger, type LoggerOptions, type DestinationStream } from 'pino';
 
 export type { Logger };
@@ -26,36 +29,85 @@ export interface LogOptions {
   readonly level?: string;
   /** Strings that must never appear in a log line (expanded secrets). */
   readonly secrets?: readonly string[];
+  /** A redactor shared with the config reloader, so secrets of later generations are scrubbed too. */
+  readonly redactor?: Redactor;
   /** Where lines go; defaults to stdout. Tests pass a stream and read lines back as objects. */
   readonly destination?: DestinationStream;
+  /** `json` (default) or `pretty`; defaults to $LOG_FORMAT. Ignored when `destination` is given. */
+  readonly format?: string;
 }
 
-function scrubber(secrets: readonly string[]): ((value: string) => string) | undefined {
-  const list = secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
-  if (list.length === 0) return undefined;
-  return (value) => {
-    let out = value;
-    for (const secret of list) if (out.includes(secret)) out = out.split(secret).join('[Redacted]');
+/**
+ * The secret strings scrubbed from every log line. It can grow while the gateway runs (a reloaded config
+ * brings new `${VAR}` values); strings shorter than 4 characters are ignored (scrubbing "on" would maim logs).
+ */
+export class Redactor {
+  #list: string[] = [];
+
+  constructor(secrets: readonly string[] = []) {
+    this.add(secrets);
+  }
+
+  /** Redact these too from now on. */
+  add(secrets: readonly string[]): void {
+    const long = secrets.filter((s) => s.length >= 4);
+    // A secret with quotes, backslashes or control characters appears JSON-escaped in a line.
+    const escaped = long.map((s) => JSON.stringify(s).slice(1, -1));
+    const all = new Set([...this.#list, ...long, ...escaped]);
+    // Longest first, so a secret containing another is scrubbed whole.
+    this.#list = [...all].sort((a, b) => b.length - a.length);
+  }
+
+  get size(): number {
+    return this.#list.length;
+  }
+
+  /** The line with every secret replaced by [Redacted]: cheap when none is present (one includes each). */
+  scrub(line: string): string {
+    let out = line;
+    for (const secret of this.#list) if (out.includes(secret)) out = out.split(secret).join('[Redacted]');
     return out;
-  };
+  }
 }
 
 export function loggerOptions(options: LogOptions = {}): LoggerOptions {
-  const scrub = scrubber(options.secrets ?? []);
+  const redactor = options.redactor ?? new Redactor();
+  if (options.secrets) redactor.add(options.secrets);
+  const wanted = options.level ?? process.env.LOG_LEVEL ?? 'info';
   const base: LoggerOptions = {
-    level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+    // An unknown level would make pino throw at start: fall back to info (createLogger says so).
+    level: wanted in pino.levels.values || wanted === 'silent' ? wanted : 'info',
     redact: { paths: REDACT_PATHS, censor: '[Redacted]' },
     base: { name: 'mcp-retrofit' },
   };
-  if (scrub) {
-    // Runs on every line after serialisation: cheap when no secret is present (one includes per secret).
-    base.hooks = {
-      streamWrite: (line: string) => scrub(line),
-    };
+  if (options.redactor || redactor.size > 0) {
+    // Runs on every line after serialisation, so no field or message can carry a secret out.
+    base.hooks = { streamWrite: (line: string) => redactor.scrub(line) };
   }
   return base;
 }
 
+/** True when `pino-pretty` can be loaded from here (it is optional and not installed by default). */
+export function prettyAvailable(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function createLogger(options: LogOptions = {}): Logger {
-  return options.destination ? pino(loggerOptions(options), options.destination) : pino(loggerOptions(options));
+  const opts = loggerOptions(options);
+  const wantsPretty = !options.destination && (options.format ?? process.env.LOG_FORMAT) === 'pretty';
+  const pretty = wantsPretty && prettyAvailable();
+  const logger = options.destination
+    ? pino(opts, options.destination)
+    : pretty
+      ? pino(opts, pino.transport({ target: 'pino-pretty' }) as DestinationStream)
+      : pino(opts);
+  const level = options.level ?? process.env.LOG_LEVEL;
+  if (level !== undefined && level !== logger.level) logger.warn({ level }, 'unknown LOG_LEVEL; using info');
+  if (wantsPretty && !pretty) logger.warn('LOG_FORMAT=pretty needs the optional pino-pretty package; logging JSON');
+  return logger;
 }

@@ -1,7 +1,8 @@
 /**
- * `mcp-retrofit [serve] --config FILE [--host H] [--port N]`: load the config, build the gateway, listen,
- * and shut down gracefully on SIGTERM/SIGINT — stop accepting, let in-flight requests finish within a bound,
- * close streams, then close the app.
+ * `mcp-retrofit [serve] --config FILE [--host H] [--port N] [--watch]`: load the config, build the gateway,
+ * listen, and shut down gracefully on SIGTERM/SIGINT — stop accepting, let in-flight requests finish within
+ * a bound, close streams, then close the app. SIGHUP (and with --watch, a change of the config file) reloads
+ * the config without a restart (src/reload/).
  */
 import type { EventEmitter } from 'node:events';
 import type { FastifyInstance } from 'fastify';
@@ -9,20 +10,30 @@ import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.js';
 import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { createLogger } from '../log.js';
+import { createLogger, Redactor } from '../log.js';
+import { createMetrics } from '../metrics.js';
+import { Generations } from '../reload/generations.js';
+import { Reloader, type ReloadResult } from '../reload/reloader.js';
+import { watchConfig, WATCH_DEBOUNCE_MS } from '../reload/watch.js';
 
-const USAGE = 'usage: mcp-retrofit [serve] --config FILE [--host H] [--port N]\n';
+const USAGE = 'usage: mcp-retrofit [serve] --config FILE [--host H] [--port N] [--watch]\n';
 
 interface ServeArgs {
   readonly config: string;
   readonly host?: string;
   readonly port?: number;
+  readonly watch?: boolean;
 }
 
 function parseArgs(args: readonly string[]): ServeArgs | string {
   const values: Record<string, string> = {};
+  let watch = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
+    if (arg === '--watch') {
+      watch = true;
+      continue;
+    }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
     if (!['--config', '-c', '--host', '--port'].includes(name)) return `unknown argument "${arg}"`;
@@ -35,7 +46,7 @@ function parseArgs(args: readonly string[]): ServeArgs | string {
   const portText = values['--port'];
   const port = portText === undefined ? undefined : Number(portText);
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) return `--port must be 0..65535, got "${portText}"`;
-  return { config, ...(values['--host'] !== undefined && { host: values['--host'] }), ...(port !== undefined && { port }) };
+  return { config, watch, ...(values['--host'] !== undefined && { host: values['--host'] }), ...(port !== undefined && { port }) };
 }
 
 /** Hooks for tests: where signals come from, where logs go, how long shutdown waits. */
@@ -43,6 +54,8 @@ export interface ServeOptions {
   readonly signals?: EventEmitter;
   readonly logDestination?: DestinationStream;
   readonly graceMs?: number;
+  /** Quiet period of `--watch` before reloading (ms). */
+  readonly watchDebounceMs?: number;
 }
 
 /** A running gateway. */
@@ -53,6 +66,10 @@ export interface ServeHandle {
   /** Resolves once a signal-triggered (or direct) shutdown has finished. */
   readonly closed: Promise<void>;
   shutdown(reason: string): Promise<void>;
+  /** Reload the config file now (what SIGHUP does). */
+  reload(trigger?: string): Promise<ReloadResult>;
+  /** Reports every reload attempt (`reload` event). */
+  readonly reloader: Reloader;
 }
 
 /** Start serving; returns the handle, or an exit code when it could not start. */
@@ -69,8 +86,14 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
     io.stderr.write(err instanceof ConfigError ? `${err.message}\n` : `serve: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-  const logger = createLogger({ secrets: loaded.config.secrets, ...(options.logDestination && { destination: options.logDestination }) });
-  const app = await buildApp(loaded, { logger, ...(options.graceMs !== undefined && { shutdownGraceMs: options.graceMs }) });
+  const redactor = new Redactor(loaded.config.secrets);
+  const logger = createLogger({ redactor, ...(options.logDestination && { destination: options.logDestination }) });
+  const metrics = createMetrics();
+  const generations = new Generations(loaded);
+  const app = await buildApp(loaded, { logger, metrics, generations, ...(options.graceMs !== undefined && { shutdownGraceMs: options.graceMs }) });
+  const reloader = new Reloader({ file: parsed.config, generations, logger, metrics, redactor });
+  const reload = (trigger = 'request'): Promise<ReloadResult> => reloader.reload(trigger);
+  const watcher = parsed.watch ? watchConfig(parsed.config, () => void reload('watch'), logger, options.watchDebounceMs ?? WATCH_DEBOUNCE_MS) : undefined;
   const host = parsed.host ?? loaded.config.listen.host;
   const port = parsed.port ?? loaded.config.listen.port;
   const address = await app.listen({ host, port });
@@ -85,6 +108,8 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
       logger.info({ reason }, 'shutting down: finishing in-flight requests');
       signals.off('SIGTERM', onSigterm);
       signals.off('SIGINT', onSigint);
+      signals.off('SIGHUP', onSighup);
+      watcher?.close();
       try {
         await app.close();
         logger.info('shut down');
@@ -98,8 +123,10 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   const onSigterm = (): void => void shutdown('SIGTERM');
   const onSigint = (): void => void shutdown('SIGINT');
   signals.on('SIGTERM', onSigterm);
+  const onSighup = (): void => void reload('SIGHUP');
   signals.on('SIGINT', onSigint);
-  return { app, address, closed, shutdown };
+  signals.on('SIGHUP', onSighup);
+  return { app, address, closed, shutdown, reload, reloader };
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {

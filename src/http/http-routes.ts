@@ -10,6 +10,7 @@ import type { GatewayDeps } from './deps.js';
 import { authGuard, originGuard } from './guards.js';
 import type { InFlight } from './inflight.js';
 import { forward, type ProxyContext } from './proxy.js';
+import { ServerStreams, TOOLS_LIST_CHANGED } from '../reload/notify.js';
 import type { UpstreamRoutes } from './stdio-routes.js';
 
 /** Shared machinery the HTTP routes need beyond GatewayDeps. */
@@ -34,7 +35,8 @@ function pathOf(request: FastifyRequest): string {
 
 export function registerHttpRoutes(app: FastifyInstance, config: HttpUpstreamConfig, deps: GatewayDeps, shared: HttpRouteShared): UpstreamRoutes {
   const upstream = new HttpUpstream(config, shared.pools);
-  const ctx: ProxyContext = { upstream, deps, state: shared.state, inflight: shared.inflight };
+  const streams = new ServerStreams();
+  const ctx: ProxyContext = { upstream, deps, state: shared.state, inflight: shared.inflight, streams };
   const origin = originGuard(deps.config);
   const auth = authGuard(deps.config);
   const route = config.path.replace(/\/$/, '');
@@ -79,5 +81,6 @@ export function registerHttpRoutes(app: FastifyInstance, config: HttpUpstreamCon
       }
     },
     async close() {},
+    notifyToolsChanged: () => streams.broadcast(TOOLS_LIST_CHANGED),
   };
 }

@@ -17,6 +17,7 @@ import type { HttpUpstream } from '../upstream/http.js';
 import type { GatewayDeps } from './deps.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
 import type { InFlight } from './inflight.js';
+import type { ServerStreams } from '../reload/notify.js';
 
 /** What every exchange of one upstream shares. */
 export interface ProxyContext {
@@ -24,6 +25,8 @@ export interface ProxyContext {
   readonly deps: GatewayDeps;
   readonly state: SessionState;
   readonly inflight: InFlight;
+  /** Open GET streams of this upstream, so a reload can inject notifications/tools/list_changed. */
+  readonly streams?: ServerStreams;
 }
 
 type Verb = 'GET' | 'POST' | 'DELETE';
@@ -136,6 +139,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
 
   let status = 0;
   let aborted = false;
+  let untrack: (() => void) | undefined;
   const failureContext = { upstream: name, timeoutMs: upstream.config.timeoutMs, method, log, metrics: deps.metrics };
   try {
     let answer;
@@ -169,6 +173,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     if (options.mcp && type === 'text/event-stream') {
       res.writeHead(status, toClientHeaders(answer.headers, { dropLength: true }));
       res.flushHeaders();
+      if (verb === 'GET') untrack = ctx.streams?.track(res);
       await relaySse(answer.body, res, matcher, log);
     } else if (options.mcp && type === 'application/json' && matcher.active) {
       let bytes: Buffer;
@@ -196,6 +201,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     res.destroy();
   } finally {
     res.off('close', onClose);
+    untrack?.();
     done();
     deps.metrics.requests.inc({ upstream: name, method, status });
     log.info(

@@ -10,6 +10,7 @@ import type { StdioUpstreamConfig } from '../config/types.js';
 import { RetrofitError, type ErrorCode } from '../errors.js';
 import { classifyBody, type ClassifiedBody } from '../jsonrpc/classify.js';
 import { REVISIONS, eraOf, isRevision } from '../protocol/era.js';
+import { TOOLS_LIST_CHANGED } from '../reload/notify.js';
 import { StdioPool, type StdioOptions } from '../upstream/stdio-pool.js';
 import type { GatewayDeps } from './deps.js';
 import { authGuard, originGuard } from './guards.js';
@@ -21,6 +22,8 @@ export interface UpstreamRoutes {
   ready(): Promise<{ ok: boolean; detail?: string }>;
   /** Close sessions, children and streams (graceful shutdown). */
   close(): Promise<void>;
+  /** After a reload changed this upstream's tools: send tools/list_changed on open server streams; returns how many. */
+  notifyToolsChanged?(): number;
 }
 
 /** What a stdio upstream adds: visibility into its children (for tests and operations). */
@@ -132,6 +135,7 @@ export function registerStdioRoutes(app: FastifyInstance, upstream: StdioUpstrea
   return {
     ready: () => pool.ready(),
     close: () => pool.close(),
+    notifyToolsChanged: () => pool.notifyAll(TOOLS_LIST_CHANGED),
     pids: () => pool.pids(),
     sessions: () => pool.size,
   };

@@ -2,7 +2,8 @@
  * All live sessions of one stdio upstream: creates them (one child each), finds them by Mcp-Session-Id,
  * keeps the sessions gauge, remembers the last spawn failure for /readyz, and closes them all on shutdown.
  */
-import type { StdioUpstreamConfig } from '../config/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonObject, StdioUpstreamConfig } from '../config/types.js';
 import type { GatewayDeps } from '../http/deps.js';
 import type { ChildExit } from './stdio-child.js';
 import { checkSpawnable, childCwd, childEnv } from './stdio-env.js';
@@ -93,6 +94,21 @@ export class StdioPool {
     const out: number[] = [];
     for (const session of this.all) if (session.pid !== undefined) out.push(session.pid);
     return out;
+  }
+
+  /**
+   * Send a server notification to every open session; the SDK transport puts it on the session's GET stream
+   * and drops it when the client has none open. Returns the number of sessions addressed.
+   */
+  notifyAll(message: JsonObject): number {
+    let sent = 0;
+    for (const session of this.sessions.values()) {
+      if (session.closed) continue;
+      // The SDK's message type is a zod inference; this is a plain JSON-RPC notification.
+      session.transport.send(message as unknown as JSONRPCMessage).catch(() => {});
+      sent += 1;
+    }
+    return sent;
   }
 
   /** Number of open sessions. */
