@@ -1,26 +1,43 @@
 /**
- * `mcp-retrofit check --config FILE [--probe]`: loads the config exactly as `serve` would (schema, schema files,
- * patterns, compiled tool policies) and prints `ok` (exit 0), or every problem as `FILE:LINE:COL message`
- * on stderr (exit 1). `--probe` (contacting the upstreams) is not implemented yet: exit 2 after the check.
+ * `mcp-retrofit check --config FILE [--probe [--timeout MS]]`: loads the config exactly as `serve` would
+ * (schema, schema files, patterns, compiled tool policies) and prints `ok` (exit 0), or every problem as
+ * `FILE:LINE:COL message` on stderr (exit 1). With `--probe` it then lists every upstream's tools and
+ * prints the repairs and retrofit each would get (src/probe/run.ts); an upstream that does not answer
+ * makes the exit code 1.
  */
 import { isAbsolute, relative } from 'node:path';
 import type { CliIo } from '../cli.js';
-import { ConfigError, loadConfig } from '../config/load.js';
+import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
+import { probeUpstreams } from '../probe/run.js';
 
-const USAGE = 'usage: mcp-retrofit check --config FILE [--probe]\n';
+const USAGE = 'usage: mcp-retrofit check --config FILE [--probe [--timeout MS]]\n';
 
 interface CheckArgs {
   readonly config?: string;
   readonly probe: boolean;
+  /** Per-upstream probe deadline; the probe's default when absent. */
+  readonly timeoutMs?: number;
+}
+
+function parseTimeout(text: string | undefined): number | string {
+  const ms = Number(text);
+  return text !== undefined && /^\d+$/.test(text) && ms > 0 ? ms : '--timeout needs a positive number of milliseconds';
 }
 
 function parseArgs(args: readonly string[]): CheckArgs | string {
   let config: string | undefined;
   let probe = false;
+  let timeoutMs: number | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] ?? '';
     if (arg === '--probe') probe = true;
+    else if (arg === '--timeout' || arg.startsWith('--timeout=')) {
+      const value = arg === '--timeout' ? args[++i] : arg.slice('--timeout='.length);
+      const parsed = parseTimeout(value);
+      if (typeof parsed === 'string') return parsed;
+      timeoutMs = parsed;
+    }
     else if (arg === '--config' || arg === '-c') {
       const next = args[i + 1];
       if (next === undefined || next.startsWith('-')) return '--config needs a file';
@@ -29,7 +46,9 @@ function parseArgs(args: readonly string[]): CheckArgs | string {
     } else if (arg.startsWith('--config=')) config = arg.slice('--config='.length);
     else return `unknown argument "${arg}"`;
   }
-  return config === undefined || config === '' ? { probe } : { config, probe };
+  if (timeoutMs !== undefined && !probe) return '--timeout only applies with --probe';
+  const base = timeoutMs === undefined ? { probe } : { probe, timeoutMs };
+  return config === undefined || config === '' ? base : { ...base, config };
 }
 
 /** Paths under the working directory print relative, as editors and terminals link them either way. */
@@ -52,8 +71,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stderr.write(`check: --config FILE is required\n${USAGE}`);
     return 1;
   }
+  let loaded: LoadedConfig;
   try {
-    await loadConfig(parsed.config);
+    loaded = await loadConfig(parsed.config);
   } catch (err) {
     if (!(err instanceof ConfigError)) {
       io.stderr.write(`check: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -63,9 +83,6 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     return 1;
   }
   io.stdout.write('ok\n');
-  if (parsed.probe) {
-    io.stderr.write('probe: not implemented yet\n');
-    return 2;
-  }
-  return 0;
+  if (!parsed.probe) return 0;
+  return probeUpstreams(loaded, io, parsed.timeoutMs === undefined ? { shownFile: shown } : { shownFile: shown, timeoutMs: parsed.timeoutMs });
 }

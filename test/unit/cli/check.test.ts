@@ -62,11 +62,25 @@ describe('check', () => {
     expect(t.err()).toBe('/nonexistent/gw.yaml:1:1 cannot read config file (no such file)\n');
   });
 
-  test('--probe is accepted but not implemented yet (exit 2)', async () => {
-    vi.stubEnv('GATEWAY_TOKEN', 'gw');
-    vi.stubEnv('WEATHER_TOKEN', 'wt');
+  test('--timeout takes positive milliseconds and only goes with --probe', async () => {
     const t = io();
-    expect(await run(['--config', 'test/fixtures/config/contract-example.yaml', '--probe'], t.io)).toBe(2);
-    expect(t.err()).toBe('probe: not implemented yet\n');
+    expect(await run(['--config', 'x.yaml', '--probe', '--timeout', 'soon'], t.io)).toBe(1);
+    expect(t.err()).toMatch(/^check: --timeout needs a positive number of milliseconds$/m);
+    const u = io();
+    expect(await run(['--config', 'x.yaml', '--probe', '--timeout=0'], u.io)).toBe(1);
+    expect(u.err()).toMatch(/--timeout needs a positive number/);
+    const v = io();
+    expect(await run(['--config', 'x.yaml', '--timeout', '500'], v.io)).toBe(1);
+    expect(v.err()).toMatch(/--timeout only applies with --probe/);
+  });
+
+  test('--probe on an invalid config prints the problems and contacts nothing', async () => {
+    const dir = await tempFiles({ 'c.yaml': 'upstreams:\n  a:\n    url: http://127.0.0.1:9/mcp\n    tools:\n      t: { outputSchema: { type: nope } }\n' });
+    const t = io();
+    expect(await run(['--config', join(dir, 'c.yaml'), '--probe'], t.io)).toBe(1);
+    expect(t.out()).toBe('');
+    const err = t.err();
+    expect(err).not.toMatch(/probe:/);
+    expect(err).toMatch(/c\.yaml:5:\d+ upstreams\.a\.tools\.t\.outputSchema\.type: outputSchema does not compile/);
   });
 });

@@ -1,0 +1,113 @@
+/**
+ * Lists every tool of one upstream as an MCP client would, for `check --probe`: connect with the v1 SDK
+ * Client, send tools/list (following nextCursor), close. The request goes through `client.request` with a
+ * permissive result schema, because the SDK's own listTools() rejects exactly the broken definitions we
+ * want to report. The whole probe (spawn or connect, initialize, every page) is bounded by one deadline.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { GatewayConfig, JsonObject, UpstreamConfig } from '../config/types.js';
+import { RetrofitError } from '../errors.js';
+import { probeTransport } from './transport.js';
+
+/** A runaway paginator (a cursor that never ends) must not keep `check` busy forever. */
+const MAX_PAGES = 1000;
+
+// Anything object-shaped is accepted; the definitions are inspected by the caller, not by the SDK.
+const PermissiveListResult = z.looseObject({});
+
+/** What one upstream listed. */
+export interface ListedTools {
+  /** Every tool definition, in list order across pages. */
+  readonly tools: readonly JsonObject[];
+  /** How many tools/list requests were sent. */
+  readonly pages: number;
+  /** Entries of `tools` that were not objects with a string `name` (skipped). */
+  readonly malformed: number;
+  /** The server's `serverInfo`, when it sent one. */
+  readonly server?: { readonly name: string; readonly version: string };
+}
+
+/** Probe settings. */
+export interface ListOptions {
+  /** Deadline for the whole probe of this upstream, in ms. */
+  readonly timeoutMs: number;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+async function listAll(client: Client, upstream: string, timeoutMs: number): Promise<Omit<ListedTools, 'server'>> {
+  const tools: JsonObject[] = [];
+  const seen = new Set<string>();
+  let malformed = 0;
+  let cursor: string | undefined;
+  for (let pages = 1; ; pages++) {
+    const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PermissiveListResult, { timeout: timeoutMs });
+    if (!Array.isArray(result.tools)) {
+      throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error('tools/list result has no "tools" array') });
+    }
+    for (const tool of result.tools as unknown[]) {
+      // The value came from JSON.parse, so an object here is a JSON object.
+      if (isObject(tool) && typeof tool.name === 'string') tools.push(tool as JsonObject);
+      else malformed++;
+    }
+    const next = result.nextCursor;
+    if (next === undefined || next === null || next === '') return { tools, pages, malformed };
+    if (typeof next !== 'string') throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error('nextCursor is not a string') });
+    if (seen.has(next) || pages >= MAX_PAGES) {
+      const why = seen.has(next) ? `nextCursor ${JSON.stringify(next)} was already sent (pagination loops)` : `more than ${MAX_PAGES} pages`;
+      throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error(why) });
+    }
+    seen.add(next);
+    cursor = next;
+  }
+}
+
+/** A failure that names its stage and, for stdio, what the child wrote to stderr. */
+function unreachable(upstream: string, target: string, err: unknown, stderr: string, timeoutMs: number): RetrofitError {
+  if (err instanceof RetrofitError) return err;
+  // The SDK's own per-request timeout says the same as our deadline.
+  if (err instanceof McpError && err.code === Number(ErrorCode.RequestTimeout)) {
+    return new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [upstream, timeoutMs], { cause: err });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const tail = stderr === '' ? '' : `; stderr: ${stderr.split('\n').slice(-3).join(' | ')}`;
+  return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [upstream], { cause: new Error(`${target}: ${message}${tail}`, { cause: err }) });
+}
+
+/**
+ * Lists every tool of `upstream`. Throws a RetrofitError: UPSTREAM_UNREACHABLE (cannot connect, spawn or
+ * initialize; `cause` says why), UPSTREAM_TIMEOUT (deadline passed), UPSTREAM_PROTOCOL (malformed list).
+ */
+export async function listUpstreamTools(upstream: UpstreamConfig, config: Pick<GatewayConfig, 'file'>, options: ListOptions): Promise<ListedTools> {
+  const probe = probeTransport(upstream, config);
+  const client = new Client({ name: 'mcp-retrofit-check', version: '0.1.0' });
+  const work = (async (): Promise<ListedTools> => {
+    try {
+      await client.connect(probe.transport, { timeout: options.timeoutMs });
+    } catch (err) {
+      throw unreachable(upstream.name, probe.target, err, probe.stderrTail(), options.timeoutMs);
+    }
+    const listed = await listAll(client, upstream.name, options.timeoutMs);
+    const info = client.getServerVersion();
+    return info ? { ...listed, server: { name: info.name, version: info.version } } : listed;
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [upstream.name, options.timeoutMs])), options.timeoutMs);
+  });
+  // The loser of the race must not surface as an unhandled rejection.
+  work.catch(() => {});
+  try {
+    return await Promise.race([work, deadline]);
+  } catch (err) {
+    throw err instanceof RetrofitError ? err : unreachable(upstream.name, probe.target, err, probe.stderrTail(), options.timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    // Ends the session (HTTP) or the child (stdio); a failure to close says nothing about the upstream.
+    await client.close().catch(() => {});
+  }
+}

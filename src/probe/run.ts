@@ -1,0 +1,90 @@
+/**
+ * `check --probe` after the config checks: every upstream is probed at once (each under its own deadline),
+ * and reported in file order. stdout gets, per upstream, a header and one line per tool; stderr gets a
+ * `FILE:LINE:COL warning: …` per `tools:` key that governs no listed tool and one line per upstream that
+ * could not be listed. Exit code 1 when any upstream did not answer, else 0 (warnings do not fail).
+ */
+import { readFile } from 'node:fs/promises';
+import type { CliIo } from '../cli.js';
+import type { LoadedConfig } from '../config/load.js';
+import { parseWithPositions, type PositionIndex } from '../config/positions.js';
+import { at, formatProblem } from '../config/problems.js';
+import type { UpstreamConfig } from '../config/types.js';
+import { listUpstreamTools, type ListedTools } from './list-tools.js';
+import { reportUpstream } from './report.js';
+
+/** The default cap on each upstream's probe, in ms. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 15_000;
+
+/** Settings for a probe run. */
+export interface ProbeOptions {
+  /**
+   * Deadline per upstream (connect or spawn, initialize, every tools/list page), in ms. Default: the
+   * upstream's `timeoutMs`, capped at DEFAULT_PROBE_TIMEOUT_MS so a check never hangs for a minute.
+   */
+  readonly timeoutMs?: number;
+  /** How the config file is shown in warnings (the check command shows it relative to the cwd). */
+  readonly shownFile?: (file: string) => string;
+}
+
+/** `err.message: cause.message: …`, each distinct message once (undici nests `fetch failed` → ECONNREFUSED). */
+export function explain(err: unknown): string {
+  const messages: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 6; depth++) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (message !== '' && !messages.some((m) => m.includes(message))) messages.push(message);
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return messages.join(': ');
+}
+
+/** Positions of the config's keys, for warnings; none when the file cannot be read again. */
+async function positions(file: string): Promise<PositionIndex | undefined> {
+  try {
+    return parseWithPositions(await readFile(file, 'utf8'), file).index;
+  } catch {
+    return undefined;
+  }
+}
+
+function header(upstream: UpstreamConfig, listed: ListedTools): string {
+  const count = `${listed.tools.length} tool${listed.tools.length === 1 ? '' : 's'}`;
+  const pages = listed.pages > 1 ? ` in ${listed.pages} pages` : '';
+  const server = listed.server ? `, server ${listed.server.name} ${listed.server.version}` : '';
+  return `${upstream.name}: ${count}${pages} (${upstream.kind}${server})\n`;
+}
+
+/** Probes every upstream of a loaded config and prints the report; returns the exit code. */
+export async function probeUpstreams(loaded: LoadedConfig, io: CliIo, options: ProbeOptions): Promise<number> {
+  const { config, policies } = loaded;
+  const upstreams = Object.values(config.upstreams);
+  // Started together so the total wait is the slowest upstream, not the sum.
+  const started = upstreams.map((u) => listUpstreamTools(u, config, { timeoutMs: options.timeoutMs ?? Math.min(u.timeoutMs, DEFAULT_PROBE_TIMEOUT_MS) }).then((listed) => ({ listed }), (error: unknown) => ({ error })));
+  const index = await positions(config.file);
+  const file = options.shownFile ? options.shownFile(config.file) : config.file;
+  let failed = 0;
+  for (const [i, upstream] of upstreams.entries()) {
+    const outcome = await started[i];
+    if (outcome === undefined) continue;
+    if ('error' in outcome) {
+      failed++;
+      io.stderr.write(`probe: ${explain(outcome.error)}\n`);
+      continue;
+    }
+    const policy = policies.get(upstream.name);
+    if (!policy) continue;
+    io.stdout.write(header(upstream, outcome.listed));
+    const report = reportUpstream(outcome.listed.tools, policy, Object.keys(upstream.tools), config.file);
+    for (const line of report.lines) io.stdout.write(`${line}\n`);
+    if (outcome.listed.malformed > 0) io.stderr.write(`probe: warning: ${upstream.name}: ${outcome.listed.malformed} tools/list entries without a string name were skipped\n`);
+    for (const w of report.warnings) {
+      const path = ['upstreams', upstream.name, 'tools', w.key];
+      const pos = index?.locate(path, 'key') ?? { line: 1, col: 1 };
+      io.stderr.write(`${formatProblem({ file, line: pos.line, col: pos.col, message: `warning: ${at(['upstreams', upstream.name, 'tools'], `key ${JSON.stringify(w.key)} ${w.message}`)}` })}\n`);
+    }
+  }
+  const answered = upstreams.length - failed;
+  const summary = `probe: ${answered} of ${upstreams.length} upstream${upstreams.length === 1 ? '' : 's'} answered`;
+  (failed > 0 ? io.stderr : io.stdout).write(`${summary}\n`);
+  return failed > 0 ? 1 : 0;
+}
