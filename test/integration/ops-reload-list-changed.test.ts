@@ -1,0 +1,109 @@
+/**
+ * After a reload that changes an upstream's tool schemas, clients holding a server stream open get
+ * `notifications/tools/list_changed` on it: the GET stream the gateway relays from a Streamable HTTP
+ * upstream (the gateway injects the event), and a stdio session's GET stream (through its transport).
+ * The streams stay open and the stdio session keeps its child.
+ */
+import { describe, expect, it } from 'vitest';
+import { FIXTURE_SERVER } from '../fixtures/servers/stdio-gateway.js';
+import { startServe } from '../helpers/serve.js';
+import { startV1Server } from '../helpers/v1-server.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+function configText(url: string, title: string): string {
+  return `
+upstreams:
+  web:
+    url: ${url}
+    tools:
+      echo: { outputSchema: { type: object, title: ${title} } }
+  local:
+    command: ${process.execPath}
+    args: [${JSON.stringify(FIXTURE_SERVER)}]
+    tools:
+      echo: { outputSchema: { type: object, title: ${title} } }
+`;
+}
+
+/** Initialize a session over raw HTTP and open its GET stream; returns a reader of the stream's text. */
+async function openServerStream(url: string): Promise<{ session: string; next: (until: (text: string) => boolean) => Promise<string>; close: () => Promise<void> }> {
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: JSON_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+  });
+  expect(init.status).toBe(200);
+  await init.text();
+  const session = init.headers.get('mcp-session-id') ?? '';
+  const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+  const initialized = await fetch(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  expect(initialized.status).toBe(202);
+  const controller = new AbortController();
+  const stream = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  expect(stream.status).toBe(200);
+  expect(stream.headers.get('content-type')).toContain('text/event-stream');
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  return {
+    session,
+    async next(until) {
+      while (!until(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended; got ${JSON.stringify(text)}`);
+        text += value;
+      }
+      return text;
+    },
+    async close() {
+      controller.abort();
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
+
+/** The JSON-RPC messages of the `data:` lines received so far. */
+function messages(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+}
+
+const listChanged = (text: string): boolean => messages(text).some((m) => m.method === 'notifications/tools/list_changed');
+
+describe('tools/list_changed after a reload', () => {
+  it('arrives on the relayed HTTP GET stream and on the stdio session GET stream', async () => {
+    const upstream = await startV1Server();
+    const gw = await startServe(configText(upstream.url, 'one'));
+    const web = await openServerStream(`${gw.origin}/web/mcp`);
+    const local = await openServerStream(`${gw.origin}/local/mcp`);
+    try {
+      // Same tools: nothing to tell anyone.
+      expect(await gw.sighup()).toMatchObject({ ok: true, toolsChanged: [] });
+
+      gw.write(configText(upstream.url, 'two'));
+      expect(await gw.sighup()).toMatchObject({ ok: true, toolsChanged: ['web', 'local'] });
+      const webText = await web.next(listChanged);
+      const localText = await local.next(listChanged);
+      expect(messages(webText)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+      expect(messages(localText)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+      expect(gw.logs.filter((l) => l.msg === 'tools changed: notifications/tools/list_changed sent').map((l) => [l.upstream, l.streams])).toEqual([
+        ['web', 1],
+        ['local', 1],
+      ]);
+
+      // The stdio session survived the reload with its child: a tools/list on it shows the new schema.
+      const list = await fetch(`${gw.origin}/local/mcp`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, 'mcp-session-id': local.session, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+      const listed = messages(await list.text())[0] as { result: { tools: { name: string; outputSchema?: { title?: string } }[] } };
+      expect(listed.result.tools.find((t) => t.name === 'echo')?.outputSchema?.title).toBe('two');
+    } finally {
+      await web.close();
+      await local.close();
+    }
+  });
+});
