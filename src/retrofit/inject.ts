@@ -6,7 +6,7 @@
 import type { Json, JsonObject, LegacyRoots } from '../config/types.js';
 import type { ToolRepair } from './engine.js';
 import type { CompiledTool } from './compiled.js';
-import type { NativeMemory } from './native-memory.js';
+import { decisionKey, type NativeMemory } from './native-memory.js';
 import { projectionFor, projectToolSchema } from './project.js';
 import { eraOf } from '../protocol/era.js';
 import { objectifyProperties, outputSchemaProblem, repairInputSchema } from './repair.js';
@@ -63,14 +63,14 @@ function rewriteDefinition(tool: JsonObject, ctx: ListContext, repairs: ToolRepa
   const schema = out.outputSchema as Json;
   const problem = outputSchemaProblem(schema);
   if (problem !== undefined) {
-    ctx.memory.decisions.set(name, 'removed');
+    ctx.memory.decisions.set(decisionKey(name, eraOf(ctx.revision)), 'removed');
     repairs.push({ tool: name, kind: 'output_removed', detail: problem });
     const { outputSchema: _removed, ...rest } = out;
     return rest;
   }
   const native = schema as JsonObject | boolean;
   const objectRoot = isObjectRoot(native);
-  ctx.memory.decisions.set(name, objectRoot ? 'object' : 'non-object');
+  ctx.memory.decisions.set(decisionKey(name, eraOf(ctx.revision)), objectRoot ? 'object' : 'non-object');
   const projection = projectionFor(ctx.revision, objectRoot, compiled?.legacyRoots ?? ctx.legacyRoots);
   return projection === 'as-is' ? out : projectToolSchema(out, native, projection, () => wrapSchema(native));
 }

@@ -4,6 +4,7 @@
  * decision, so it is remembered per upstream in a bounded LRU; when it is unknown (say the gateway restarted
  * between list and call) the caller decides by the value.
  */
+import type { Era } from '../protocol/era.js';
 
 /**
  * What tools/list saw of a natively declared outputSchema: an object root, another root (wrapped or
@@ -44,9 +45,18 @@ export class Lru<K, V> {
   }
 }
 
+/**
+ * The key of a tool's decision: a modern upstream shows each era its own root (the natural one to
+ * 2026-07-28, an object it wrapped itself to 2025-06-18/11-25), so what one era's list saw says nothing
+ * about another's call.
+ */
+export function decisionKey(tool: string, era: Era): string {
+  return `${era}\u0000${tool}`;
+}
+
 /** Per-upstream engine state kept with the policy. */
 export interface NativeMemory {
-  /** Tool name → decision for object-only clients. */
+  /** decisionKey(tool, era) → what that era's tools/list saw of the tool's declared schema. */
   readonly decisions: Lru<string, NativeDecision>;
   /** Repairs already reported (tool, kind, detail), so each is logged once. */
   readonly repairs: Lru<string, true>;

@@ -5,11 +5,39 @@
  */
 import type { Json, JsonObject, LegacyRoots } from '../config/types.js';
 import { hasTextBlock } from './content.js';
-import type { NativeMemory } from './native-memory.js';
+import { eraOf, type Era } from '../protocol/era.js';
+import { decisionKey, type NativeDecision, type NativeMemory } from './native-memory.js';
 import { projectionFor, projectResult } from './project.js';
+import { RESULT_KEY } from './wrap.js';
+
+/** The eras, in the order another era's decision is consulted. */
+const ERAS: readonly Era[] = ['modern', 'object-only', 'none'];
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `{result: X}` and nothing else: the shape a modern upstream gives a non-object value for object-only sessions. */
+function isWrappedValue(value: Json): boolean {
+  return isObject(value) && Object.keys(value).length === 1 && RESULT_KEY in value;
+}
+
+/**
+ * What the list told about the tool, for this revision's era. When only another era listed it (a list through
+ * another replica, say), that is the next best evidence; but a modern upstream wraps non-object values
+ * itself for object-only sessions, so a `{result: X}` value after a non-object decision is already in shape.
+ */
+function decide(memory: NativeMemory, tool: string, revision: string, value: Json): NativeDecision | undefined {
+  const era = eraOf(revision);
+  const own = memory.decisions.get(decisionKey(tool, era));
+  if (own !== undefined) return own;
+  for (const other of ERAS) {
+    if (other === era) continue;
+    const seen = memory.decisions.get(decisionKey(tool, other));
+    if (seen === undefined) continue;
+    return seen === 'non-object' && era === 'object-only' && isWrappedValue(value) ? 'object' : seen;
+  }
+  return undefined;
 }
 
 /** Project a native result for the revision; the same object when nothing needs to change. */
@@ -22,7 +50,7 @@ export function projectNativeResult(
 ): JsonObject {
   if (result.structuredContent === undefined) return result;
   const value = result.structuredContent as Json;
-  const decision = memory.decisions.get(tool);
+  const decision = decide(memory, tool, revision, value);
   // A schema we removed from tools/list leaves clients nothing to validate against: no structuredContent.
   const projection = decision === 'removed'
     ? 'drop'

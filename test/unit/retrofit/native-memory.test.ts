@@ -30,6 +30,24 @@ describe('native decisions', () => {
     expect(out.result.structuredContent).toEqual({ result: {} });
   });
 
+  it('are kept per era: a modern list between an object-only list and call does not wrap the upstream-wrapped value again', () => {
+    const policy = upstreamWith({});
+    const wrapped = { type: 'object', properties: { result: { type: 'array' } }, required: ['result'] };
+    rewriteToolsList({ tools: [{ name: 'a', inputSchema: { type: 'object' }, outputSchema: wrapped }] }, policy, '2025-11-25');
+    rewriteToolsList({ tools: [{ name: 'a', inputSchema: { type: 'object' }, outputSchema: { type: 'array' } }] }, policy, '2026-07-28');
+    const call = { content: [{ type: 'text', text: '[1]' }], structuredContent: { result: [1] } };
+    expect(rewriteToolCall(call, 'a', policy, '2025-11-25').result.structuredContent).toEqual({ result: [1] });
+  });
+
+  it('only a modern list known: an upstream-wrapped {result: X} stays as is, a bare value is wrapped', () => {
+    const policy = upstreamWith({});
+    rewriteToolsList({ tools: [{ name: 'a', inputSchema: { type: 'object' }, outputSchema: { type: 'array' } }] }, policy, '2026-07-28');
+    const wrapped = rewriteToolCall({ content: [{ type: 'text', text: '[1]' }], structuredContent: { result: [1] } }, 'a', policy, '2025-11-25');
+    expect(wrapped.result.structuredContent).toEqual({ result: [1] });
+    const bare = rewriteToolCall({ content: [{ type: 'text', text: '[1]' }], structuredContent: [1] }, 'a', policy, '2025-11-25');
+    expect(bare.result.structuredContent).toEqual({ result: [1] });
+  });
+
   it('hand-built policies without compiled parts still work (lazy compile and memory)', () => {
     const entry = { key: 't', config: { outputSchema: { type: 'integer' } } } as const;
     const policy = { upstream: 'u', resolve: (name: string) => (name === 't' ? entry : undefined) };

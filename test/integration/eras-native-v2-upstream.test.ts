@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { gatewayConfig, httpUpstream } from '../helpers/config.js';
+import { CLIENT_REVISIONS, connectEraClient } from '../helpers/eras-clients.js';
+import { expectEraShape, expectOnlyRetrofitDiffers, runSession } from '../helpers/eras-expect.js';
+import { startV2NativeServer, type EraTool } from '../helpers/eras-tools.js';
+import { startGateway } from '../helpers/gateway.js';
+import type { JsonObject } from '../../src/config/types.js';
+
+/**
+ * Schemas a v2 SDK server declares itself (no tools config at all), structuredContent with no text content.
+ * For object-only clients the v2 server wraps non-object roots on its own; the gateway must neither wrap
+ * them twice nor lose the text block the contract asks for.
+ */
+function withoutDialect(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { $schema: _dialect, ...rest } = schema as JsonObject;
+  return rest;
+}
+
+/** The v2 server's own wrapping repeats `$schema` inside `result`; otherwise it is the contract's. */
+function sameWrapping(actual: unknown, expected: JsonObject, tool: EraTool): void {
+  if (tool.objectRoot || expected === tool.schema) {
+    expect(withoutDialect(actual)).toEqual(withoutDialect(expected));
+    return;
+  }
+  const got = actual as JsonObject;
+  const inner = (got.properties as JsonObject).result;
+  expect({ ...got, properties: { result: withoutDialect(inner) } }).toEqual(expected);
+}
+
+describe('schemas declared natively by a v2 SDK upstream, through the gateway, for every revision', () => {
+  for (const revision of CLIENT_REVISIONS) {
+    it(`${revision} client: listTools/callTool succeed with the contract's shape; only the retrofit differs from direct`, async () => {
+      const upstream = await startV2NativeServer();
+      const gw = await startGateway(gatewayConfig([httpUpstream('native', upstream.url)]));
+      const client = await connectEraClient(gw.url('/native/mcp'), revision);
+      expectEraShape(await runSession(client), revision, 'wrap', sameWrapping, revision !== '2026-07-28');
+
+      const direct = await connectEraClient(upstream.url, revision);
+      await runSession(direct);
+      expectOnlyRetrofitDiffers(client, direct);
+    });
+  }
+});
