@@ -25,22 +25,26 @@ describe('reportUpstream', () => {
         { name: 'read_file', inputSchema: { $schema: DRAFT7 } },
         { name: 'directory_tree', inputSchema: { $schema: DRAFT7 } },
         { name: 'list_directory', inputSchema: { type: 'object' } },
-        { name: 'get_info', inputSchema: { type: 'object' } },
+        { name: 'get_info', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: {} } },
         { name: 'write_file', inputSchema: { $schema: DRAFT7 } },
         { name: 'move_file', inputSchema: { type: 'object' } },
         { name: 'stats', inputSchema: { type: 'object' }, outputSchema: { type: 'nope' } },
         { name: 'ping', inputSchema: { type: 'object' } },
+        { name: 'native_object', inputSchema: { type: 'object' }, outputSchema: { type: 'object' } },
+        { name: 'native_array', inputSchema: { type: 'object' }, outputSchema: { type: 'array' } },
       ],
     );
     expect(lines).toEqual([
       'u/read_file: repair input_type_added (root type "object" added)',
       'u/directory_tree: repair input_type_added (root type "object" added); outputSchema from schemas/tree.json, extract json, non-object root wrapped as {result} for 2025-06-18/2025-11-25 clients',
       'u/list_directory: outputSchema inline (key "list_*"), extract regex, non-object root dropped for 2025-06-18/2025-11-25 clients',
-      'u/get_info: outputSchema inline, extract yaml, onInvalid passthrough',
+      "u/get_info: outputSchema inline replacing the upstream's, extract yaml, onInvalid passthrough",
       'u/write_file: repair input_replaced (inputSchema from in/write.yaml)',
       'u/move_file: repair input_replaced (configured inline inputSchema)',
       expect.stringMatching(/^u\/stats: repair output_removed \(.+\)$/),
       'u/ping: unchanged',
+      'u/native_object: native outputSchema kept',
+      'u/native_array: native outputSchema kept, non-object root wrapped as {result} for 2025-06-18/2025-11-25 clients',
     ]);
     expect(warnings).toEqual([]);
   });
