@@ -13,7 +13,7 @@ export interface CliIo {
 
 const USAGE = `usage:
   mcp-retrofit [serve] --config FILE [--host H] [--port N] [--watch]
-  mcp-retrofit check --config FILE [--probe]
+  mcp-retrofit check --config FILE [--probe [--timeout MS]]
   mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION]
 `;
 
