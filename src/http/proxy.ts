@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../errors.js';
 import { classifyBody, type ClassifiedBody, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
-import { detectRevision } from '../protocol/era.js';
+import { detectRevision, revisionsDisagree } from '../protocol/era.js';
 import { ResponseMatcher, type SessionState } from '../session/responses.js';
 import { pipeRaw, readAndRewriteJson, relaySse } from '../stream/relay.js';
 import { mapUpstreamFailure } from '../upstream/errors.js';
@@ -74,7 +74,7 @@ function expectResponses(matcher: ResponseMatcher, classified: ClassifiedBody, c
     if (m.kind !== 'request' || m.id === undefined || m.id === null || m.method === undefined) continue;
     if (m.method === 'initialize') {
       matcher.expect(m.id, { kind: 'initialize' });
-    } else if (ctx.deps.rewriter.needsRewrite(m.method)) {
+    } else if (ctx.deps.rewriter.needsRewrite(m.method) && !revisionsDisagree({ meta: m.metaRevision, header })) {
       const { revision } = detectRevision({ meta: m.metaRevision, header, session: sessionRevision });
       const tool = toolOf(m, ctx, session);
       const request = { upstream: name, method: m.method, revision, ...(tool !== undefined && { tool }) };

@@ -51,3 +51,11 @@ export function detectRevision(inputs: RevisionInputs): { revision: string; sour
   if (isRevision(inputs.session)) return { revision: inputs.session, source: 'session' };
   return { revision: DEFAULT_REVISION, source: 'default' };
 }
+
+/**
+ * True when `_meta` and the `MCP-Protocol-Version` header both name a revision and the two differ. The
+ * gateway then changes nothing: the upstream answers (a 2026-07-28 server with 400 / -32020).
+ */
+export function revisionsDisagree(inputs: Pick<RevisionInputs, 'meta' | 'header'>): boolean {
+  return isRevision(inputs.meta) && isRevision(inputs.header) && inputs.meta !== inputs.header;
+}
