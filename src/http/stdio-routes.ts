@@ -80,6 +80,7 @@ function mapError(error: FastifyError): { code: ErrorCode; args: unknown[] } {
 export function registerStdioRoutes(app: FastifyInstance, upstream: StdioUpstreamConfig, deps: GatewayDeps, options: StdioOptions = {}): StdioUpstreamRoutes {
   const pool = new StdioPool(upstream, deps, options);
   const { metrics, config } = deps;
+  const requestLog = deps.logger.child({ upstream: upstream.name });
   // Fastify waits for open connections before onClose hooks run, and a session's GET stream never ends by
   // itself: drain here, before the server closes.
   app.addHook('preClose', () => pool.drain(pool.shutdownGraceMs));
@@ -109,9 +110,20 @@ export function registerStdioRoutes(app: FastifyInstance, upstream: StdioUpstrea
         const body = req.method === 'POST' ? classifyBody(req.body) : { batch: false, messages: [] };
         const first = body.messages[0];
         const label = req.method !== 'POST' ? req.method : body.batch ? 'batch' : (first?.method ?? first?.kind ?? 'invalid');
-        reply.raw.once('close', () => metrics.requests.inc({ upstream: upstream.name, method: label, status: reply.raw.statusCode }));
-
         const sessionId = header(req.headers['mcp-session-id']);
+        const started = performance.now();
+        const tool = !body.batch && first?.method === 'tools/call' ? first.name : undefined;
+        // One line and one count per HTTP exchange, as for proxied upstreams (src/http/proxy.ts).
+        reply.raw.once('close', () => {
+          const status = reply.raw.statusCode;
+          metrics.requests.inc({ upstream: upstream.name, method: label, status });
+          const outcome = !reply.raw.writableFinished ? 'aborted' : status >= 400 ? 'error' : 'ok';
+          requestLog.info(
+            { reqId: req.id, method: label, ...(tool !== undefined && { tool }), status, outcome, durationMs: Math.round(performance.now() - started), ...(sessionId !== undefined && { session: sessionId }) },
+            'request',
+          );
+        });
+
         if (sessionId === undefined) {
           const modern = req.method === 'POST' ? claimedModernRevision(header(req.headers['mcp-protocol-version']), body) : undefined;
           if (modern !== undefined) return sendUnsupportedVersion(reply, modern, body);
