@@ -10,6 +10,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { parseWithPositions, type PositionIndex } from '../config/positions.js';
 import { at, formatProblem } from '../config/problems.js';
 import type { UpstreamConfig } from '../config/types.js';
+import { Redactor } from '../log.js';
 import { listUpstreamTools, type ListedTools } from './list-tools.js';
 import { reportUpstream } from './report.js';
 
@@ -51,7 +52,7 @@ function header(upstream: UpstreamConfig, listed: ListedTools): string {
   const count = `${listed.tools.length} tool${listed.tools.length === 1 ? '' : 's'}`;
   const pages = listed.pages > 1 ? ` in ${listed.pages} pages` : '';
   const server = listed.server ? `, server ${listed.server.name} ${listed.server.version}` : '';
-  return `${upstream.name}: ${count}${pages} (${upstream.kind}${server})\n`;
+  return `${upstream.name}: ${count}${pages} (${upstream.kind}${server})`;
 }
 
 /** Probes every upstream of a loaded config and prints the report; returns the exit code. */
@@ -59,32 +60,42 @@ export async function probeUpstreams(loaded: LoadedConfig, io: CliIo, options: P
   const { config, policies } = loaded;
   const upstreams = Object.values(config.upstreams);
   // Started together so the total wait is the slowest upstream, not the sum.
-  const started = upstreams.map((u) => listUpstreamTools(u, config, { timeoutMs: options.timeoutMs ?? Math.min(u.timeoutMs, DEFAULT_PROBE_TIMEOUT_MS) }).then((listed) => ({ listed }), (error: unknown) => ({ error })));
+  const started = upstreams.map((u) => {
+    const timeoutMs = options.timeoutMs ?? Math.min(u.timeoutMs, DEFAULT_PROBE_TIMEOUT_MS);
+    return listUpstreamTools(u, config, { timeoutMs }).then(
+      (listed) => ({ listed }),
+      (error: unknown) => ({ error }),
+    );
+  });
   const index = await positions(config.file);
   const file = options.shownFile ? options.shownFile(config.file) : config.file;
+  // A `${VAR}` token in a url (or echoed by a child on stderr) must not end up in a terminal or CI log.
+  const redactor = new Redactor(config.secrets);
+  const stdout = (line: string): void => void io.stdout.write(`${redactor.scrub(line)}\n`);
+  const stderr = (line: string): void => void io.stderr.write(`${redactor.scrub(line)}\n`);
   let failed = 0;
   for (const [i, upstream] of upstreams.entries()) {
     const outcome = await started[i];
     if (outcome === undefined) continue;
     if ('error' in outcome) {
       failed++;
-      io.stderr.write(`probe: ${explain(outcome.error)}\n`);
+      stderr(`probe: ${explain(outcome.error)}`);
       continue;
     }
     const policy = policies.get(upstream.name);
     if (!policy) continue;
-    io.stdout.write(header(upstream, outcome.listed));
+    stdout(header(upstream, outcome.listed));
     const report = reportUpstream(outcome.listed.tools, policy, Object.keys(upstream.tools), config.file);
-    for (const line of report.lines) io.stdout.write(`${line}\n`);
-    if (outcome.listed.malformed > 0) io.stderr.write(`probe: warning: ${upstream.name}: ${outcome.listed.malformed} tools/list entries without a string name were skipped\n`);
+    for (const line of report.lines) stdout(line);
+    if (outcome.listed.malformed > 0) stderr(`probe: warning: ${upstream.name}: ${outcome.listed.malformed} tools/list entries without a string name were skipped`);
     for (const w of report.warnings) {
       const path = ['upstreams', upstream.name, 'tools', w.key];
       const pos = index?.locate(path, 'key') ?? { line: 1, col: 1 };
-      io.stderr.write(`${formatProblem({ file, line: pos.line, col: pos.col, message: `warning: ${at(['upstreams', upstream.name, 'tools'], `key ${JSON.stringify(w.key)} ${w.message}`)}` })}\n`);
+      stderr(formatProblem({ file, line: pos.line, col: pos.col, message: `warning: ${at(['upstreams', upstream.name, 'tools'], `key ${JSON.stringify(w.key)} ${w.message}`)}` }));
     }
   }
   const answered = upstreams.length - failed;
   const summary = `probe: ${answered} of ${upstreams.length} upstream${upstreams.length === 1 ? '' : 's'} answered`;
-  (failed > 0 ? io.stderr : io.stdout).write(`${summary}\n`);
+  (failed > 0 ? stderr : stdout)(summary);
   return failed > 0 ? 1 : 0;
 }

@@ -83,4 +83,15 @@ describe('check', () => {
     expect(err).not.toMatch(/probe:/);
     expect(err).toMatch(/c\.yaml:5:\d+ upstreams\.a\.tools\.t\.outputSchema\.type: outputSchema does not compile/);
   });
+
+  test('--probe never prints a ${VAR} secret, even in an unreachable url', async () => {
+    vi.stubEnv('PROBE_KEY', 'sekrit-probe-key');
+    // Port 9 is one fetch refuses outright, so nothing is contacted.
+    const dir = await tempFiles({ 'c.yaml': 'upstreams:\n  a:\n    url: "http://127.0.0.1:9/mcp?key=${PROBE_KEY}"\n' });
+    const t = io();
+    expect(await run(['--config', join(dir, 'c.yaml'), '--probe'], t.io)).toBe(1);
+    const err = t.err();
+    expect(err).toMatch(/^probe: upstream "a" is unreachable: url http:\/\/127\.0\.0\.1:9\/mcp\?key=\[Redacted\]: /m);
+    expect(err).not.toContain('sekrit-probe-key');
+  });
 });
