@@ -87,7 +87,8 @@ export async function probeUpstreams(loaded: LoadedConfig, io: CliIo, options: P
     stdout(header(upstream, outcome.listed));
     const report = reportUpstream(outcome.listed.tools, policy, Object.keys(upstream.tools), config.file);
     for (const line of report.lines) stdout(line);
-    if (outcome.listed.malformed > 0) stderr(`probe: warning: ${upstream.name}: ${outcome.listed.malformed} tools/list entries without a string name were skipped`);
+    const { malformed } = outcome.listed;
+    if (malformed > 0) stderr(`probe: warning: ${upstream.name}: ${malformed} tools/list ${malformed === 1 ? 'entry without a string name was' : 'entries without a string name were'} skipped`);
     for (const w of report.warnings) {
       const path = ['upstreams', upstream.name, 'tools', w.key];
       const pos = index?.locate(path, 'key') ?? { line: 1, col: 1 };
