@@ -2,7 +2,8 @@
  * The container image's entry, without Docker: the Dockerfile's ENTRYPOINT + CMD run against the built
  * gateway, with only the config path, host and port swapped for a temp file, 127.0.0.1 and port 0. It serves
  * /healthz and /readyz, reloads on a real SIGHUP, and exits 0 on SIGTERM (node is PID 1 in the image, so
- * these signals reach the gateway directly).
+ * these signals reach the gateway directly). Asked for pretty logs without the optional pino-pretty, it
+ * keeps writing JSON lines and says why.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { prettyAvailable } from '../../src/log.js';
 import { FIXTURE_SERVER, REPO } from '../fixtures/servers/stdio-gateway.js';
 
 /** The exec-form JSON array of the last `op` instruction of the Dockerfile. */
@@ -47,7 +49,8 @@ describe('the image entry command', () => {
     args = replaceArg(replaceArg(replaceArg(args, '--config', file), '--host', '127.0.0.1'), '--port', '0');
     const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...entryArgs, ...args], {
       cwd: REPO,
-      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info' },
+      // Pretty output only when asked and available: without pino-pretty the lines stay JSON.
+      env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'info', ...(!prettyAvailable() && { LOG_FORMAT: 'pretty' }) },
     });
     const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
     onTestFinished(() => {
@@ -77,6 +80,7 @@ describe('the image entry command', () => {
     ]);
     const origin = String(listening.address);
     expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    if (!prettyAvailable()) expect(lines[0]?.msg).toBe('LOG_FORMAT=pretty needs the optional pino-pretty package; logging JSON');
     expect((await fetch(`${origin}/healthz`)).status).toBe(200);
     const ready = await fetch(`${origin}/readyz`);
     expect(ready.status).toBe(200);

@@ -1,0 +1,62 @@
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { createLogger, Redactor } from '../../src/log.js';
+
+function capture(): { lines: Record<string, unknown>[]; raw: string[]; stream: { write(line: string): void } } {
+  const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
+  return {
+    lines,
+    raw,
+    stream: {
+      write: (line: string) => {
+        raw.push(line);
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      },
+    },
+  };
+}
+
+describe('Redactor', () => {
+  it('scrubs every secret, longest first, JSON-escaped forms too, and grows', () => {
+    const r = new Redactor(['abcd', 'abcdefgh', 'no']);
+    expect(r.scrub('x abcdefgh y abcd z no')).toBe('x [Redacted] y [Redacted] z no');
+    r.add(['quo"te\\d']);
+    expect(r.scrub(JSON.stringify({ v: 'quo"te\\d' }))).toBe('{"v":"[Redacted]"}');
+    expect(r.scrub('nothing here')).toBe('nothing here');
+  });
+});
+
+describe('createLogger', () => {
+  it('redacts credential headers and env by path, and secrets anywhere', () => {
+    const { lines, raw, stream } = capture();
+    const redactor = new Redactor(['s3cret-value']);
+    const log = createLogger({ level: 'info', destination: stream, redactor });
+    log.info({ headers: { authorization: 'Bearer x', cookie: 'c=1', accept: '*/*' }, env: { K: 'v' } }, 'sent');
+    log.info({ detail: 'the s3cret-value is here' }, 'message with s3cret-value');
+    redactor.add(['later-secret']);
+    log.info('now later-secret too');
+    expect(lines[0]).toMatchObject({ headers: { authorization: '[Redacted]', cookie: '[Redacted]', accept: '*/*' }, env: '[Redacted]' });
+    expect(lines[1]).toMatchObject({ detail: 'the [Redacted] is here', msg: 'message with [Redacted]' });
+    expect(lines[2]?.msg).toBe('now [Redacted] too');
+    expect(raw.join('')).not.toMatch(/s3cret-value|later-secret/);
+  });
+
+  it('honours LOG_LEVEL, and falls back to info (saying so) for an unknown one', () => {
+    onTestFinished(() => void vi.unstubAllEnvs());
+    vi.stubEnv('LOG_LEVEL', 'warn');
+    const quiet = capture();
+    const warnOnly = createLogger({ destination: quiet.stream });
+    warnOnly.info('hidden');
+    warnOnly.warn('shown');
+    expect(quiet.lines.map((l) => l.msg)).toEqual(['shown']);
+
+    vi.stubEnv('LOG_LEVEL', 'chatty');
+    const fallback = capture();
+    const log = createLogger({ destination: fallback.stream });
+    log.info('info works');
+    log.debug('debug hidden');
+    expect(log.level).toBe('info');
+    expect(fallback.lines.map((l) => l.msg)).toEqual(['unknown LOG_LEVEL; using info', 'info works']);
+  });
+
+});

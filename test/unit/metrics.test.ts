@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from '../../src/metrics.js';
+
+describe('createMetrics', () => {
+  it('names follow Prometheus conventions: prefix, _total counters, _seconds histograms, snake_case labels', async () => {
+    const metrics = createMetrics();
+    const all = await metrics.registry.getMetricsAsJSON();
+    const own = all.filter((m) => !m.name.startsWith('mcp_retrofit_process_') && !m.name.startsWith('mcp_retrofit_nodejs_'));
+    expect(own.map((m) => m.name).sort()).toEqual([
+      'mcp_retrofit_active_sessions',
+      'mcp_retrofit_config_reloads_total',
+      'mcp_retrofit_protocol_revisions_total',
+      'mcp_retrofit_requests_total',
+      'mcp_retrofit_retrofit_outcomes_total',
+      'mcp_retrofit_stdio_children',
+      'mcp_retrofit_tool_repairs_total',
+      'mcp_retrofit_upstream_errors_total',
+      'mcp_retrofit_upstream_latency_seconds',
+    ]);
+    for (const m of all) {
+      expect(m.name).toMatch(/^mcp_retrofit_[a-z0-9_]+$/);
+      if (String(m.type) === 'counter') expect(m.name).toMatch(/_total$/);
+      if (String(m.type) === 'histogram' && !m.name.includes('nodejs_')) expect(m.name).toMatch(/_seconds$/);
+    }
+    expect(all.some((m) => m.name === 'mcp_retrofit_process_cpu_user_seconds_total')).toBe(true);
+  });
+
+  it('each gateway gets its own registry, and default metrics can be left out', async () => {
+    const a = createMetrics({ defaultMetrics: false });
+    const b = createMetrics({ defaultMetrics: false });
+    a.reloads.inc({ result: 'ok' });
+    expect(await a.registry.metrics()).toContain('mcp_retrofit_config_reloads_total{result="ok"} 1');
+    expect(await b.registry.metrics()).not.toContain('result="ok"');
+    expect(await a.registry.metrics()).not.toContain('process_cpu');
+  });
+});
