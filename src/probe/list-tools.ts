@@ -66,6 +66,11 @@ async function listAll(client: Client, upstream: string, timeoutMs: number): Pro
   }
 }
 
+/** The last three lines of a child's stderr, on one line. */
+function lastLines(stderr: string): string {
+  return stderr.split('\n').slice(-3).join(' | ');
+}
+
 /** A failure that names its stage and, for stdio, what the child wrote to stderr. */
 function unreachable(upstream: string, target: string, err: unknown, stderr: string, timeoutMs: number): RetrofitError {
   if (err instanceof RetrofitError) return err;
@@ -74,7 +79,7 @@ function unreachable(upstream: string, target: string, err: unknown, stderr: str
     return new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [upstream, timeoutMs], { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
-  const tail = stderr === '' ? '' : `; stderr: ${stderr.split('\n').slice(-3).join(' | ')}`;
+  const tail = stderr === '' ? '' : `; stderr: ${lastLines(stderr)}`;
   return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [upstream], { cause: new Error(`${target}: ${message}${tail}`, { cause: err }) });
 }
 
@@ -97,7 +102,12 @@ export async function listUpstreamTools(upstream: UpstreamConfig, config: Pick<G
   })();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [upstream.name, options.timeoutMs])), options.timeoutMs);
+    timer = setTimeout(() => {
+      // A child that hangs often said why on stderr (waiting for a token, a prompt, a lock).
+      const tail = probe.stderrTail();
+      const cause = tail === '' ? undefined : new Error(`stderr: ${lastLines(tail)}`);
+      reject(new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [upstream.name, options.timeoutMs], cause ? { cause } : {}));
+    }, options.timeoutMs);
   });
   // The loser of the race must not surface as an unhandled rejection.
   work.catch(() => {});

@@ -121,4 +121,11 @@ describe('listUpstreamTools', () => {
     expect(err.code).toBe('RETROFIT_ERR_UPSTREAM_UNREACHABLE');
     expect((err.cause as Error).message).toMatch(/stderr: no such directory: \/data$/);
   });
+
+  it('a child that hangs hits the deadline, and what it wrote to stderr is kept', async () => {
+    const hang = 'console.error("waiting for a licence key"); process.stdin.resume()';
+    const err = await failure(listUpstreamTools(stdio(process.execPath, ['-e', hang]), CONFIG, { timeoutMs: 3_000 }));
+    expect(err.code).toBe('RETROFIT_ERR_UPSTREAM_TIMEOUT');
+    expect((err.cause as Error).message).toBe('stderr: waiting for a licence key');
+  });
 });
