@@ -17,6 +17,9 @@ describe('createMetrics', () => {
       'mcp_retrofit_upstream_errors_total',
       'mcp_retrofit_upstream_latency_seconds',
     ]);
+    // prom-client's typings say MetricType is a numeric enum; at run time it is the type's name.
+    const counters = all.filter((m) => String(m.type) === 'counter').map((m) => m.name);
+    expect(counters).toContain('mcp_retrofit_requests_total');
     for (const m of all) {
       expect(m.name).toMatch(/^mcp_retrofit_[a-z0-9_]+$/);
       if (String(m.type) === 'counter') expect(m.name).toMatch(/_total$/);
