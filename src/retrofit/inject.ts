@@ -10,7 +10,7 @@ import { decisionKey, type NativeMemory } from './native-memory.js';
 import { projectionFor, projectToolSchema } from './project.js';
 import { eraOf } from '../protocol/era.js';
 import { objectifyProperties, outputSchemaProblem, repairInputSchema } from './repair.js';
-import { isObjectRoot, wrapSchema } from './wrap.js';
+import { isObjectRoot, isWrapperSchema, wrapSchema } from './wrap.js';
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -69,9 +69,11 @@ function rewriteDefinition(tool: JsonObject, ctx: ListContext, repairs: ToolRepa
     return rest;
   }
   const native = schema as JsonObject | boolean;
-  const objectRoot = isObjectRoot(native);
+  const legacyRoots = compiled?.legacyRoots ?? ctx.legacyRoots;
+  // A modern upstream already wrapped a non-object root for this object-only client: `drop` still drops it.
+  const objectRoot = isObjectRoot(native) && !(legacyRoots === 'drop' && eraOf(ctx.revision) === 'object-only' && isWrapperSchema(native));
   ctx.memory.decisions.set(decisionKey(name, eraOf(ctx.revision)), objectRoot ? 'object' : 'non-object');
-  const projection = projectionFor(ctx.revision, objectRoot, compiled?.legacyRoots ?? ctx.legacyRoots);
+  const projection = projectionFor(ctx.revision, objectRoot, legacyRoots);
   return projection === 'as-is' ? out : projectToolSchema(out, native, projection, () => wrapSchema(native));
 }
 

@@ -25,9 +25,10 @@ function isWrappedValue(value: Json): boolean {
 /**
  * What the list told about the tool, for this revision's era. When only another era listed it (a list through
  * another replica, say), that is the next best evidence; but a modern upstream wraps non-object values
- * itself for object-only sessions, so a `{result: X}` value after a non-object decision is already in shape.
+ * itself for object-only sessions, so a `{result: X}` value after a non-object decision is already in shape
+ * (for `wrap`; `drop` drops it either way).
  */
-function decide(memory: NativeMemory, tool: string, revision: string, value: Json): NativeDecision | undefined {
+function decide(memory: NativeMemory, tool: string, revision: string, value: Json, legacyRoots: LegacyRoots): NativeDecision | undefined {
   const era = eraOf(revision);
   const own = memory.decisions.get(decisionKey(tool, era));
   if (own !== undefined) return own;
@@ -35,7 +36,7 @@ function decide(memory: NativeMemory, tool: string, revision: string, value: Jso
     if (other === era) continue;
     const seen = memory.decisions.get(decisionKey(tool, other));
     if (seen === undefined) continue;
-    return seen === 'non-object' && era === 'object-only' && isWrappedValue(value) ? 'object' : seen;
+    return seen === 'non-object' && era === 'object-only' && legacyRoots === 'wrap' && isWrappedValue(value) ? 'object' : seen;
   }
   return undefined;
 }
@@ -50,7 +51,7 @@ export function projectNativeResult(
 ): JsonObject {
   if (result.structuredContent === undefined) return result;
   const value = result.structuredContent as Json;
-  const decision = decide(memory, tool, revision, value);
+  const decision = decide(memory, tool, revision, value, legacyRoots);
   // A schema we removed from tools/list leaves clients nothing to validate against: no structuredContent.
   const projection = decision === 'removed'
     ? 'drop'

@@ -88,6 +88,22 @@ function syntheticId(schema: JsonObject): string {
   return `https://mcp-retrofit.invalid/schemas/${digest}.json`;
 }
 
+const WRAPPER_KEYS = new Set(['$schema', 'type', 'properties', 'required', 'additionalProperties']);
+
+/**
+ * True when an object-rooted schema is the wrapper itself: `{type:"object", properties:{result:S},
+ * required:["result"]}` around a non-object S, the shape modern SDK servers (and FastMCP) give non-object
+ * roots for object-only clients. Under `legacyRoots: drop` such a schema is a non-object root in disguise.
+ */
+export function isWrapperSchema(schema: JsonSchema): boolean {
+  if (!isObject(schema) || schema.type !== 'object' || !Object.keys(schema).every((k) => WRAPPER_KEYS.has(k))) return false;
+  const { properties, required } = schema;
+  if (!isObject(properties) || Object.keys(properties).length !== 1 || !(RESULT_KEY in properties)) return false;
+  if (!Array.isArray(required) || required.length !== 1 || required[0] !== RESULT_KEY) return false;
+  const inner = properties[RESULT_KEY];
+  return (isObject(inner) || typeof inner === 'boolean') && !isObjectRoot(inner);
+}
+
 /** The wrapped form of a value. */
 export function wrapValue(value: Json): JsonObject {
   return { [RESULT_KEY]: value };

@@ -41,4 +41,14 @@ describe('schemas declared natively by a v2 SDK upstream, through the gateway, f
       expectOnlyRetrofitDiffers(client, direct);
     });
   }
+
+  for (const revision of ['2025-11-25', '2025-06-18'] as const) {
+    it(`${revision} client, legacyRoots: drop: the upstream's own wrapping of non-object roots is recognised and dropped, JSON left in text`, async () => {
+      const upstream = await startV2NativeServer();
+      const config = gatewayConfig([httpUpstream('native', upstream.url)], { defaults: { onInvalid: 'error', legacyRoots: 'drop', coerce: true } });
+      const gw = await startGateway(config);
+      const client = await connectEraClient(gw.url('/native/mcp'), revision);
+      expectEraShape(await runSession(client), revision, 'drop', sameWrapping, true);
+    });
+  }
 });
