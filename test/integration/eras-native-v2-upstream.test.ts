@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
-import { CLIENT_REVISIONS, connectEraClient } from '../helpers/eras-clients.js';
+import { CLIENT_REVISIONS, connectEraClient, resultsOf } from '../helpers/eras-clients.js';
 import { expectEraShape, expectOnlyRetrofitDiffers, runSession } from '../helpers/eras-expect.js';
 import { startV2NativeServer, type EraTool } from '../helpers/eras-tools.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -39,6 +39,12 @@ describe('schemas declared natively by a v2 SDK upstream, through the gateway, f
       const direct = await connectEraClient(upstream.url, revision);
       await runSession(direct);
       expectOnlyRetrofitDiffers(client, direct);
+      if (revision === '2026-07-28') {
+        // The 2026-07-28 result fields survive: resultType and _meta on every result, ttlMs/cacheScope on lists.
+        const results = resultsOf(client.received);
+        for (const result of results) expect(result).toMatchObject({ resultType: 'complete', _meta: expect.any(Object) });
+        expect(results.find((r) => Array.isArray(r.tools))).toMatchObject({ ttlMs: expect.any(Number), cacheScope: expect.any(String) });
+      }
     });
   }
 
