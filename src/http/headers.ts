@@ -3,6 +3,13 @@
  * MCP-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name, Mcp-Param-*, Authorization, Accept,
  * WWW-Authenticate, and anything else); hop-by-hop headers (RFC 9110 §7.6.1, plus those named by
  * Connection) stay on their own hop.
+ *
+ * Authorization is the exception when `auth:` is configured: then it carries the gateway's own token and is
+ * never forwarded (an upstream's `headers:` may set its own). X-Forwarded-For/-Proto/-Host are forwarded as
+ * the client sent them, and the gateway adds none: as a sidecar it is invisible to the upstream, and
+ * whatever terminates client connections in front of it (ingress, load balancer) is what sets them. So an
+ * upstream should trust X-Forwarded-* exactly as far as it trusts that front proxy — not because the
+ * request came from the gateway's loopback address.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
