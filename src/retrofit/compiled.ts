@@ -3,6 +3,7 @@
  * schema precomputed, the regex built. Produced at config load by src/policy/compile.ts.
  */
 import type { ExtractConfig, JsonObject, JsonSchema, LegacyRoots, OnInvalid, ToolConfig, ToolDefaults } from '../config/types.js';
+import { prepareRegexGuard } from './extract/regex-guard.js';
 import { compileSchema, type Validator } from './validate.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
 
@@ -51,7 +52,10 @@ function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegEx
     return undefined;
   }
   try {
-    return new RegExp(extract.pattern, extract.all ? `${flags}g` : flags);
+    const regex = new RegExp(extract.pattern, extract.all ? `${flags}g` : flags);
+    // Configured patterns run on the guard's worker; start it booting now, off the request path.
+    prepareRegexGuard();
+    return regex;
   } catch (err) {
     const path = /flag/i.test(String(err)) ? 'flags' : 'pattern';
     errors.push({ path: ['extract', path], message: `invalid regular expression: ${err instanceof Error ? err.message : String(err)}` });

@@ -52,14 +52,15 @@ type Found =
 function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput): Found {
   const texts = textsOf(result);
   let first: { candidate: Candidate; reasons: string[] } | undefined;
-  for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0)) {
+  const notes: string[] = [];
+  for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0, notes)) {
     const checked = check(candidate.value, tool, output);
     if (checked.ok) return { ok: true, value: checked.value, format: candidate.format };
     first ??= { candidate, reasons: checked.reasons };
   }
   if (first) return { ok: false, parsed: true, format: first.candidate.format, reasons: first.reasons };
   const why = texts.length === 0 ? 'the result has no text content' : NOTHING_FOUND[tool.extract.format];
-  return { ok: false, parsed: false, reasons: [why] };
+  return { ok: false, parsed: false, reasons: notes.length > 0 ? notes : [why] };
 }
 
 /**

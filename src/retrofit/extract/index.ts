@@ -40,7 +40,7 @@ function* jsonish(text: string, texts: readonly string[], schema: JsonSchema): G
   yield* lists(texts, whole, schema);
 }
 
-function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool: CompiledTool): Generator<Candidate> {
+function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool: CompiledTool, notes?: string[]): Generator<Candidate> {
   const whole = extractJson(text);
   if (whole !== undefined) yield { format: 'json', value: whole };
   const fenced = extractFenced(text);
@@ -57,7 +57,7 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
   }
   // A pattern under `auto` is the last structured reading, before falling back to the text as a scalar.
   if (tool.regex) {
-    const value = extractRegex(text, tool.regex, tool.extract.all ?? false);
+    const value = extractRegex(text, tool.regex, tool.extract.all ?? false, notes);
     if (value !== undefined) yield { format: 'regex', value };
   }
   if (wantsScalar(schema)) for (const value of extractScalars(text)) yield { format: 'scalar', value };
@@ -66,9 +66,10 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
 /**
  * Every reading of `texts` (the result's text blocks) that `tool` allows, in preference order.
  * `emptyContent`: the result had no content blocks at all — for an array schema, that is an empty list
- * (how a Python server returns `[]`).
+ * (how a Python server returns `[]`). `notes` collects why a reading was refused (a regex stopped by its
+ * guard), for the outcome's reasons.
  */
-export function* candidates(texts: readonly string[], tool: CompiledTool, schema: JsonSchema, emptyContent = false): Generator<Candidate> {
+export function* candidates(texts: readonly string[], tool: CompiledTool, schema: JsonSchema, emptyContent = false, notes?: string[]): Generator<Candidate> {
   const format = tool.extract.format;
   if (texts.length === 0) {
     if (emptyContent && (format === 'auto' || format === 'json') && wantsArray(schema)) yield { format: 'blocks', value: [] };
@@ -85,11 +86,11 @@ export function* candidates(texts: readonly string[], tool: CompiledTool, schema
       return;
     }
     case 'regex': {
-      const value = tool.regex ? extractRegex(text, tool.regex, tool.extract.all ?? false) : undefined;
+      const value = tool.regex ? extractRegex(text, tool.regex, tool.extract.all ?? false, notes) : undefined;
       if (value !== undefined) yield { format: 'regex', value };
       return;
     }
     default:
-      yield* auto(text, texts, schema, tool);
+      yield* auto(text, texts, schema, tool, notes);
   }
 }

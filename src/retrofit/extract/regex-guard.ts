@@ -1,0 +1,129 @@
+/**
+ * Running a configured regex against untrusted text without letting it stall the gateway. Backtracking
+ * patterns can take exponential time on text chosen by an upstream (`(x+x+)+y` on 30 x's runs for
+ * seconds), and no static check catches them all. So the match runs on a worker thread and the caller waits
+ * for it synchronously, at most `REGEX_DEADLINE_MS`; past that the worker is terminated (and replaced on
+ * the next call by a spare booted in advance) and the reading is refused with a reason. Texts over `REGEX_MAX_INPUT` characters are
+ * refused before any work, which also bounds the copy to the worker.
+ */
+import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+
+/** How long one regex reading may run (ms). The event loop is blocked at most this long per call. */
+export const REGEX_DEADLINE_MS = 100;
+/** Longest text (UTF-16 code units) a regex reading accepts. */
+export const REGEX_MAX_INPUT = 1024 * 1024;
+/** How long the worker may take to start (once per process, and after a deadline killed it). */
+const BOOT_MS = 2_000;
+
+/** Matches as plain data: the matched text and the named groups. */
+export interface RegexMatch {
+  readonly text: string;
+  readonly groups?: Readonly<Record<string, string | undefined>>;
+}
+
+export type RegexRun = { readonly ok: true; readonly matches: readonly RegexMatch[] } | { readonly ok: false; readonly reason: string };
+
+// Plain CommonJS, evaluated by the worker: no build step, no imports.
+const WORKER = `
+const { workerData } = require('node:worker_threads');
+const { flag, port } = workerData;
+const signal = (v) => { Atomics.store(flag, 0, v); Atomics.notify(flag, 0); };
+const plain = (m) => ({ text: m[0], groups: m.groups ? Object.assign({}, m.groups) : undefined });
+port.on('message', ({ source, flags, text, all }) => {
+  let out;
+  try {
+    const re = new RegExp(source, flags);
+    if (all) out = { ok: true, matches: Array.from(text.matchAll(re), plain) };
+    else { const m = re.exec(text); out = { ok: true, matches: m ? [plain(m)] : [] }; }
+  } catch (err) {
+    out = { ok: false, reason: 'the pattern failed: ' + String(err && err.message) };
+  }
+  port.postMessage(out);
+  signal(2);
+});
+// Ready once the event loop runs (the port is listening), after one warm-up match.
+setImmediate(() => { /x(?<g>y)/.exec('xy'); signal(1); require('node:worker_threads').parentPort.postMessage('ready'); });
+`;
+
+interface Runner {
+  readonly worker: Worker;
+  readonly port: MessagePort;
+  readonly flag: Int32Array;
+  /** Set (on the event loop) once the worker said it is up: a fresh worker answers its first calls slowly. */
+  ready: boolean;
+}
+
+let runner: Runner | undefined;
+/** A second worker booted in advance, so a stopped match is not followed by a wait for a new worker. */
+let spare: Runner | undefined;
+/** Until a first match has completed, calls wait up to BOOT_MS; afterwards only within the deadline. */
+let booted = false;
+
+function boot(): Runner {
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(WORKER, { eval: true, workerData: { flag, port: port2 }, transferList: [port2] });
+  // Never keep the process alive for the guard.
+  worker.unref();
+  port1.unref();
+  const runner: Runner = { worker, port: port1, flag, ready: false };
+  worker.once('message', () => {
+    runner.ready = true;
+    booted = true;
+  });
+  return runner;
+}
+
+/** Start the workers without waiting for them: they boot in the background (config load calls this). */
+export function prepareRegexGuard(): void {
+  runner ??= boot();
+  spare ??= boot();
+}
+
+/** Resolves once the current worker is up (tests, and callers that want the first call fast). */
+export function whenRegexGuardReady(): Promise<void> {
+  prepareRegexGuard();
+  const current = runner!;
+  if (current.ready) return Promise.resolve();
+  return new Promise((resolve) => current.worker.once('message', () => resolve()));
+}
+
+function stop(): void {
+  if (!runner) return;
+  void runner.worker.terminate();
+  runner.port.close();
+  runner = spare;
+  spare = undefined;
+  prepareRegexGuard();
+}
+
+/**
+ * Run `regex` on `text` (every match when `all`, else the first), bounded in input and time: the event loop
+ * waits at most REGEX_DEADLINE_MS per call (boot included), except for the very first worker's boot.
+ * Never throws.
+ */
+export function runRegex(text: string, regex: RegExp, all: boolean): RegexRun {
+  if (text.length > REGEX_MAX_INPUT) return { ok: false, reason: `the text is longer than ${REGEX_MAX_INPUT} characters, the limit for regex extraction` };
+  prepareRegexGuard();
+  const current = runner!;
+  // The very first call waits for the first worker (once per process); later a worker still starting up
+  // (the spare, right after a stop) is not waited for: the reading is refused instead.
+  const budget = booted ? REGEX_DEADLINE_MS : BOOT_MS;
+  if (booted && !current.ready) return { ok: false, reason: 'the regex worker is restarting after a stopped pattern' };
+  const deadline = performance.now() + budget;
+  if (Atomics.load(current.flag, 0) === 0 && Atomics.wait(current.flag, 0, 0, budget) === 'timed-out') {
+    stop();
+    return { ok: false, reason: 'the regex worker did not start' };
+  }
+  Atomics.store(current.flag, 0, 1);
+  current.port.postMessage({ source: regex.source, flags: regex.flags, text, all });
+  const left = Math.max(1, deadline - performance.now());
+  if (Atomics.wait(current.flag, 0, 1, left) === 'timed-out') {
+    stop();
+    return { ok: false, reason: `the pattern ran longer than ${REGEX_DEADLINE_MS} ms and was stopped` };
+  }
+  booted = true;
+  current.ready = true;
+  const answer = receiveMessageOnPort(current.port)?.message as RegexRun | undefined;
+  return answer ?? { ok: false, reason: 'the regex worker gave no answer' };
+}
