@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { CLIENT_REVISIONS, connectEraClient, resultsOf } from '../helpers/eras-clients.js';
 import { expectEraShape, expectOnlyRetrofitDiffers, runSession } from '../helpers/eras-expect.js';
-import { startV2NativeServer, type EraTool } from '../helpers/eras-tools.js';
+import { configuredTools, startV2NativeServer, type EraTool } from '../helpers/eras-tools.js';
 import { startGateway } from '../helpers/gateway.js';
 import type { JsonObject } from '../../src/config/types.js';
 
@@ -45,6 +45,15 @@ describe('schemas declared natively by a v2 SDK upstream, through the gateway, f
         for (const result of results) expect(result).toMatchObject({ resultType: 'complete', _meta: expect.any(Object) });
         expect(results.find((r) => Array.isArray(r.tools))).toMatchObject({ ttlMs: expect.any(Number), cacheScope: expect.any(String) });
       }
+    });
+  }
+
+  for (const revision of CLIENT_REVISIONS) {
+    it(`${revision} client, the same schemas also configured: the configured ones win, and the upstream's own {result: V} is not wrapped twice`, async () => {
+      const upstream = await startV2NativeServer();
+      const gw = await startGateway(gatewayConfig([httpUpstream('native', upstream.url, { tools: configuredTools() })]));
+      const client = await connectEraClient(gw.url('/native/mcp'), revision);
+      expectEraShape(await runSession(client), revision, 'wrap');
     });
   }
 
