@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --only=1,3] [-- --profile]`: runs the scenarios of issue 9 against the
- * built gateway (dist/), prints one markdown table and writes it to bench/results/latest.md
+ * built gateway (dist/, rebuilt first when any source is newer), prints one markdown table and writes it to bench/results/latest.md
  * (latest-quick.md for --quick, so a check does not overwrite the recorded full run).
  * --profile: the gateway of scenario 1 runs with --cpu-prof; a summary (top self-time functions, time by
  * package) goes to bench/results/profile-passthrough.md.
@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureBuilt } from './lib/build.js';
 import { killAll } from './lib/procs.js';
 import { byArea, inclusiveByArea, topSelf } from './lib/profile.js';
 import { ROOT, scratch } from './lib/servers.js';
@@ -42,6 +43,7 @@ const SCENARIOS = [
 ];
 
 const startedAt = new Date();
+if (!only || only.some((id) => SCENARIOS.some(([s]) => s === id))) await ensureBuilt();
 const rows = [];
 let failed = 0;
 for (const [id, name, runIt] of SCENARIOS) {

@@ -1,6 +1,6 @@
 /**
  * Opens N MCP sessions and keeps them idle until SIGTERM, in its own process: initialize +
- * notifications/initialized per session (16 at a time), then optionally a GET stream per session (as SDK
+ * notifications/initialized per session (32 at a time), then optionally a GET stream per session (as SDK
  * clients open one), waiting at most WAIT_MS for their headers. Prints `ready <sessions> <streams> <failures>`.
  * usage: node bench/lib/idle-sessions.js URL N get|noget WAIT_MS
  */
@@ -35,7 +35,7 @@ async function opener() {
     }
   }
 }
-await Promise.all(Array.from({ length: 16 }, opener));
+await Promise.all(Array.from({ length: 32 }, opener));
 
 let streams = 0;
 const controllers = [];

@@ -21,22 +21,23 @@ function show(s) {
 
 /** Run scenario 1; `profileDir` makes the gateway write a --cpu-prof profile there. */
 export async function passthrough({ quick, profileDir, log }) {
-  const seconds = quick ? 2 : 8;
+  const seconds = quick ? 1 : 8;
   const rounds = quick ? 1 : 3;
   const connections = 10;
-  const raw = await startUpstream('raw-upstream');
-  const sdk = await startUpstream('sdk-upstream');
+  const [raw, sdk] = await Promise.all([startUpstream('raw-upstream'), startUpstream('sdk-upstream')]);
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const gw = await startGateway(
-    {
-      rawjson: { url: `${raw.url}/json/mcp`, path: '/rawjson/mcp' },
-      rawsse: { url: `${raw.url}/sse/mcp`, path: '/rawsse/mcp' },
-      sdk: { url: `${sdk.url}/mcp`, path: '/sdk/mcp' },
-      retro: { url: `${raw.url}/json/mcp`, path: '/retro/mcp', tools: { echo: { outputSchema: OBJECT_SCHEMA } } },
-    },
-    { nodeArgs },
-  );
-  const nginx = await startNginx(raw.url);
+  const [gw, nginx] = await Promise.all([
+    startGateway(
+      {
+        rawjson: { url: `${raw.url}/json/mcp`, path: '/rawjson/mcp' },
+        rawsse: { url: `${raw.url}/sse/mcp`, path: '/rawsse/mcp' },
+        sdk: { url: `${sdk.url}/mcp`, path: '/sdk/mcp' },
+        retro: { url: `${raw.url}/json/mcp`, path: '/retro/mcp', tools: { echo: { outputSchema: OBJECT_SCHEMA } } },
+      },
+      { nodeArgs },
+    ),
+    startNginx(raw.url),
+  ]);
   try {
     const cases = {
       rawjson: { direct: `${raw.url}/json/mcp`, gateway: `${gw.address}/rawjson/mcp`, ...(nginx.url && { nginx: `${nginx.url}/json/mcp` }) },

@@ -23,9 +23,13 @@ export async function stall({ quick, log }) {
     const alone = await autocannon(url, { body, connections: 4, seconds });
     caller = start(process.execPath, [join(ROOT, 'bench', 'lib', 'caller.js'), url, 'big']);
     // Measure only once the first 10 MB call has completed, so the load overlaps steady big calls.
-    const first = await caller.waitFor(/^took ([\d.]+)/, 60_000);
-    // Run at least two big calls' worth, so calls stalled behind one still complete inside the window.
-    const duringSeconds = Math.max(seconds, Math.ceil((2 * Number(first[1])) / 1000) + 1);
+    // Full: measure once the first big call is done, over two big calls' worth, so calls stalled behind one
+    // still complete inside the window. --quick: start with the first big call and measure 6 s.
+    let duringSeconds = 6;
+    if (!quick) {
+      const first = await caller.waitFor(/^took ([\d.]+)/, 60_000);
+      duringSeconds = Math.max(seconds, Math.ceil((2 * Number(first[1])) / 1000) + 1);
+    } else await caller.waitFor(/^ready/, 10_000);
     const during = await autocannon(url, { body, connections: 4, seconds: duringSeconds });
     await caller.stop();
     const bigCalls = caller.lines.filter((l) => l.startsWith('took ')).map((l) => l.split(' '));

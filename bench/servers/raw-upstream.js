@@ -12,7 +12,9 @@ import { objectValue, SMALL_TEXT } from '../lib/data.js';
 
 const PROGRESS_DELAY_MS = Number(process.env.PROGRESS_DELAY_MS ?? 200);
 const SMALL = JSON.stringify({ content: [{ type: 'text', text: SMALL_TEXT }] });
-const BIG = JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(objectValue(10 * 1024 * 1024)) }] });
+// Built on first use: most runs never ask for it, and it costs a second at startup.
+let big;
+const BIG = () => (big ??= JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(objectValue(10 * 1024 * 1024)) }] }));
 const INIT = JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw-upstream', version: '1.0.0' } });
 let sessions = 0;
 let openStreams = 0;
@@ -78,7 +80,7 @@ const server = createServer((req, res) => {
     if (msg.method === 'tools/call') {
       const name = msg.params?.name;
       if (name === 'progress') return progress(res, msg.id, msg.params?._meta?.progressToken);
-      answer(res, sse, msg.id, name === 'big' ? BIG : SMALL);
+      answer(res, sse, msg.id, name === 'big' ? BIG() : SMALL);
       return;
     }
     answer(res, sse, msg.id, '{}');
