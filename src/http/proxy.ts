@@ -174,7 +174,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
       res.writeHead(status, toClientHeaders(answer.headers, { dropLength: true }));
       res.flushHeaders();
       if (verb === 'GET') untrack = ctx.streams?.track(res);
-      await relaySse(answer.body, res, matcher, log);
+      await relaySse(answer.body, res, matcher, log, { max: deps.config.limits.maxResultBytes, upstream: name });
     } else if (options.mcp && type === 'application/json' && matcher.active) {
       let bytes: Buffer;
       try {

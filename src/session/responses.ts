@@ -70,6 +70,15 @@ export class ResponseMatcher {
     return this.#local.size > 0 || this.#state.pending.hasSession(this.#upstream, this.#session);
   }
 
+  /** Ids of this exchange's own requests still waiting for their response (in the order sent). */
+  unanswered(): JsonRpcId[] {
+    // Keys are `${typeof id}:${id}` (see idKey); ids are strings or numbers.
+    return [...this.#local.keys()].map((key) => {
+      const i = key.indexOf(':');
+      return key.slice(0, i) === 'number' ? Number(key.slice(i + 1)) : key.slice(i + 1);
+    });
+  }
+
   /** Handle one parsed message from the upstream; non-responses and unmatched responses come back unchanged. */
   handle(message: unknown): Handled {
     const unchanged = { message, changed: false };

@@ -43,13 +43,38 @@ function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger):
   return serializeEvent(event, JSON.stringify(Array.isArray(parsed) ? out : out[0]));
 }
 
-/** Relay an SSE body event by event. */
-export async function relaySse(body: AsyncIterable<Buffer>, res: ServerResponse, matcher: ResponseMatcher, log: Logger): Promise<void> {
+/** The bound on one SSE event while responses on the stream may be rewritten (limits.maxResultBytes). */
+export interface SseLimit {
+  readonly max: number;
+  readonly upstream: string;
+}
+
+/**
+ * An event over the limit would have to be held whole to be rewritten: instead, each request of this exchange
+ * still waiting gets a RESULT_TOO_LARGE error event, and the stream ends — never a truncated message.
+ */
+async function overLimit(res: ServerResponse, matcher: ResponseMatcher, limit: SseLimit, log: Logger): Promise<void> {
+  const ids = matcher.unanswered();
+  log.warn({ upstream: limit.upstream, limit: limit.max, ids }, 'upstream SSE event over maxResultBytes; stream ended');
+  for (const id of ids) {
+    const error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [limit.upstream, limit.max]).toJsonRpc(id);
+    if (!(await write(res, serializeEvent({ event: 'message', comments: [] }, JSON.stringify(error))))) return;
+  }
+}
+
+/** Relay an SSE body event by event; with `limit`, events that may be rewritten are bounded. */
+export async function relaySse(body: AsyncIterable<Buffer>, res: ServerResponse, matcher: ResponseMatcher, log: Logger, limit?: SseLimit): Promise<void> {
   const splitter = new SseSplitter();
+  // Bytes of the event being assembled: pushed minus already emitted.
+  let pending = 0;
   for await (const chunk of body) {
+    pending += chunk.length;
     for (const event of splitter.push(chunk)) {
+      pending -= event.raw.length;
+      if (limit && event.raw.length > limit.max && matcher.active) return overLimit(res, matcher, limit, log);
       if (!(await write(res, transformEvent(event, matcher, log)))) return;
     }
+    if (limit && pending > limit.max && matcher.active) return overLimit(res, matcher, limit, log);
   }
   for (const event of splitter.end()) if (!(await write(res, event.raw))) return;
 }
