@@ -205,7 +205,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     done();
     deps.metrics.requests.inc({ upstream: name, method, status });
     log.info(
-      { method, ...(tool !== undefined && { tool }), revision, revisionSource: source, status, ...(aborted && { aborted }), durationMs: Math.round(performance.now() - started) },
+      { method, ...(tool !== undefined && { tool }), revision, revisionSource: source, status, outcome: aborted ? 'aborted' : status === 0 || status >= 400 ? 'error' : 'ok', ...(aborted && { aborted }), durationMs: Math.round(performance.now() - started) },
       'request',
     );
   }

@@ -10,6 +10,7 @@ import { request } from 'undici';
 import type { SseUpstreamConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
 import { classifyBody } from '../jsonrpc/classify.js';
+import { ServerStreams, TOOLS_LIST_CHANGED } from '../reload/notify.js';
 import { SseSplitter } from '../stream/sse.js';
 import { mapUpstreamFailure, type FailureContext } from '../upstream/errors.js';
 import { LegacyConnections, rememberRequests, transformEvent, type LegacyConnection } from '../upstream/sse-legacy.js';
@@ -46,6 +47,7 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
   const route = upstream.path.replace(/\/$/, '');
   const messagePath = `${route}/message`;
   const connections = new LegacyConnections();
+  const streams = new ServerStreams();
   const failure = (method: string): FailureContext => ({ upstream: upstream.name, timeoutMs: upstream.timeoutMs, method, log, metrics });
   const upstreamHeaders = (req: FastifyRequest, host: string): Record<string, string | string[]> =>
     toUpstreamHeaders(req.headers, { host, configured: upstream.headers, dropAuthorization: config.auth !== undefined });
@@ -76,9 +78,17 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
     out.flushHeaders();
     const ctx = { upstream: upstream.name, sseUrl, clientEndpoint: `${messagePath}?sessionId=${conn.id}`, rewriter, log: log.child({ connection: conn.id }) };
     const splitter = new SseSplitter();
+    let tracked = false;
     try {
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        for (const event of splitter.push(chunk)) out.write(transformEvent(event, conn, ctx));
+        for (const event of splitter.push(chunk)) {
+          out.write(transformEvent(event, conn, ctx));
+          // Notifications of our own only once the client has its endpoint (its first event).
+          if (conn.endpoint && !tracked) {
+            tracked = true;
+            out.once('close', streams.track(out));
+          }
+        }
       }
       for (const event of splitter.end()) out.write(event.raw);
     } catch (err) {
@@ -147,5 +157,7 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
   return {
     ready: () => reachable(sseUrl),
     close: async () => connections.closeAll(),
+    // Legacy clients get server messages on this stream only: list_changed goes there too.
+    notifyToolsChanged: () => streams.broadcast(TOOLS_LIST_CHANGED),
   };
 }

@@ -1,17 +1,19 @@
 /**
  * After a reload that changes an upstream's tool schemas, clients holding a server stream open get
  * `notifications/tools/list_changed` on it: the GET stream the gateway relays from a Streamable HTTP
- * upstream (the gateway injects the event), and a stdio session's GET stream (through its transport).
+ * upstream (the gateway injects the event), a stdio session's GET stream (through its transport), and a
+ * legacy HTTP+SSE stream once it announced its endpoint.
  * The streams stay open and the stdio session keeps its child.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { FIXTURE_SERVER } from '../fixtures/servers/stdio-gateway.js';
+import { startEverythingSse } from '../fixtures/servers/everything-sse.js';
 import { startServe } from '../helpers/serve.js';
 import { startV1Server } from '../helpers/v1-server.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-function configText(url: string, title: string): string {
+function configText(url: string, title: string, sse: string): string {
   return `
 upstreams:
   web:
@@ -21,6 +23,10 @@ upstreams:
   local:
     command: ${process.execPath}
     args: [${JSON.stringify(FIXTURE_SERVER)}]
+    tools:
+      echo: { outputSchema: { type: object, title: ${title} } }
+  legacy:
+    sse: ${sse}
     tools:
       echo: { outputSchema: { type: object, title: ${title} } }
 `;
@@ -62,6 +68,32 @@ async function openServerStream(url: string): Promise<{ session: string; next: (
   };
 }
 
+/** Open a legacy HTTP+SSE stream and read until its endpoint event. */
+async function openLegacyStream(url: string): Promise<{ next: (until: (text: string) => boolean) => Promise<string>; close: () => Promise<void> }> {
+  const controller = new AbortController();
+  const stream = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+  expect(stream.status).toBe(200);
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  const next = async (until: (t: string) => boolean): Promise<string> => {
+    while (!until(text)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stream ended; got ${JSON.stringify(text)}`);
+      text += value;
+    }
+    return text;
+  };
+  await next((t) => /event: endpoint\r?\ndata: [^\n]+\n\r?\n/.test(t));
+  text = text.slice(text.search(/event: endpoint/)).replace(/^event: endpoint\r?\ndata: [^\n]+\n\r?\n/, '');
+  return {
+    next,
+    async close() {
+      controller.abort();
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
+
 /** The JSON-RPC messages of the `data:` lines received so far. */
 function messages(text: string): Record<string, unknown>[] {
   return text
@@ -73,24 +105,30 @@ function messages(text: string): Record<string, unknown>[] {
 const listChanged = (text: string): boolean => messages(text).some((m) => m.method === 'notifications/tools/list_changed');
 
 describe('tools/list_changed after a reload', () => {
-  it('arrives on the relayed HTTP GET stream and on the stdio session GET stream', async () => {
+  it('arrives on the relayed HTTP GET stream, the stdio session GET stream and the legacy SSE stream', async () => {
     const upstream = await startV1Server();
-    const gw = await startServe(configText(upstream.url, 'one'));
+    const everything = await startEverythingSse();
+    onTestFinished(() => everything.close());
+    const gw = await startServe(configText(upstream.url, 'one', everything.url));
     const web = await openServerStream(`${gw.origin}/web/mcp`);
     const local = await openServerStream(`${gw.origin}/local/mcp`);
+    const legacy = await openLegacyStream(`${gw.origin}/legacy/mcp`);
     try {
       // Same tools: nothing to tell anyone.
       expect(await gw.sighup()).toMatchObject({ ok: true, toolsChanged: [] });
 
-      gw.write(configText(upstream.url, 'two'));
-      expect(await gw.sighup()).toMatchObject({ ok: true, toolsChanged: ['web', 'local'] });
+      gw.write(configText(upstream.url, 'two', everything.url));
+      expect(await gw.sighup()).toMatchObject({ ok: true, toolsChanged: ['web', 'local', 'legacy'] });
       const webText = await web.next(listChanged);
       const localText = await local.next(listChanged);
       expect(messages(webText)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
       expect(messages(localText)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+      // The legacy stream also carries the upstream's own notifications: the injected one is among them.
+      expect(listChanged(await legacy.next(listChanged))).toBe(true);
       expect(gw.logs.filter((l) => l.msg === 'tools changed: notifications/tools/list_changed sent').map((l) => [l.upstream, l.streams])).toEqual([
         ['web', 1],
         ['local', 1],
+        ['legacy', 1],
       ]);
 
       // The stdio session survived the reload with its child: a tools/list on it shows the new schema.
@@ -104,6 +142,7 @@ describe('tools/list_changed after a reload', () => {
     } finally {
       await web.close();
       await local.close();
+      await legacy.close();
     }
   });
 });
