@@ -54,7 +54,15 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
   let first: { candidate: Candidate; reasons: string[] } | undefined;
   const notes: string[] = [];
   for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0, notes)) {
-    const checked = check(candidate.value, tool, output);
+    let checked: Checked;
+    try {
+      checked = check(candidate.value, tool, output);
+    } catch (err) {
+      // Recursion over a value nested deeper than the stack (an upstream's `[[[[…]]]]`): a reading that
+      // cannot be checked is a failed reading, not an engine failure that would pass the result through.
+      if (!(err instanceof RangeError)) throw err;
+      checked = { ok: false, reasons: [`${candidate.format}: the value is nested too deeply to check`] };
+    }
     if (checked.ok) return { ok: true, value: checked.value, format: candidate.format };
     first ??= { candidate, reasons: checked.reasons };
   }

@@ -81,7 +81,8 @@ export async function relaySse(body: AsyncIterable<Buffer>, res: ServerResponse,
 
 /**
  * Read a whole JSON body (bounded), hand each response in it to the matcher, and return the bytes to send:
- * the original bytes when nothing changed, else the re-serialised body. Throws RESULT_TOO_LARGE past `max`.
+ * the original bytes when nothing changed, else the re-serialised body. Throws RESULT_TOO_LARGE past `max`,
+ * and UPSTREAM_PROTOCOL when the body does not parse while a request of this exchange awaits its answer.
  */
 export async function readAndRewriteJson(
   body: AsyncIterable<Buffer> & { destroy?: (err?: Error) => unknown },
@@ -105,8 +106,14 @@ export async function readAndRewriteJson(
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    // Not ours to judge: the client sees exactly what the upstream sent.
+  } catch (err) {
+    // A request of this exchange awaits its answer here: truncated or broken JSON must not reach the client
+    // as a success-status body it cannot parse (clients then wait forever); it becomes a JSON-RPC error.
+    if (matcher.unanswered().length > 0) {
+      log.warn({ upstream, bytes: bytes.length, head: bytes.subarray(0, 200).toString('utf8') }, 'upstream JSON body does not parse');
+      throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: err });
+    }
+    // Nothing of ours awaits it: the client sees exactly what the upstream sent.
     log.warn({ upstream }, 'upstream JSON body does not parse; forwarded untouched');
     return bytes;
   }
