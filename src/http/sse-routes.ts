@@ -54,10 +54,12 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
 
   async function stream(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const conn = connections.create();
+    const opened = performance.now();
     reply.raw.once('close', () => {
       conn.abort.abort();
       connections.delete(conn);
       metrics.requests.inc({ upstream: upstream.name, method: 'GET', status: reply.raw.statusCode });
+      log.info({ reqId: req.id, connection: conn.id, method: 'GET', status: reply.raw.statusCode, outcome: reply.raw.writableFinished ? 'ok' : 'aborted', durationMs: Math.round(performance.now() - opened) }, 'request');
     });
     let res;
     try {
@@ -120,16 +122,25 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
       for (const m of body.messages) if (m.kind === 'request' && m.id !== undefined) conn.pending.delete(m.id);
     };
     const started = performance.now();
+    const tool = !body.batch && first?.method === 'tools/call' ? first.name : undefined;
+    // One line per POST, as for the other transports; its answer arrives later on the GET stream.
+    const line = (status: number): void =>
+      log.info(
+        { reqId: req.id, connection: conn.id, method: label, ...(tool !== undefined && { tool }), status, outcome: status >= 400 ? 'error' : 'ok', durationMs: Math.round(performance.now() - started) },
+        'request',
+      );
     try {
       const res = await request(conn.endpoint, { method: 'POST', headers: upstreamHeaders(req, conn.endpoint.host), body: text, headersTimeout: upstream.timeoutMs });
       metrics.latency.observe({ upstream: upstream.name, method: label }, (performance.now() - started) / 1000);
       metrics.requests.inc({ upstream: upstream.name, method: label, status: res.statusCode });
       // Not accepted: no response will come on the stream for these requests.
       if (res.statusCode >= 300) forget();
+      line(res.statusCode);
       return reply.code(res.statusCode).headers(toClientHeaders(res.headers, { dropLength: false })).send(Buffer.from(await res.body.arrayBuffer()));
     } catch (err) {
       forget();
       const mapped = mapUpstreamFailure(err, failure(label)) ?? new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [upstream.name], { cause: err });
+      line(mapped.status);
       return sendError(reply, mapped);
     }
   }

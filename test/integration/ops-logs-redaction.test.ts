@@ -1,12 +1,14 @@
 /**
- * Logs of a real session through `serve`: one `request` line per exchange for HTTP and stdio upstreams
+ * Logs of a real session through `serve`: one `request` line per exchange for HTTP, stdio and legacy SSE upstreams
  * (upstream, method, tool, status, duration, outcome), and no configured secret in any line — the gateway's
  * bearer token, an upstream header, stdio `env` values (from `${VAR}` and literal), even when the child
  * prints them on stderr, which the gateway logs.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { startEverythingSse } from '../fixtures/servers/everything-sse.js';
 import { FIXTURE_SERVER } from '../fixtures/servers/stdio-gateway.js';
 import { startServe } from '../helpers/serve.js';
 import { startV1Server } from '../helpers/v1-server.js';
@@ -22,11 +24,13 @@ const LITERAL_ENV = 'literal-env-9e8d7c6b';
 const CHILD = "process.stderr.write('starting with ' + process.env.API_KEY + ' / ' + process.env.PLAIN_KEY + '\\n'); import(process.argv[1]);";
 
 describe('request lines and redaction', () => {
-  it('logs one line per exchange for HTTP and stdio, and never a secret', async () => {
+  it('logs one line per exchange for HTTP, stdio and legacy SSE, and never a secret', async () => {
     for (const [k, v] of Object.entries(SECRETS)) vi.stubEnv(k, v);
     vi.stubEnv('LOG_LEVEL', 'debug');
     onTestFinished(() => void vi.unstubAllEnvs());
     const upstream = await startV1Server();
+    const everything = await startEverythingSse();
+    onTestFinished(() => everything.close());
     const gw = await startServe(`
 auth:
   bearerTokens: ["\${GATEWAY_TOKEN}"]
@@ -42,6 +46,8 @@ upstreams:
     env: { API_KEY: "\${API_KEY}", PLAIN_KEY: ${LITERAL_ENV} }
     tools:
       echo: { outputSchema: { type: object } }
+  legacy:
+    sse: ${everything.url}
 `);
     for (const name of ['web', 'local']) {
       const url = new URL(`${gw.origin}/${name}/mcp`);
@@ -53,6 +59,14 @@ upstreams:
       const denied = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${SECRETS.GATEWAY_TOKEN}-not`, 'content-type': 'application/json' }, body: '{}' });
       expect(denied.status).toBe(401);
     }
+
+    // Legacy HTTP+SSE: the POST is accepted (202) and its answer comes on the stream.
+    const legacyClient = new Client({ name: 'log-test', version: '1.0.0' });
+    const auth = { authorization: `Bearer ${SECRETS.GATEWAY_TOKEN}` };
+    await legacyClient.connect(new SSEClientTransport(new URL(`${gw.origin}/legacy/mcp`), { requestInit: { headers: auth }, eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers as Record<string, string>), ...auth } }) } }));
+    onTestFinished(() => legacyClient.close());
+    expect(await legacyClient.callTool({ name: 'echo', arguments: { message: 'hi' } })).toMatchObject({ content: [{ type: 'text' }] });
+    expect(gw.logs.find((l) => l.msg === 'request' && l.upstream === 'legacy' && l.method === 'tools/call')).toMatchObject({ tool: 'echo', status: 202, outcome: 'ok' });
 
     // The child's stderr line was logged, with both of its secrets scrubbed.
     const stderr = gw.logs.find((l) => l.msg === 'upstream stderr' && String(l.line).startsWith('starting with'));
