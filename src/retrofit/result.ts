@@ -14,6 +14,7 @@ import { getPointer } from './pointer.js';
 import { projectionFor, projectResult } from './project.js';
 import { check as validateValue } from './validate.js';
 import { RESULT_KEY } from './wrap.js';
+import { eraOf } from '../protocol/era.js';
 
 /** True for results the engine never touches: errors, `input_required`, task creation. */
 export function isNonFinal(result: JsonObject): boolean {
@@ -71,20 +72,32 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
   return { ok: false, parsed: false, reasons: notes.length > 0 ? notes : [why] };
 }
 
+/** `{result: X}` and nothing else. */
+function wrappedInner(value: Json): { readonly inner: Json } | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === RESULT_KEY ? { inner: value[RESULT_KEY] as Json } : undefined;
+}
+
 /**
- * Upstream structuredContent, validated as is. A modern upstream serving an object-only session has already
- * wrapped a non-object value as {result: V} (the SDK convention); V is then what the schema describes.
+ * Upstream structuredContent, validated as is. A modern upstream serving a pre-2026 session has already
+ * wrapped a non-object value as {result: V} (the SDK convention); V is then what the schema describes. For
+ * those sessions V is tried first, since a loose schema (any object) would also accept {result: V} itself
+ * and the value would be wrapped twice.
  */
-function fromNative(value: Json, tool: CompiledTool, output: CompiledOutput): Found {
+function fromNative(value: Json, tool: CompiledTool, output: CompiledOutput, revision: string): Found {
   const asIs: CompiledTool = { ...tool, extract: { format: 'json' }, coerce: false };
+  const wrapped = output.needsWrap ? wrappedInner(value) : undefined;
+  const unwrapFirst = wrapped !== undefined && eraOf(revision) !== 'modern';
+  if (unwrapFirst) {
+    const inner = check(wrapped.inner, asIs, output);
+    if (inner.ok) return { ok: true, value: inner.value, format: 'native' };
+  }
   const checked = check(value, asIs, output);
   if (checked.ok) return { ok: true, value: checked.value, format: 'native' };
-  if (output.needsWrap && typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    const keys = Object.keys(value);
-    if (keys.length === 1 && keys[0] === RESULT_KEY) {
-      const inner = check(value[RESULT_KEY] as Json, asIs, output);
-      if (inner.ok) return { ok: true, value: inner.value, format: 'native' };
-    }
+  if (wrapped !== undefined && !unwrapFirst) {
+    const inner = check(wrapped.inner, asIs, output);
+    if (inner.ok) return { ok: true, value: inner.value, format: 'native' };
   }
   return { ok: false, parsed: true, format: 'native', reasons: checked.reasons };
 }
@@ -99,7 +112,7 @@ export function retrofitResult(
 ): { result: JsonObject; outcome: CallOutcome } {
   const native = result.structuredContent !== undefined;
   let found: Found;
-  if (native) found = fromNative(result.structuredContent as Json, tool, output);
+  if (native) found = fromNative(result.structuredContent as Json, tool, output, revision);
   else found = fromText(result, tool, output);
 
   if (found.ok) {

@@ -37,3 +37,17 @@ describe('legacyRoots: drop with a native schema the upstream wrapped itself', (
     expect(rewriteToolCall(call, 'a', policy, '2025-11-25').result).toBe(call);
   });
 });
+
+describe('a loose configured schema over structuredContent the upstream wrapped itself', () => {
+  const policy = upstreamWith({ t: { outputSchema: { anyOf: [{ type: 'object' }, { type: 'array' }] } } });
+  const call = { content: [{ type: 'text', text: '{"a":1}' }], structuredContent: { result: { a: 1 } } };
+
+  it('pre-2026 sessions: {result: V} is read as V, so it is wrapped once', () => {
+    expect(rewriteToolCall(call, 't', policy, '2025-11-25').result.structuredContent).toEqual({ result: { a: 1 } });
+    expect(rewriteToolCall(call, 't', policy, '2025-03-26').result).not.toHaveProperty('structuredContent');
+  });
+
+  it('2026-07-28: no upstream wraps for it, so the value is taken as it is', () => {
+    expect(rewriteToolCall(call, 't', policy, '2026-07-28').result.structuredContent).toEqual({ result: { a: 1 } });
+  });
+});
