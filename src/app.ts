@@ -52,6 +52,10 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     // their grace period (see below). Without it a client's connection that never sent a request keeps
     // close() waiting until Node's headers timeout.
     forceCloseConnections: true,
+    // avvio bounds every hook, close hooks included, by pluginTimeout (10 s by default): a preClose drain
+    // that used its whole grace period (10 s by default) failed close() and cut pending calls off instead
+    // of answering them. The drains bound themselves, so no second, shorter bound.
+    pluginTimeout: 0,
   });
 
   // Bodies stay raw: parsed once by the proxy, and the original bytes go upstream.
