@@ -76,7 +76,10 @@ describe.each([
         heaps.push(process.memoryUsage().heapUsed);
       }
     }
-    if (heaps.length > 1) expect(heaps.at(-1)!).toBeLessThan(heaps[0]! * 1.5);
+    if (heaps.length > 1) {
+      process.stdout.write(`soak: heap after each round (MB): ${heaps.map((h) => (h / 2 ** 20).toFixed(1)).join(', ')}\n`);
+      expect(heaps.at(-1)!).toBeLessThan(heaps[0]! * 1.5);
+    }
 
     async function oneRound(round: number): Promise<void> {
       // Open every session first, so all of them exist at once.
