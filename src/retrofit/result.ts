@@ -25,7 +25,7 @@ export function isNonFinal(result: JsonObject): boolean {
 
 type Checked = { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly reasons: string[] };
 
-/** select → wrap → coerce → validate one candidate. */
+/** select → wrap → validate, and when that fails and coercion is on, coerce → validate again. */
 function check(value: Json, tool: CompiledTool, output: CompiledOutput): Checked {
   let current: Json | undefined = value;
   const { select, wrap } = tool.extract;
@@ -34,9 +34,15 @@ function check(value: Json, tool: CompiledTool, output: CompiledOutput): Checked
     if (current === undefined) return { ok: false, reasons: [`select ${select}: no such value`] };
   }
   if (wrap !== undefined) current = { [wrap]: current };
-  if (tool.coerce) current = coerce(current, output.schema);
+  // Validate first: most values need no coercion, and coercing copies the whole value (the bulk of a 100 KB
+  // retrofit's cost). Only a value that fails is coerced and checked again.
   const verdict = validateValue(output.validate, current);
-  return verdict.ok ? { ok: true, value: current } : { ok: false, reasons: verdict.reasons };
+  if (verdict.ok) return { ok: true, value: current };
+  if (!tool.coerce) return { ok: false, reasons: verdict.reasons };
+  const coerced = coerce(current, output.schema);
+  if (coerced === current) return { ok: false, reasons: verdict.reasons };
+  const second = validateValue(output.validate, coerced);
+  return second.ok ? { ok: true, value: coerced } : { ok: false, reasons: second.reasons };
 }
 
 const NOTHING_FOUND = {
