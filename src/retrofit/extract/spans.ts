@@ -2,8 +2,11 @@
  * String-aware bracket matching: the top-level `{...}` / `[...]` spans of a text, in one linear pass.
  * Outside brackets the text is prose and quotes mean nothing; inside, quotes open strings whose brackets do
  * not count. A mismatched closer abandons the current span; an unclosed opener swallows the rest of the text,
- * so truncated JSON never yields its inner pieces.
+ * so truncated JSON never yields its inner pieces. Nesting deeper than MAX_NESTING yields nothing.
  */
+
+/** Deepest bracket nesting scanned; a text nested deeper yields no spans at all. */
+export const MAX_NESTING = 512;
 
 /** A half-open range [start, end) of the text. */
 export interface Span {
@@ -36,6 +39,9 @@ export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Spa
     }
     if (c === OPEN || c === OPEN_SQ) {
       if (stack.length === 0) start = i;
+      // Deeper than any value the engine reads: no span of this text is trusted (and the scan stays cheap:
+      // megabytes of `{` made the bracket stack, and this loop, take seconds).
+      if (stack.length >= MAX_NESTING) return [];
       stack.push(c === OPEN ? CLOSE : CLOSE_SQ);
     } else if (c === CLOSE || c === CLOSE_SQ) {
       if (stack.length === 0) continue;
