@@ -3,7 +3,8 @@
  *
  * Routes, upstream connectors, stdio children and the listening socket are built once (Fastify cannot add
  * routes after ready, and a session must keep its child). So a reload applies: tool policies (`tools:`,
- * schema files), `defaults`, `auth`, `allowedOrigins`, `limits.maxResultBytes`, and each upstream's
+ * schema files), `defaults`, `auth`, `allowedOrigins`, `limits.maxResultBytes` (for stdio: the line bound of
+ * sessions opened after the reload; running children keep theirs), and each upstream's
  * `headers` and `timeoutMs`. It does not apply, and reports as "requires restart" while keeping the running
  * value: `listen`, `limits.maxRequestBytes` (the body parsers' bound is fixed at start), upstreams added,
  * removed or changed in kind (kept as they were, policy included), and an upstream's `path`, `url`, `sse`,

@@ -34,6 +34,7 @@ export class StdioPool {
   private readonly cwd: string;
   private lastSpawnFailure: string | undefined;
   private shuttingDown = false;
+  private readonly explicitMaxLineBytes: number | undefined;
 
   constructor(upstream: StdioUpstreamConfig, deps: GatewayDeps, options: StdioOptions = {}) {
     this.upstream = upstream;
@@ -44,6 +45,7 @@ export class StdioPool {
       maxLineBytes: options.maxLineBytes ?? deps.config.limits.maxResultBytes,
       shutdownGraceMs: options.shutdownGraceMs ?? STDIO_DEFAULTS.shutdownGraceMs,
     };
+    this.explicitMaxLineBytes = options.maxLineBytes;
     this.env = childEnv(upstream);
     this.cwd = childCwd(upstream, deps.config);
   }
@@ -57,6 +59,8 @@ export class StdioPool {
       env: this.env,
       cwd: this.cwd,
       ...this.options,
+      // Without an explicit bound, each new session takes the current limits.maxResultBytes (hot reload).
+      maxLineBytes: this.explicitMaxLineBytes ?? this.deps.config.limits.maxResultBytes,
       onOpen: (s) => {
         if (s.id === undefined) return;
         this.sessions.set(s.id, s);
