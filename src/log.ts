@@ -105,7 +105,9 @@ export function createLogger(options: LogOptions = {}): Logger {
     ? pino(opts, options.destination)
     : pretty
       ? pino(opts, pino.transport({ target: 'pino-pretty' }) as DestinationStream)
-      : pino(opts);
+      : // Asynchronous stdout: a synchronous write per request line cost ~10% of the proxy's CPU under load
+        // (bench profile). pino flushes it synchronously on exit, so no line is lost at shutdown.
+        pino(opts, pino.destination({ dest: 1, sync: false }));
   const level = options.level ?? process.env.LOG_LEVEL;
   if (level !== undefined && level !== logger.level) logger.warn({ level }, 'unknown LOG_LEVEL; using info');
   if (wantsPretty && !pretty) logger.warn('LOG_FORMAT=pretty needs the optional pino-pretty package; logging JSON');
