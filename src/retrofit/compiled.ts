@@ -40,6 +40,8 @@ export interface ToolCompileError {
 const DEFAULT_EXTRACT: ExtractConfig = { format: 'auto' };
 
 function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegExp | undefined {
+  // YAML readings run on the extraction guard's worker too: start it booting at load.
+  if (extract.format === 'yaml') prepareRegexGuard();
   // `auto` with a pattern offers the regex reading as one more candidate; json/yaml ignore none (the loader rejects it).
   if (extract.format !== 'regex' && extract.format !== 'auto') return undefined;
   if (extract.pattern === undefined) {

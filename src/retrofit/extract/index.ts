@@ -81,7 +81,7 @@ export function* candidates(texts: readonly string[], tool: CompiledTool, schema
       yield* jsonish(text, texts, schema);
       return;
     case 'yaml': {
-      const value = extractYaml(text);
+      const value = extractYaml(text, notes);
       if (value !== undefined) yield { format: 'yaml', value };
       return;
     }

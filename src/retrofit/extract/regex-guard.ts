@@ -1,17 +1,23 @@
 /**
- * Running a configured regex against untrusted text without letting it stall the gateway. Backtracking
- * patterns can take exponential time on text chosen by an upstream (`(x+x+)+y` on 30 x's runs for
- * seconds), and no static check catches them all. So the match runs on a worker thread and the caller waits
+ * Running a configured regex (or the YAML parser) against untrusted text without letting it stall the
+ * gateway. Backtracking patterns can take exponential time on text chosen by an upstream (`(x+x+)+y` on 30
+ * x's runs for seconds), no static check catches them all, and the yaml package is superlinear on some
+ * inputs (20k `{` take a quarter second). So the work runs on a worker thread and the caller waits
  * for it synchronously, at most `REGEX_DEADLINE_MS`; past that the worker is terminated (and replaced on
  * the next call by a spare booted in advance) and the reading is refused with a reason. Texts over `REGEX_MAX_INPUT` characters are
  * refused before any work, which also bounds the copy to the worker.
  */
+import { createRequire } from 'node:module';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 
 /** How long one regex reading may run (ms). The event loop is blocked at most this long per call. */
 export const REGEX_DEADLINE_MS = 100;
 /** Longest text (UTF-16 code units) a regex reading accepts. */
 export const REGEX_MAX_INPUT = 1024 * 1024;
+/** Longest text a YAML reading accepts. */
+export const YAML_MAX_INPUT = 1024 * 1024;
+/** The yaml package, loaded by the worker from its absolute path (whatever the process's cwd). */
+const YAML_PATH = createRequire(import.meta.url).resolve('yaml');
 /** How long the worker may take to start (once per process, and after a deadline killed it). */
 const BOOT_MS = 2_000;
 
@@ -26,11 +32,20 @@ export type RegexRun = { readonly ok: true; readonly matches: readonly RegexMatc
 // Plain CommonJS, evaluated by the worker: no build step, no imports.
 const WORKER = `
 const { workerData } = require('node:worker_threads');
-const { flag, port } = workerData;
+const { flag, port, yamlPath } = workerData;
+// Loaded at boot: requiring it inside the first job would spend that job's deadline.
+const YAML = require(yamlPath);
 const signal = (v) => { Atomics.store(flag, 0, v); Atomics.notify(flag, 0); };
 const plain = (m) => ({ text: m[0], groups: m.groups ? Object.assign({}, m.groups) : undefined });
-port.on('message', ({ source, flags, text, all }) => {
+const YAML_OPTIONS = { schema: 'core', maxAliasCount: 100, logLevel: 'error', uniqueKeys: false, customTags: [] };
+port.on('message', ({ source, flags, text, all, yaml }) => {
   let out;
+  if (yaml) {
+    try { out = { ok: true, value: YAML.parse(text, YAML_OPTIONS) }; }
+    catch (err) { out = { ok: false, reason: 'not YAML', invalid: true }; }
+    port.postMessage(out);
+    return signal(2);
+  }
   try {
     const re = new RegExp(source, flags);
     if (all) out = { ok: true, matches: Array.from(text.matchAll(re), plain) };
@@ -42,7 +57,7 @@ port.on('message', ({ source, flags, text, all }) => {
   signal(2);
 });
 // Ready once the event loop runs (the port is listening), after one warm-up match.
-setImmediate(() => { /x(?<g>y)/.exec('xy'); signal(1); require('node:worker_threads').parentPort.postMessage('ready'); });
+setImmediate(() => { /x(?<g>y)/.exec('xy'); YAML.parse('a: 1', YAML_OPTIONS); signal(1); require('node:worker_threads').parentPort.postMessage('ready'); });
 `;
 
 interface Runner {
@@ -62,7 +77,7 @@ let booted = false;
 function boot(): Runner {
   const flag = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(WORKER, { eval: true, workerData: { flag, port: port2 }, transferList: [port2] });
+  const worker = new Worker(WORKER, { eval: true, workerData: { flag, port: port2, yamlPath: YAML_PATH }, transferList: [port2] });
   // Never keep the process alive for the guard.
   worker.unref();
   port1.unref();
@@ -97,6 +112,37 @@ function stop(): void {
   prepareRegexGuard();
 }
 
+/** A YAML reading: the parsed value, or why there is none (`invalid`: the text is not YAML). */
+export type YamlRun = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string; readonly invalid?: boolean };
+
+type Job = { readonly source: string; readonly flags: string; readonly text: string; readonly all: boolean } | { readonly yaml: true; readonly text: string };
+
+/** Post `job` to the worker and wait for its answer, bounded (see the module comment). */
+function run<T>(job: Job, what: string): T | { ok: false; reason: string } {
+  prepareRegexGuard();
+  const current = runner!;
+  // The very first call may wait for the first worker to boot (once per process). Later, a worker still
+  // booting (the spare, right after a stop) is waited for only within the deadline, else the reading is
+  // refused; it keeps booting for the next call.
+  const first = !booted;
+  const budget = first ? BOOT_MS : REGEX_DEADLINE_MS;
+  const deadline = performance.now() + budget;
+  if (Atomics.load(current.flag, 0) === 0 && Atomics.wait(current.flag, 0, 0, budget) === 'timed-out') {
+    if (first) stop();
+    return { ok: false, reason: `the ${what} worker is still starting` };
+  }
+  Atomics.store(current.flag, 0, 1);
+  current.port.postMessage(job);
+  const left = Math.max(1, deadline - performance.now());
+  if (Atomics.wait(current.flag, 0, 1, left) === 'timed-out') {
+    stop();
+    return { ok: false, reason: `the ${what} ran longer than ${REGEX_DEADLINE_MS} ms and was stopped` };
+  }
+  booted = true;
+  const answer = receiveMessageOnPort(current.port)?.message as T | undefined;
+  return answer ?? { ok: false, reason: `the ${what} worker gave no answer` };
+}
+
 /**
  * Run `regex` on `text` (every match when `all`, else the first), bounded in input and time: the event loop
  * waits at most REGEX_DEADLINE_MS per call (boot included), except for the very first worker's boot.
@@ -104,26 +150,11 @@ function stop(): void {
  */
 export function runRegex(text: string, regex: RegExp, all: boolean): RegexRun {
   if (text.length > REGEX_MAX_INPUT) return { ok: false, reason: `the text is longer than ${REGEX_MAX_INPUT} characters, the limit for regex extraction` };
-  prepareRegexGuard();
-  const current = runner!;
-  // The very first call waits for the first worker (once per process); later a worker still starting up
-  // (the spare, right after a stop) is not waited for: the reading is refused instead.
-  const budget = booted ? REGEX_DEADLINE_MS : BOOT_MS;
-  if (booted && !current.ready) return { ok: false, reason: 'the regex worker is restarting after a stopped pattern' };
-  const deadline = performance.now() + budget;
-  if (Atomics.load(current.flag, 0) === 0 && Atomics.wait(current.flag, 0, 0, budget) === 'timed-out') {
-    stop();
-    return { ok: false, reason: 'the regex worker did not start' };
-  }
-  Atomics.store(current.flag, 0, 1);
-  current.port.postMessage({ source: regex.source, flags: regex.flags, text, all });
-  const left = Math.max(1, deadline - performance.now());
-  if (Atomics.wait(current.flag, 0, 1, left) === 'timed-out') {
-    stop();
-    return { ok: false, reason: `the pattern ran longer than ${REGEX_DEADLINE_MS} ms and was stopped` };
-  }
-  booted = true;
-  current.ready = true;
-  const answer = receiveMessageOnPort(current.port)?.message as RegexRun | undefined;
-  return answer ?? { ok: false, reason: 'the regex worker gave no answer' };
+  return run<RegexRun>({ source: regex.source, flags: regex.flags, text, all }, 'pattern');
+}
+
+/** Parse `text` as YAML on the worker, bounded like runRegex. Never throws. */
+export function runYaml(text: string): YamlRun {
+  if (text.length > YAML_MAX_INPUT) return { ok: false, reason: `the text is longer than ${YAML_MAX_INPUT} characters, the limit for YAML extraction` };
+  return run<YamlRun>({ yaml: true, text }, 'YAML parse');
 }
