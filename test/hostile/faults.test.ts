@@ -60,6 +60,32 @@ describe('faults', () => {
     expect((await fetch(gw.url('/healthz'))).status).toBe(200);
   });
 
+  it('a stdio child writing malformed JSON-RPC and answers to unknown ids: skipped, the real answer arrives', async () => {
+    // A raw NDJSON server: before each real answer, a broken line, a non-JSON-RPC object and an unknown id.
+    const server = `
+      const rl = require('node:readline').createInterface({ input: process.stdin });
+      const out = (v) => process.stdout.write((typeof v === 'string' ? v : JSON.stringify(v)) + '\\n');
+      rl.on('line', (line) => {
+        const m = JSON.parse(line);
+        if (m.id === undefined) return;
+        out('{"jsonrpc":"2.0","id":' + JSON.stringify(m.id) + ',"result":{"content":[{"ty');
+        out({ hello: 'not json-rpc' });
+        out({ jsonrpc: '2.0', id: 'nobody-asked', result: { content: [{ type: 'text', text: 'stray' }] } });
+        out({ jsonrpc: '2.0', id: m.id, result: m.method === 'initialize'
+          ? { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } }
+          : { content: [{ type: 'text', text: 'real answer' }] } });
+      });`;
+    const gw = await startGateway(gatewayConfig([stdioUpstream('raw', { args: ['-e', server] })]));
+    const url = gw.url('/raw/mcp');
+    const session = await openSession(url);
+    for (const id of [1, 2]) {
+      const answer = await post(url, echoCall(id, 'x'), sessionHeaders(session));
+      expect(answer.messages.filter((m) => m.id !== undefined)).toEqual([{ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'real answer' }] } }]);
+    }
+    expect(gw.logs.some((l) => l.msg === 'non-JSON line on upstream stdout skipped')).toBe(true);
+    expect(gw.logs.some((l) => l.msg === 'upstream sent something that is not a JSON-RPC message; skipped')).toBe(true);
+  });
+
   it('a stdio child flooding stderr still answers, and the flood does not take the gateway down', async () => {
     // 20,000 lines (about 2 MB) on stderr before serving, and a 1 MB line without a newline break.
     const flood = `for (let i = 0; i < 20000; i++) process.stderr.write('noise ' + i + ' ' + 'x'.repeat(90) + '\\n'); process.stderr.write('y'.repeat(1 << 20) + '\\n');`;
