@@ -77,7 +77,8 @@ function expectResponses(matcher: ResponseMatcher, classified: ClassifiedBody, c
     } else if (ctx.deps.rewriter.needsRewrite(m.method) && !revisionsDisagree({ meta: m.metaRevision, header })) {
       const { revision } = detectRevision({ meta: m.metaRevision, header, session: sessionRevision });
       const tool = toolOf(m, ctx, session);
-      const request = { upstream: name, method: m.method, revision, ...(tool !== undefined && { tool }) };
+      const policy = ctx.deps.rewriter.policyOf(name);
+      const request = { upstream: name, method: m.method, revision, ...(tool !== undefined && { tool }), ...(policy && { policy }) };
       matcher.expect(m.id, { kind: 'rewrite', request, shared: session !== undefined });
     }
   }

@@ -115,7 +115,7 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
     const body = classifyBody(parsed);
     const first = body.messages[0];
     const label = body.batch ? 'batch' : (first?.method ?? first?.kind ?? 'invalid');
-    for (const found of rememberRequests(conn, upstream.name, body.messages, headerValue(req.headers, 'mcp-protocol-version'))) {
+    for (const found of rememberRequests(conn, upstream.name, body.messages, headerValue(req.headers, 'mcp-protocol-version'), deps.rewriter.policyOf(upstream.name))) {
       metrics.revisions.inc({ upstream: upstream.name, ...found });
     }
     const forget = (): void => {

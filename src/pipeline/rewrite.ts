@@ -18,11 +18,18 @@ export interface PendingRequest {
   readonly tool?: string;
   /** The revision governing this request (see src/protocol/era.ts). */
   readonly revision: string;
+  /**
+   * The upstream's policy when the request was sent (`Rewriter.policyOf`), so a request in flight across a
+   * config reload is answered by the generation it started on. Absent: the current policy.
+   */
+  readonly policy?: UpstreamPolicy;
 }
 
 export interface Rewriter {
   /** True when responses to this method must be parsed and may be rewritten; all others stream through. */
   needsRewrite(method: string): boolean;
+  /** The upstream's current policy, to stamp on a PendingRequest when it is sent. */
+  policyOf(upstream: string): UpstreamPolicy | undefined;
   /**
    * Rewrite one JSON-RPC response message (already parsed). Returns the same object when nothing changed.
    * Never throws: an engine failure is logged and the original message is returned.
@@ -40,8 +47,9 @@ export function createRewriter(
 ): Rewriter {
   return {
     needsRewrite: (method) => REWRITTEN_METHODS.has(method),
+    policyOf: (upstream) => policies.get(upstream),
     rewrite(request, message, log) {
-      const policy = policies.get(request.upstream);
+      const policy = request.policy ?? policies.get(request.upstream);
       const result = message.result;
       if (!policy || !isObject(result)) return message;
       try {

@@ -3,8 +3,9 @@
  *
  * Design: routes are registered once, against live views (src/reload/live.ts) of whichever generation is
  * current. Each setting is read when it is used — guards and upstream headers/timeouts when a request
- * arrives, the retrofit policy when a response is rewritten, the result limit when a body is read — so a
- * request already past a point is not affected by a swap, nothing in flight is aborted, and HTTP sessions
+ * arrives, the result limit when a body is read — and the retrofit policy is stamped on each request when it
+ * is sent (PendingRequest.policy), so a request in flight is answered by the generation it started on,
+ * nothing in flight is aborted, and HTTP sessions
  * (the upstream's) and stdio sessions (with their children) carry on. What cannot change without new
  * routes or sockets is kept and reported (src/reload/merge.ts).
  */

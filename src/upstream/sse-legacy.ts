@@ -8,6 +8,7 @@ import type { JsonObject } from '../config/types.js';
 import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';
+import type { UpstreamPolicy } from '../policy/types.js';
 import { detectRevision, type RevisionSource } from '../protocol/era.js';
 import { serializeEvent, type SseEvent } from '../stream/sse.js';
 
@@ -111,13 +112,20 @@ export function rememberRequests(
   upstream: string,
   messages: readonly ClassifiedMessage[],
   header: string | undefined,
+  policy?: UpstreamPolicy,
 ): { revision: string; source: RevisionSource }[] {
   const detected: { revision: string; source: RevisionSource }[] = [];
   for (const m of messages) {
     if (m.kind !== 'request' || m.id === undefined || m.method === undefined) continue;
     const found = detectRevision({ meta: m.metaRevision, header, session: conn.protocolVersion });
     detected.push(found);
-    conn.pending.set(m.id, { upstream, method: m.method, revision: found.revision, ...(m.method === 'tools/call' && m.name !== undefined && { tool: m.name }) });
+    conn.pending.set(m.id, {
+      upstream,
+      method: m.method,
+      revision: found.revision,
+      ...(m.method === 'tools/call' && m.name !== undefined && { tool: m.name }),
+      ...(policy && { policy }),
+    });
   }
   return detected;
 }

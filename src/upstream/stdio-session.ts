@@ -187,7 +187,8 @@ export class StdioSession {
       deps.metrics.revisions.inc({ upstream: upstream.name, revision, source });
       const params = 'params' in message && isObject(message.params) ? message.params : undefined;
       const tool = c.method === 'tools/call' ? c.name : c.method === 'tasks/result' && typeof params?.taskId === 'string' ? this.taskTools.get(params.taskId) : undefined;
-      this.pending.set(c.id, { upstream: upstream.name, method: c.method, revision, started: performance.now(), ...(tool !== undefined && { tool }) });
+      const policy = deps.rewriter.policyOf(upstream.name);
+      this.pending.set(c.id, { upstream: upstream.name, method: c.method, revision, started: performance.now(), ...(tool !== undefined && { tool }), ...(policy && { policy }) });
       const token = isObject(params?._meta) ? params._meta.progressToken : undefined;
       if (token !== undefined && token !== null) this.progress.set(token, c.id);
     } else if (c.kind === 'notification' && c.method === 'notifications/cancelled') {

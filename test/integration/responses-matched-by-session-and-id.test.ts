@@ -11,6 +11,7 @@ function markingRewriter(): Rewriter & { seen: PendingRequest[] } {
   return {
     seen,
     needsRewrite: (method) => method === 'tools/call',
+    policyOf: () => undefined,
     rewrite(request, message) {
       seen.push(request);
       return { ...message, result: { ...(message.result as JsonObject), marked: `${request.tool ?? '?'}@${request.revision}` } };

@@ -38,6 +38,7 @@ describe('a tools/call whose POST stream drops, resumed with Last-Event-ID throu
     const seen: PendingRequest[] = [];
     const rewriter: Rewriter = {
       needsRewrite: (method) => method === 'tools/call',
+      policyOf: () => undefined,
       rewrite: (request, message) => {
         seen.push(request);
         return { ...message, result: { ...(message.result as JsonObject), resumed: true } };

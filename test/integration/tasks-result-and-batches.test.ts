@@ -29,6 +29,7 @@ describe('tasks/result and JSON-RPC batches', () => {
     const seen: PendingRequest[] = [];
     const rewriter: Rewriter = {
       needsRewrite: (method) => method === 'tools/call' || method === 'tasks/result',
+      policyOf: () => undefined,
       rewrite: (request, message) => {
         seen.push(request);
         return { ...message, result: { ...(message.result as JsonObject), by: `${request.method}:${request.tool ?? '-'}` } };

@@ -12,6 +12,7 @@ function state(): SessionState & { seen: PendingRequest[] } {
   const seen: PendingRequest[] = [];
   const rewriter: Rewriter = {
     needsRewrite: () => true,
+    policyOf: () => undefined,
     rewrite: (request, message) => {
       seen.push(request);
       return { ...message, result: { ...(message.result as JsonObject), rewritten: true } };

@@ -10,6 +10,7 @@ const log = createLogger({ level: 'silent' });
 const seen: PendingRequest[] = [];
 const rewriter: Rewriter = {
   needsRewrite: (method) => method === 'tools/call',
+  policyOf: () => undefined,
   rewrite: (pending, message) => {
     seen.push(pending);
     return { ...message, result: { ...(message.result as JsonObject), structuredContent: { ok: true } } };
