@@ -39,12 +39,3 @@ export function planToolsList(result: JsonObject, policy: UpstreamPolicy): ToolP
     return { ...plan, retrofit: { key: entry.key, format: extract.format, root: output.needsWrap ? 'non-object' : 'object', legacyRoots, onInvalid } };
   });
 }
-
-/** One human-readable line per tool, e.g. `read_file: repaired (input_type_added: root type "object" added)`. */
-export function describePlan(plan: ToolPlan): string {
-  const parts: string[] = [];
-  for (const r of plan.repairs) parts.push(`repaired (${r.kind}${r.detail !== undefined ? `: ${r.detail}` : ''})`);
-  const rf = plan.retrofit;
-  if (rf) parts.push(`retrofitted by "${rf.key}" (format ${rf.format}, ${rf.root} root${rf.root === 'non-object' ? `, legacyRoots ${rf.legacyRoots}` : ''}, onInvalid ${rf.onInvalid})`);
-  return `${plan.tool}: ${parts.length > 0 ? parts.join('; ') : 'unchanged'}`;
-}

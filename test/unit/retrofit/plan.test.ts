@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describePlan, planToolsList } from '../../../src/retrofit/plan.js';
+import { planToolsList } from '../../../src/retrofit/plan.js';
 import { upstreamWith } from './helpers.js';
 
 describe('planToolsList', () => {
@@ -18,12 +18,11 @@ describe('planToolsList', () => {
 
   it('lists the repairs and retrofits of each tool, in order', () => {
     const plans = planToolsList(list, policy);
-    expect(plans.map(describePlan)).toEqual([
-      'read_file: repaired (input_type_added: root type "object" added)',
-      'list_directory: retrofitted by "list_*" (format regex, non-object root, legacyRoots wrap, onInvalid error)',
-      'get_info: retrofitted by "get_info" (format yaml, object root, onInvalid passthrough)',
-      'ping: unchanged',
-    ]);
+    expect(plans.map((p) => p.tool)).toEqual(['read_file', 'list_directory', 'get_info', 'ping']);
+    expect(plans[0]).toEqual({ tool: 'read_file', repairs: [{ tool: 'read_file', kind: 'input_type_added', detail: 'root type "object" added' }] });
+    expect(plans[1]!.retrofit).toMatchObject({ key: 'list_*', format: 'regex', root: 'non-object', legacyRoots: 'wrap', onInvalid: 'error' });
+    expect(plans[2]!.retrofit).toMatchObject({ key: 'get_info', format: 'yaml', root: 'object', onInvalid: 'passthrough' });
+    expect(plans[3]).toEqual({ tool: 'ping', repairs: [] });
   });
 
   it('reports repairs even when the list was seen before', () => {
