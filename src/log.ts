@@ -9,6 +9,9 @@ import pino, { type Logger, type LoggerOptions, type DestinationStream } from 'p
 
 export type { Logger };
 
+// Exact paths only: a wildcard (`*.headers…`) makes pino walk every logged object on every line, which cost
+// ~13% of proxy throughput in the bench. No log call nests headers or env deeper than these; configured
+// secret values are scrubbed from whole lines regardless (see the redactor below).
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
@@ -18,10 +21,8 @@ export const REDACT_PATHS = [
   'headers.cookie',
   'headers["proxy-authorization"]',
   'headers["set-cookie"]',
-  '*.headers.authorization',
-  '*.headers.cookie',
+  'err.headers["set-cookie"]',
   'env',
-  '*.env',
 ];
 
 export interface LogOptions {
