@@ -89,7 +89,7 @@ describe('faults', () => {
   it('a stdio child flooding stderr still answers, and the flood does not take the gateway down', async () => {
     // 20,000 lines (about 2 MB) on stderr before serving, and a 1 MB line without a newline break.
     const flood = `for (let i = 0; i < 20000; i++) process.stderr.write('noise ' + i + ' ' + 'x'.repeat(90) + '\\n'); process.stderr.write('y'.repeat(1 << 20) + '\\n');`;
-    const gw = await startGateway(gatewayConfig([stdioUpstream('noisy', { args: ['--import', `data:text/javascript,${encodeURIComponent(flood)}`, (await import('../fixtures/servers/stdio-gateway.js')).FIXTURE_SERVER] })]));
+    const gw = await startGateway(gatewayConfig([stdioUpstream('noisy', { args: ['--import', `data:text/javascript,${encodeURIComponent(flood)}`, (await import('../helpers/stdio-gateway.js')).FIXTURE_SERVER] })]));
     const url = gw.url('/noisy/mcp');
     const session = await openSession(url);
     const answer = await post(url, echoCall('e', 'through the noise'), sessionHeaders(session));

@@ -8,7 +8,7 @@ import { DEFAULTS, type GatewayConfig, type StdioUpstreamConfig, type ToolConfig
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startV1Server } from '../helpers/v1-server.js';
-import { FIXTURE_SERVER, REPO } from '../fixtures/servers/stdio-gateway.js';
+import { FIXTURE_SERVER, REPO } from '../helpers/stdio-gateway.js';
 
 export type TargetKind = 'http' | 'stdio';
 

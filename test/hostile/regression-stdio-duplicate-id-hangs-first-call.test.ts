@@ -5,7 +5,7 @@
  * the transport, and the first one still ends (here: with an error when the gateway shuts down).
  */
 import { describe, expect, it } from 'vitest';
-import { startStdioGateway } from '../fixtures/servers/stdio-gateway.js';
+import { startStdioGateway } from '../helpers/stdio-gateway.js';
 import { echoCall, echoed, openSession, post, sessionHeaders } from './harness.js';
 
 describe('regression: a duplicate id in flight on a stdio session', () => {

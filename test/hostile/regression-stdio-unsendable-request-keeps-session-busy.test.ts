@@ -5,7 +5,7 @@
  * Now the request is released when sending fails, so shutdown (with an hour of grace here) is immediate.
  */
 import { describe, expect, it } from 'vitest';
-import { alive, startStdioGateway } from '../fixtures/servers/stdio-gateway.js';
+import { alive, startStdioGateway } from '../helpers/stdio-gateway.js';
 import { echoCall, echoed, openSession, post, sessionHeaders } from './harness.js';
 
 describe('regression: a request too deep to send to a stdio child', () => {

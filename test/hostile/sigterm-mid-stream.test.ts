@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { alive, FIXTURE_SERVER, REPO } from '../fixtures/servers/stdio-gateway.js';
+import { alive, FIXTURE_SERVER, REPO } from '../helpers/stdio-gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
 import { ACCEPT_BOTH, messagesOf, openSession, post, sessionHeaders } from './harness.js';
 

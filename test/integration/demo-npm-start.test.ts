@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { alive, REPO } from '../fixtures/servers/stdio-gateway.js';
+import { alive, REPO } from '../helpers/stdio-gateway.js';
 
 let gateway: ChildProcessWithoutNullStreams | undefined;
 let client: Client | undefined;

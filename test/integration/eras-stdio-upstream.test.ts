@@ -3,7 +3,7 @@ import type { StdioUpstreamConfig } from '../../src/config/types.js';
 import { gatewayConfig } from '../helpers/config.js';
 import { connectEraClient } from '../helpers/eras-clients.js';
 import { startGateway } from '../helpers/gateway.js';
-import { FIXTURE_SERVER } from '../fixtures/servers/stdio-gateway.js';
+import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
 
 /**
  * The stdio bridge projects by era too: the gateway owns these sessions, so the revision comes from the

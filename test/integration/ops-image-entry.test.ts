@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { prettyAvailable } from '../../src/log.js';
-import { FIXTURE_SERVER, REPO } from '../fixtures/servers/stdio-gateway.js';
+import { FIXTURE_SERVER, REPO } from '../helpers/stdio-gateway.js';
 
 /** The exec-form JSON array of the last `op` instruction of the Dockerfile. */
 function instruction(op: string): string[] {

@@ -8,8 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { startEverythingSse } from '../fixtures/servers/everything-sse.js';
-import { FIXTURE_SERVER } from '../fixtures/servers/stdio-gateway.js';
+import { startEverythingSse } from '../helpers/everything-sse.js';
+import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
 import { startServe } from '../helpers/serve.js';
 import { startV1Server } from '../helpers/v1-server.js';
 

@@ -6,8 +6,8 @@
  * The streams stay open and the stdio session keeps its child.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { FIXTURE_SERVER } from '../fixtures/servers/stdio-gateway.js';
-import { startEverythingSse } from '../fixtures/servers/everything-sse.js';
+import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
+import { startEverythingSse } from '../helpers/everything-sse.js';
 import { startServe } from '../helpers/serve.js';
 import { startV1Server } from '../helpers/v1-server.js';
 

@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { FIXTURE_SERVER } from '../fixtures/servers/stdio-gateway.js';
+import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
 import { startServe } from '../helpers/serve.js';
 
 const config = (maxResultBytes: number): string => `

@@ -10,8 +10,8 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { DEFAULTS, type SseUpstreamConfig, type ToolConfig } from '../../src/config/types.js';
 import { registerSseRoutes } from '../../src/http/sse-routes.js';
 import type { UpstreamRoutes } from '../../src/http/stdio-routes.js';
-import { gatewayDeps } from '../fixtures/servers/stdio-gateway.js';
-import { startEverythingSse, type EverythingSse } from '../fixtures/servers/everything-sse.js';
+import { gatewayDeps } from '../helpers/stdio-gateway.js';
+import { startEverythingSse, type EverythingSse } from '../helpers/everything-sse.js';
 
 let upstreamServer: EverythingSse | undefined;
 let app: FastifyInstance | undefined;

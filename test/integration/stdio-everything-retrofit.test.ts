@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
 import type { ToolConfig } from '../../src/config/types.js';
-import { EVERYTHING_SERVER, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
+import { EVERYTHING_SERVER, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
 
 let gateway: StdioGateway | undefined;
 const closers: (() => Promise<void>)[] = [];

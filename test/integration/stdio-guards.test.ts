@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { registerStdioRoutes, type StdioUpstreamRoutes } from '../../src/http/stdio-routes.js';
 import type { StdioUpstreamConfig } from '../../src/config/types.js';
-import { FIXTURE_SERVER, firstText, gatewayConfig, gatewayDeps } from '../fixtures/servers/stdio-gateway.js';
+import { FIXTURE_SERVER, firstText, gatewayConfig, gatewayDeps } from '../helpers/stdio-gateway.js';
 
 let app: FastifyInstance | undefined;
 let routes: StdioUpstreamRoutes | undefined;

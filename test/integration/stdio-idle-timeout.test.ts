@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { alive, firstText, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
+import { alive, firstText, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
 
 let gateway: StdioGateway | undefined;
 let client: Client | undefined;

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { EVERYTHING_SERVER, firstText, startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
+import { EVERYTHING_SERVER, firstText, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
 
 let gateway: StdioGateway | undefined;
 let client: Client | undefined;

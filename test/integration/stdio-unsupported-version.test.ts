@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
-import { startStdioGateway, type StdioGateway } from '../fixtures/servers/stdio-gateway.js';
+import { startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
 
 let gateway: StdioGateway | undefined;
 let client: ClientV2 | undefined;

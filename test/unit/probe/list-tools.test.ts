@@ -9,8 +9,8 @@ import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { UpstreamConfig } from '../../../src/config/types.js';
 import { RetrofitError } from '../../../src/errors.js';
 import { listUpstreamTools } from '../../../src/probe/list-tools.js';
-import { startEverythingSse } from '../../fixtures/servers/everything-sse.js';
-import { FIXTURE_SERVER } from '../../fixtures/servers/stdio-gateway.js';
+import { startEverythingSse } from '../../helpers/everything-sse.js';
+import { FIXTURE_SERVER } from '../../helpers/stdio-gateway.js';
 import { listen } from '../../helpers/listen.js';
 import { startV1Server } from '../../helpers/v1-server.js';
 

@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { explain, probeUpstreams } from '../../../src/probe/run.js';
 import { RetrofitError } from '../../../src/errors.js';
-import { FIXTURE_SERVER } from '../../fixtures/servers/stdio-gateway.js';
+import { FIXTURE_SERVER } from '../../helpers/stdio-gateway.js';
 import { startV1Server } from '../../helpers/v1-server.js';
 import { load } from '../config/helpers.js';
 
