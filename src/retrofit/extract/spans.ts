@@ -26,15 +26,16 @@ const BACKSLASH = 0x5c;
  */
 export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Span[] {
   const spans: Span[] = [];
-  const quoteCodes = new Set([...quotes].map((q) => q.charCodeAt(0)));
+  const quote1 = quotes.charCodeAt(0);
+  const quote2 = quotes.length > 1 ? quotes.charCodeAt(1) : -1;
   const stack: number[] = [];
   let start = -1;
-  let inString = 0; // the quote char code while inside a string
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString !== 0) {
-      if (c === BACKSLASH) i++;
-      else if (c === inString) inString = 0;
+    if (stack.length > 0 && (c === quote1 || c === quote2)) {
+      // A string inside brackets: jump to its closing quote (native indexOf, not a char loop — this scan
+      // costs as much as the JSON parse otherwise). An unterminated string swallows the rest of the text.
+      i = stringEnd(text, i);
       continue;
     }
     if (c === OPEN || c === OPEN_SQ) {
@@ -54,7 +55,24 @@ export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Spa
         spans.push({ start, end: i + 1 });
         if (spans.length >= limit) break;
       }
-    } else if (stack.length > 0 && quoteCodes.has(c)) inString = c;
+    }
   }
   return spans;
+}
+
+/**
+ * The index of the quote closing the string that opens at `open` (a quote not escaped by an odd run of
+ * backslashes), or `text.length` when it never closes. Each backslash run is counted once: linear overall.
+ */
+function stringEnd(text: string, open: number): number {
+  const quote = text[open]!;
+  let from = open + 1;
+  for (;;) {
+    const close = text.indexOf(quote, from);
+    if (close === -1) return text.length;
+    let backslashes = 0;
+    for (let k = close - 1; k > open && text.charCodeAt(k) === BACKSLASH; k--) backslashes++;
+    if (backslashes % 2 === 0) return close;
+    from = close + 1;
+  }
 }
