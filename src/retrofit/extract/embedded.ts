@@ -5,7 +5,7 @@
  */
 import type { Json } from '../../config/types.js';
 import { parseJson } from '../safe-json.js';
-import { topLevelSpans } from './spans.js';
+import { scanSpans, TOO_DEEP } from './spans.js';
 
 const VALUE_START = /\s*(?:[{["\-\d\]]|true|false|null)/y;
 const KEY_START = /\s*["}]/y;
@@ -19,7 +19,9 @@ function mayBeJson(text: string, start: number): boolean {
 
 export function extractEmbedded(text: string): Json | undefined {
   let found: Json | undefined;
-  for (const span of topLevelSpans(text)) {
+  // Lazily: a second JSON value settles it (ambiguous), so several JSON blocks cost two parses, not a full scan.
+  for (const span of scanSpans(text)) {
+    if (span === TOO_DEEP) return undefined;
     if (!mayBeJson(text, span.start)) continue;
     const parsed = parseJson(text.slice(span.start, span.end));
     if (!parsed.ok) continue;

@@ -20,12 +20,15 @@ const OPEN_SQ = 0x5b; // [
 const CLOSE_SQ = 0x5d; // ]
 const BACKSLASH = 0x5c;
 
+/** Yielded (last) by `scanSpans` when the text nests deeper than MAX_NESTING: no span of it is trusted. */
+export const TOO_DEEP = Symbol('too deep');
+
 /**
- * The top-level bracketed spans of `text`. `quotes` are the characters that open strings inside brackets
- * (`"` for JSON; `"'` for Python-ish text). Stops after `limit` spans.
+ * The top-level bracketed spans of `text`, lazily, so a caller can stop early. `quotes` are the characters
+ * that open strings inside brackets (`"` for JSON; `"'` for Python-ish text). Yields TOO_DEEP and stops when
+ * the nesting exceeds MAX_NESTING; a caller must then distrust the spans it already received.
  */
-export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Span[] {
-  const spans: Span[] = [];
+export function* scanSpans(text: string, quotes = '"'): Generator<Span | typeof TOO_DEEP> {
   const quote1 = quotes.charCodeAt(0);
   const quote2 = quotes.length > 1 ? quotes.charCodeAt(1) : -1;
   const stack: number[] = [];
@@ -42,7 +45,10 @@ export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Spa
       if (stack.length === 0) start = i;
       // Deeper than any value the engine reads: no span of this text is trusted (and the scan stays cheap:
       // megabytes of `{` made the bracket stack, and this loop, take seconds).
-      if (stack.length >= MAX_NESTING) return [];
+      if (stack.length >= MAX_NESTING) {
+        yield TOO_DEEP;
+        return;
+      }
       stack.push(c === OPEN ? CLOSE : CLOSE_SQ);
     } else if (c === CLOSE || c === CLOSE_SQ) {
       if (stack.length === 0) continue;
@@ -51,11 +57,18 @@ export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Spa
         continue;
       }
       stack.pop();
-      if (stack.length === 0) {
-        spans.push({ start, end: i + 1 });
-        if (spans.length >= limit) break;
-      }
+      if (stack.length === 0) yield { start, end: i + 1 };
     }
+  }
+}
+
+/** The top-level bracketed spans of `text` (at most `limit`); none at all when it nests too deep. */
+export function topLevelSpans(text: string, quotes = '"', limit = Infinity): Span[] {
+  const spans: Span[] = [];
+  for (const span of scanSpans(text, quotes)) {
+    if (span === TOO_DEEP) return [];
+    spans.push(span);
+    if (spans.length >= limit) break;
   }
   return spans;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractEmbedded } from '../../../../src/retrofit/extract/embedded.js';
-import { topLevelSpans } from '../../../../src/retrofit/extract/spans.js';
+import { MAX_NESTING, topLevelSpans } from '../../../../src/retrofit/extract/spans.js';
 
 describe('embedded', () => {
   it.each([
@@ -21,6 +21,13 @@ describe('embedded', () => {
   });
   it('recovers after a mismatched closer', () => {
     expect(extractEmbedded('oops [ } then {"a": 1}')).toEqual({ a: 1 });
+  });
+});
+
+describe('embedded and deep nesting', () => {
+  it('a JSON value followed by nesting deeper than MAX_NESTING yields nothing (the text is not trusted)', () => {
+    expect(extractEmbedded(`ok {"a": 1} then ${'['.repeat(MAX_NESTING + 1)}`)).toBeUndefined();
+    expect(extractEmbedded(`ok {"a": 1} then ${'['.repeat(MAX_NESTING)}`)).toEqual({ a: 1 });
   });
 });
 
