@@ -85,6 +85,22 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     rewriter,
   };
   const upstreams = registerRoutes(app, deps, { pools, state, inflight });
+
+  // Anything no route serves still gets a JSON-RPC error: 405 (with Allow) on an upstream's path, else 404.
+  const allowed = new Map<string, string>();
+  for (const u of Object.values(config.upstreams)) {
+    if (u.kind === 'sse') allowed.set(u.path, 'GET').set(`${u.path}/message`, 'POST');
+    else allowed.set(u.path, 'GET, POST, DELETE');
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? request.url;
+    const allow = allowed.get(path);
+    const error = allow
+      ? new RetrofitError('RETROFIT_ERR_METHOD_NOT_ALLOWED', [request.method])
+      : new RetrofitError('RETROFIT_ERR_NOT_FOUND', [`${request.method} ${path}`]);
+    if (allow) void reply.header('allow', allow);
+    void reply.code(error.status).type('application/json').send(error.toJsonRpc());
+  });
   // A reload that changed an upstream's tools tells that upstream's connected clients.
   const unsubscribe = generations.onToolsChanged((names) => {
     for (const name of names) {
