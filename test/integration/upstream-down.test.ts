@@ -1,21 +1,11 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
-
-/** A local port with nothing listening: bind port 0, read it back, close. Only ever connected to, never bound again. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+import { freePort } from '../helpers/listen.js';
 
 describe('an unreachable upstream', () => {
   it('gives 502 with a JSON-RPC error naming it, logged and counted', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const gw = await startGateway(gatewayConfig([httpUpstream('gone', `http://127.0.0.1:${port}/mcp`)]));
     const res = await fetch(gw.url('/gone/mcp'), {
       method: 'POST',
