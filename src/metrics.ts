@@ -24,6 +24,8 @@ export interface Metrics {
   readonly children: Gauge<'upstream'>;
   /** Config reloads by result (ok, failed). */
   readonly reloads: Counter<'result'>;
+  /** Large retrofits by where they ran: worker, failed (worker crash or engine error), main_thread (queue full or no worker). */
+  readonly offloads: Counter<'result'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -84,6 +86,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     reloads: new Counter({
       name: 'mcp_retrofit_config_reloads_total',
       help: 'Config reloads by result.',
+      labelNames: ['result'],
+      registers,
+    }),
+    offloads: new Counter({
+      name: 'mcp_retrofit_offloaded_retrofits_total',
+      help: 'Large tools/call retrofits by where they ran: worker, failed, main_thread.',
       labelNames: ['result'],
       registers,
     }),

@@ -26,5 +26,7 @@ export function registerRoutes(app: FastifyInstance, deps: GatewayDeps, shared: 
     }
   }
   registerOpsRoutes(app, deps, upstreams);
+  // The rewriter's worker threads end with the app (after in-flight requests had their grace period).
+  app.addHook('onClose', async () => deps.rewriter.close?.());
   return upstreams;
 }

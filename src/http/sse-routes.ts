@@ -13,7 +13,7 @@ import { classifyBody } from '../jsonrpc/classify.js';
 import { ServerStreams, TOOLS_LIST_CHANGED } from '../reload/notify.js';
 import { SseSplitter } from '../stream/sse.js';
 import { mapUpstreamFailure, type FailureContext } from '../upstream/errors.js';
-import { LegacyConnections, rememberRequests, transformEvent, type LegacyConnection } from '../upstream/sse-legacy.js';
+import { LegacyConnections, relayEvent, rememberRequests, type LegacyConnection } from '../upstream/sse-legacy.js';
 import type { GatewayDeps } from './deps.js';
 import { authGuard, originGuard } from './guards.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
@@ -84,7 +84,9 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
     try {
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         for (const event of splitter.push(chunk)) {
-          out.write(transformEvent(event, conn, ctx));
+          // A result on a worker holds the events after it: the client gets them in the upstream's order.
+          const bytes = relayEvent(event, conn, ctx);
+          out.write(bytes instanceof Promise ? await bytes : bytes);
           // Notifications of our own only once the client has its endpoint (its first event).
           if (conn.endpoint && !tracked) {
             tracked = true;

@@ -8,7 +8,9 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { UpstreamPolicy } from '../policy/types.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
-import { rewriteToolCall, rewriteToolsList } from '../retrofit/engine.js';
+import { OFFLOAD_BYTES, planOffload, spliceResult } from '../offload/plan.js';
+import { OffloadPool } from '../offload/pool.js';
+import { rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
 
 /** What the transport remembers about a request until its response arrives. */
 export interface PendingRequest {
@@ -35,6 +37,30 @@ export interface Rewriter {
    * Never throws: an engine failure is logged and the original message is returned.
    */
   rewrite(request: PendingRequest, message: JsonObject, log: Logger): JsonObject;
+  /**
+   * For a tools/call or tasks/result answer large enough to be retrofitted on a worker thread: a promise of
+   * the outcome (never rejects; a worker failure is logged and the original message comes back). Undefined
+   * when the message takes the synchronous path: call `rewrite`. Callers keep their stream's order.
+   */
+  rewriteLarge?(request: PendingRequest, message: JsonObject, log: Logger): Promise<Rewritten> | undefined;
+  /** Stop background workers (the app's close calls it). */
+  close?(): Promise<void>;
+}
+
+/** What `rewriteLarge` gives back. */
+export interface Rewritten {
+  /** The message as received: unchanged when `serialized` is absent. */
+  readonly message: JsonObject;
+  /** The whole rewritten message as JSON text, already serialised by the worker (send it as is). */
+  readonly serialized?: string;
+}
+
+/** createRewriter settings. */
+export interface RewriterOptions {
+  /** Results with more text than this go to a worker (default OFFLOAD_BYTES). */
+  readonly offloadBytes?: number;
+  /** The worker pool (default: one worker, started on the first large result); false: never offload. */
+  readonly pool?: OffloadPool | false;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -44,7 +70,20 @@ function isObject(value: unknown): value is JsonObject {
 export function createRewriter(
   policies: ReadonlyMap<string, UpstreamPolicy>,
   metrics: Metrics,
+  options: RewriterOptions = {},
 ): Rewriter {
+  const threshold = options.offloadBytes ?? OFFLOAD_BYTES;
+  const pool = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
+  let missingLogged = false;
+
+  function report(request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger): void {
+    if (outcome.outcome === 'untouched') return;
+    const { format, reasons } = outcome;
+    metrics.retrofits.inc({ upstream: request.upstream, tool, outcome: outcome.outcome, format: format ?? '' });
+    const level = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable' ? 'warn' : 'debug';
+    log[level]({ upstream: request.upstream, tool, outcome: outcome.outcome, format, reasons, revision: request.revision }, 'retrofit');
+  }
+
   return {
     needsRewrite: (method) => REWRITTEN_METHODS.has(method),
     policyOf: (upstream) => policies.get(upstream),
@@ -64,12 +103,7 @@ export function createRewriter(
         }
         if ((request.method === 'tools/call' || request.method === 'tasks/result') && request.tool !== undefined) {
           const out = rewriteToolCall(result, request.tool, policy, request.revision);
-          const { outcome, format, reasons } = out.outcome;
-          if (outcome !== 'untouched') {
-            metrics.retrofits.inc({ upstream: request.upstream, tool: request.tool, outcome, format: format ?? '' });
-            const level = outcome === 'invalid' || outcome === 'unparseable' ? 'warn' : 'debug';
-            log[level]({ upstream: request.upstream, tool: request.tool, outcome, format, reasons, revision: request.revision }, 'retrofit');
-          }
+          report(request, request.tool, out.outcome, log);
           return out.result === result ? message : { ...message, result: out.result };
         }
       } catch (err) {
@@ -77,5 +111,39 @@ export function createRewriter(
       }
       return message;
     },
+    rewriteLarge(request, message, log) {
+      const policy = request.policy ?? policies.get(request.upstream);
+      if (!pool || !policy) return undefined;
+      const plan = planOffload(request, policy, message, threshold);
+      if (!plan) return undefined;
+      const unavailable = pool.unavailable;
+      if (unavailable !== undefined) {
+        // Loud, once: a gateway without its worker still answers correctly, on the main thread.
+        if (!missingLogged) log.error({ reason: unavailable }, 'retrofit worker unavailable; large results are retrofitted on the main thread');
+        missingLogged = true;
+        metrics.offloads.inc({ result: 'main_thread' });
+        return undefined;
+      }
+      const job = pool.run({ ...plan, policy, revision: request.revision });
+      if (!job) {
+        // Over the queue bound: the bytes already waiting are the memory worth holding; this one runs here.
+        metrics.offloads.inc({ result: 'main_thread' });
+        log.debug({ upstream: request.upstream, tool: plan.tool, bytes: plan.bytes, queued: pool.queuedBytes }, 'retrofit worker queue full; retrofitted on the main thread');
+        return undefined;
+      }
+      return job.then(
+        (answer): Rewritten => {
+          metrics.offloads.inc({ result: 'worker' });
+          report(request, plan.tool, answer.outcome, log);
+          return answer.json === undefined ? { message } : { message, serialized: spliceResult(message, answer.json) };
+        },
+        (err: unknown): Rewritten => {
+          metrics.offloads.inc({ result: 'failed' });
+          log.error({ err, upstream: request.upstream, method: request.method, tool: plan.tool }, 'retrofit engine failed; result passed through');
+          return { message };
+        },
+      );
+    },
+    close: async () => pool?.close(),
   };
 }

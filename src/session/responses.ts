@@ -36,6 +36,11 @@ function idKey(id: JsonRpcId): string {
 export interface Handled {
   readonly message: unknown;
   readonly changed: boolean;
+  /**
+   * The whole rewritten message as JSON text, when a worker already serialised it (see
+   * Rewriter.rewriteLarge): send it as is; `message` is then the upstream's original.
+   */
+  readonly serialized?: string;
 }
 
 export class ResponseMatcher {
@@ -81,17 +86,40 @@ export class ResponseMatcher {
 
   /** Handle one parsed message from the upstream; non-responses and unmatched responses come back unchanged. */
   handle(message: unknown): Handled {
-    const unchanged = { message, changed: false };
-    if (!isObject(message) || message.method !== undefined || !('result' in message || 'error' in message)) return unchanged;
+    const request = this.#match(message);
+    if (!request) return { message, changed: false };
+    const out = this.#state.rewriter.rewrite(request, message as JsonObject, this.#log);
+    return { message: out, changed: out !== message };
+  }
+
+  /**
+   * Like handle, except that a result large enough for a worker thread (Rewriter.rewriteLarge) comes back as
+   * a promise. Everything else is handled synchronously, exactly as by handle. The caller keeps order.
+   */
+  handleDeferred(message: unknown): Handled | Promise<Handled> {
+    const request = this.#match(message);
+    if (!request) return { message, changed: false };
+    const rewriter = this.#state.rewriter;
+    const large = rewriter.rewriteLarge?.(request, message as JsonObject, this.#log);
+    if (large) {
+      return large.then((r): Handled => (r.serialized === undefined ? { message: r.message, changed: false } : { message: r.message, changed: true, serialized: r.serialized }));
+    }
+    const out = rewriter.rewrite(request, message as JsonObject, this.#log);
+    return { message: out, changed: out !== message };
+  }
+
+  /** The request a response answers, when it is one to rewrite (its bookkeeping done); else undefined. */
+  #match(message: unknown): PendingRequest | undefined {
+    if (!isObject(message) || message.method !== undefined || !('result' in message || 'error' in message)) return undefined;
     const id = message.id;
-    if (!(typeof id === 'string' || typeof id === 'number')) return unchanged;
+    if (!(typeof id === 'string' || typeof id === 'number')) return undefined;
     const local = this.#local.get(idKey(id));
     let request: PendingRequest | undefined;
     if (local) {
       this.#local.delete(idKey(id));
       if (local.kind === 'initialize') {
         this.#initialized(message);
-        return unchanged;
+        return undefined;
       }
       // Shared entries stay matchable for replays of this response on a resumed GET stream.
       if (local.shared) this.#state.pending.answer(this.#upstream, this.#session, id);
@@ -99,10 +127,9 @@ export class ResponseMatcher {
     } else {
       request = this.#state.pending.answer(this.#upstream, this.#session, id);
     }
-    if (!request) return unchanged;
+    if (!request) return undefined;
     this.#rememberTask(request, message);
-    const out = this.#state.rewriter.rewrite(request, message, this.#log);
-    return { message: out, changed: out !== message };
+    return request;
   }
 
   #initialized(message: JsonObject): void {

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ResponseMatcher } from '../session/responses.js';
+import type { Handled, ResponseMatcher } from '../session/responses.js';
 import { SseSplitter, serializeEvent, type SseEvent } from './sse.js';
 
 /** Write with backpressure; resolves false when the client went away. */
@@ -23,7 +23,28 @@ export async function pipeRaw(body: AsyncIterable<Buffer>, res: ServerResponse):
   for await (const chunk of body) if (!(await write(res, chunk))) return;
 }
 
-function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger): Buffer {
+/**
+ * Each message of a (possibly batched) body through the matcher. Synchronous unless a result went to a
+ * worker thread (Rewriter.rewriteLarge); then a promise, which keeps this body's place in its stream.
+ */
+function handleAll(batch: readonly unknown[], matcher: ResponseMatcher): Handled[] | Promise<Handled[]> {
+  let deferred = false;
+  const out = batch.map((m) => {
+    const handled = matcher.handleDeferred(m);
+    if (handled instanceof Promise) deferred = true;
+    return handled;
+  });
+  return deferred ? Promise.all(out) : (out as Handled[]);
+}
+
+/** The JSON text to send for handled messages, or undefined when none changed (send the original bytes). */
+function serialize(handled: readonly Handled[], batch: boolean): string | undefined {
+  if (!handled.some((h) => h.changed)) return undefined;
+  const parts = handled.map((h) => h.serialized ?? JSON.stringify(h.message));
+  return batch ? `[${parts.join(',')}]` : parts[0];
+}
+
+function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger): Buffer | Promise<Buffer> {
   if (!event.complete || event.data.length === 0 || !matcher.active) return event.raw;
   let parsed: unknown;
   try {
@@ -32,15 +53,13 @@ function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger):
     log.debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
     return event.raw;
   }
-  const batch = Array.isArray(parsed) ? parsed : [parsed];
-  let changed = false;
-  const out = batch.map((m) => {
-    const handled = matcher.handle(m);
-    changed ||= handled.changed;
-    return handled.message;
-  });
-  if (!changed) return event.raw;
-  return serializeEvent(event, JSON.stringify(Array.isArray(parsed) ? out : out[0]));
+  const batch = Array.isArray(parsed);
+  const handled = handleAll(Array.isArray(parsed) ? parsed : [parsed], matcher);
+  const bytes = (all: readonly Handled[]): Buffer => {
+    const text = serialize(all, batch);
+    return text === undefined ? event.raw : serializeEvent(event, text);
+  };
+  return handled instanceof Promise ? handled.then(bytes) : bytes(handled);
 }
 
 /** The bound on one SSE event while responses on the stream may be rewritten (limits.maxResultBytes). */
@@ -72,7 +91,9 @@ export async function relaySse(body: AsyncIterable<Buffer>, res: ServerResponse,
     for (const event of splitter.push(chunk)) {
       pending -= event.raw.length;
       if (limit && event.raw.length > limit.max && matcher.active) return overLimit(res, matcher, limit, log);
-      if (!(await write(res, transformEvent(event, matcher, log)))) return;
+      // A result on a worker holds the events after it: the client gets them in the upstream's order.
+      const out = transformEvent(event, matcher, log);
+      if (!(await write(res, out instanceof Promise ? await out : out))) return;
     }
     if (limit && pending > limit.max && matcher.active) return overLimit(res, matcher, limit, log);
   }
@@ -117,12 +138,8 @@ export async function readAndRewriteJson(
     log.warn({ upstream }, 'upstream JSON body does not parse; forwarded untouched');
     return bytes;
   }
-  const batch = Array.isArray(parsed) ? parsed : [parsed];
-  let changed = false;
-  const out = batch.map((m) => {
-    const handled = matcher.handle(m);
-    changed ||= handled.changed;
-    return handled.message;
-  });
-  return changed ? Buffer.from(JSON.stringify(Array.isArray(parsed) ? out : out[0]), 'utf8') : bytes;
+  const batch = Array.isArray(parsed);
+  const handled = handleAll(Array.isArray(parsed) ? parsed : [parsed], matcher);
+  const text = serialize(handled instanceof Promise ? await handled : handled, batch);
+  return text === undefined ? bytes : Buffer.from(text, 'utf8');
 }

@@ -69,11 +69,14 @@ export interface LegacyStreamContext {
   readonly log: Logger;
 }
 
-/**
- * One upstream SSE event → the bytes the client gets. `endpoint` is remembered and rewritten; responses to
- * remembered requests are rewritten when the rewriter changed them; everything else is the original bytes.
- */
-export function transformEvent(event: SseEvent, conn: LegacyConnection, ctx: LegacyStreamContext): Buffer {
+/** An event that answers a remembered request whose response may be rewritten, parsed. */
+interface ToRewrite {
+  readonly pending: PendingRequest;
+  readonly message: JsonObject;
+}
+
+/** The bookkeeping shared by both transforms: raw bytes to forward, or the response to rewrite. */
+function prepare(event: SseEvent, conn: LegacyConnection, ctx: LegacyStreamContext): Buffer | ToRewrite {
   if (!event.complete) return event.raw;
   if (event.event === 'endpoint') {
     try {
@@ -99,8 +102,31 @@ export function transformEvent(event: SseEvent, conn: LegacyConnection, ctx: Leg
   const result = message.result;
   if (pending.method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') conn.protocolVersion = result.protocolVersion;
   if (!ctx.rewriter.needsRewrite(pending.method)) return event.raw;
-  const out = ctx.rewriter.rewrite(pending, message, ctx.log);
-  return out === message ? event.raw : serializeEvent(event, JSON.stringify(out));
+  return { pending, message };
+}
+
+/**
+ * One upstream SSE event → the bytes the client gets. `endpoint` is remembered and rewritten; responses to
+ * remembered requests are rewritten when the rewriter changed them; everything else is the original bytes.
+ */
+export function transformEvent(event: SseEvent, conn: LegacyConnection, ctx: LegacyStreamContext): Buffer {
+  const prepared = prepare(event, conn, ctx);
+  if (Buffer.isBuffer(prepared)) return prepared;
+  const out = ctx.rewriter.rewrite(prepared.pending, prepared.message, ctx.log);
+  return out === prepared.message ? event.raw : serializeEvent(event, JSON.stringify(out));
+}
+
+/**
+ * transformEvent, except that a result large enough for a worker thread (Rewriter.rewriteLarge) comes back
+ * as a promise; the stream's later events must wait for it.
+ */
+export function relayEvent(event: SseEvent, conn: LegacyConnection, ctx: LegacyStreamContext): Buffer | Promise<Buffer> {
+  const prepared = prepare(event, conn, ctx);
+  if (Buffer.isBuffer(prepared)) return prepared;
+  const large = ctx.rewriter.rewriteLarge?.(prepared.pending, prepared.message, ctx.log);
+  if (large) return large.then((r) => (r.serialized === undefined ? event.raw : serializeEvent(event, r.serialized)));
+  const out = ctx.rewriter.rewrite(prepared.pending, prepared.message, ctx.log);
+  return out === prepared.message ? event.raw : serializeEvent(event, JSON.stringify(out));
 }
 
 /**

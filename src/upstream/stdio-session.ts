@@ -13,7 +13,7 @@ import { RetrofitError, type ErrorCode } from '../errors.js';
 import type { GatewayDeps } from '../http/deps.js';
 import { classifyMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
-import type { PendingRequest } from '../pipeline/rewrite.js';
+import type { PendingRequest, Rewritten } from '../pipeline/rewrite.js';
 import { detectRevision } from '../protocol/era.js';
 import { sniffResponseId, type OverlongLine } from './ndjson.js';
 import { StdioChild, type ChildExit } from './stdio-child.js';
@@ -63,6 +63,8 @@ export class StdioSession {
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly settledWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
+  /** Set while a large result is being retrofitted on a worker: the child's later messages wait behind it. */
+  private ordered: Promise<void> | undefined;
 
   constructor(settings: StdioSessionSettings) {
     this.settings = settings;
@@ -219,6 +221,24 @@ export class StdioSession {
   }
 
   private fromChild(message: unknown): void {
+    // Keep the child's order: while a result is on a worker, what follows it waits its turn.
+    if (this.ordered) this.enqueue(() => this.fromChildNow(message));
+    else {
+      const wait = this.fromChildNow(message);
+      if (wait) this.enqueue(() => wait);
+    }
+  }
+
+  /** Run `step` after every earlier one; a step's promise (a result on a worker) holds the ones after it. */
+  private enqueue(step: () => Promise<void> | undefined): void {
+    const turn = (this.ordered ?? Promise.resolve()).then(step);
+    this.ordered = turn;
+    void turn.then(() => {
+      if (this.ordered === turn) this.ordered = undefined;
+    });
+  }
+
+  private fromChildNow(message: unknown): Promise<void> | undefined {
     const c = classifyMessage(message);
     if (c.kind === 'invalid' || !isObject(message)) {
       this.log.warn({ message: JSON.stringify(message).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
@@ -228,16 +248,20 @@ export class StdioSession {
     // Notifications and server→client requests: on the stream of the request they belong to, when known.
     const related = this.relatedRequest(message);
     this.deliver(message, related);
+    return undefined;
   }
 
-  private response(id: JsonRpcId, message: JsonObject): void {
+  /** Deliver a response (rewritten); a promise while its result is retrofitted on a worker thread. */
+  private response(id: JsonRpcId, message: JsonObject): Promise<void> | undefined {
     const pending = this.pending.get(id);
     if (!pending) {
       this.log.debug({ id }, 'upstream answered a request nobody is waiting for; dropped');
-      return;
+      return undefined;
     }
-    this.release(id);
     const { deps, upstream } = this.settings;
+    const large = deps.rewriter.needsRewrite(pending.method) ? deps.rewriter.rewriteLarge?.(pending, message, this.log) : undefined;
+    // On a worker, the request stays pending until delivered: a graceful drain waits for it.
+    if (!large) this.release(id);
     deps.metrics.latency.observe({ upstream: upstream.name, method: pending.method }, (performance.now() - pending.started) / 1000);
     const result = message.result;
     if (pending.method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') {
@@ -246,7 +270,26 @@ export class StdioSession {
     if (pending.method === 'tools/call' && pending.tool !== undefined && isObject(result) && isObject(result.task) && typeof result.task.taskId === 'string') {
       this.taskTools.set(result.task.taskId, pending.tool);
     }
+    if (large) return large.then((r) => this.deliverLarge(id, r));
     const out = deps.rewriter.needsRewrite(pending.method) ? deps.rewriter.rewrite(pending, message, this.log) : message;
+    this.deliver(out, id);
+    return undefined;
+  }
+
+  /**
+   * A worker's answer. The SDK transport serialises what it sends, so the worker's JSON is parsed back here:
+   * extraction and validation stayed off the event loop, this parse and the transport's stringify do not.
+   */
+  private deliverLarge(id: JsonRpcId, r: Rewritten): void {
+    // Failed meanwhile (the session closed): its error was sent already.
+    if (!this.pending.has(id)) return;
+    this.release(id);
+    let out = r.message;
+    try {
+      if (r.serialized !== undefined) out = JSON.parse(r.serialized) as JsonObject;
+    } catch (err) {
+      this.log.error({ err, id }, 'retrofit worker output does not parse; result passed through');
+    }
     this.deliver(out, id);
   }
 

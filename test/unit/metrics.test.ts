@@ -9,6 +9,7 @@ describe('createMetrics', () => {
     expect(own.map((m) => m.name).sort()).toEqual([
       'mcp_retrofit_active_sessions',
       'mcp_retrofit_config_reloads_total',
+      'mcp_retrofit_offloaded_retrofits_total',
       'mcp_retrofit_protocol_revisions_total',
       'mcp_retrofit_requests_total',
       'mcp_retrofit_retrofit_outcomes_total',

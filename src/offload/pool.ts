@@ -1,0 +1,201 @@
+/**
+ * A small pool of worker threads running large retrofits (src/offload/worker.ts). Jobs queue in order and
+ * each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy object, so
+ * per config generation); its config and defaults travel to a worker only the first time that worker sees
+ * the id. A worker that crashes fails its job (the caller passes the original result through) and is
+ * replaced; queued jobs go to the replacement. close() terminates every worker.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { DEFAULTS, type JsonObject } from '../config/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
+import type { CallOutcome } from '../retrofit/engine.js';
+import { READY, type OffloadJob, type OffloadReply } from './protocol.js';
+
+/** Pool settings. */
+export interface PoolOptions {
+  /** Worker threads (default 1). */
+  readonly size?: number;
+  /** Bound on the text bytes of queued and running jobs together (default 64 MiB); over it, run() refuses. */
+  readonly maxQueuedBytes?: number;
+  /** The worker module (tests pass their own); default: the compiled worker.js beside this module. */
+  readonly workerUrl?: URL;
+}
+
+/** What a finished job gives back: the serialised rewritten result (absent: unchanged) and the outcome. */
+export interface PoolAnswer {
+  readonly json?: string;
+  readonly outcome: CallOutcome;
+}
+
+/** The work the pool needs for one result. */
+export interface PoolRequest {
+  readonly entry: ToolPolicy;
+  readonly policy: UpstreamPolicy;
+  readonly tool: string;
+  readonly revision: string;
+  readonly result: JsonObject;
+  /** Its size estimate (text length), for the queue bound. */
+  readonly bytes: number;
+}
+
+export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The worker module: beside this file once built. Run from src/ (vitest, Node 20 without type stripping),
+ * a worker cannot load .ts, so the built dist/ counterpart is used.
+ */
+export function defaultWorkerUrl(from: string = import.meta.url): URL {
+  if (from.endsWith('.ts')) return new URL(from.replace(/\/src\/offload\/[^/]+\.ts$/, '/dist/offload/worker.js'));
+  return new URL('./worker.js', from);
+}
+
+interface Queued {
+  readonly request: PoolRequest;
+  readonly resolve: (answer: PoolAnswer) => void;
+  readonly reject: (err: Error) => void;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  /** Tool ids whose config this worker already has. */
+  readonly known: Set<number>;
+  running: { readonly job: number; readonly queued: Queued } | undefined;
+}
+
+export class OffloadPool {
+  readonly #size: number;
+  readonly #maxQueuedBytes: number;
+  readonly #url: URL;
+  readonly #ids = new WeakMap<ToolPolicy, number>();
+  readonly #slots: Slot[] = [];
+  readonly #queue: Queued[] = [];
+  #nextId = 1;
+  #nextJob = 1;
+  #bytes = 0;
+  #closed = false;
+  /** Workers replaced after a crash (tests and logs). */
+  crashes = 0;
+
+  constructor(options: PoolOptions = {}) {
+    this.#size = Math.max(1, options.size ?? 1);
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    this.#url = options.workerUrl ?? defaultWorkerUrl();
+  }
+
+  /** Why the pool cannot run jobs (its worker module is missing: run `npm run build`), else undefined. */
+  get unavailable(): string | undefined {
+    if (this.#closed) return 'the offload pool is closed';
+    const path = fileURLToPath(this.#url);
+    return existsSync(path) ? undefined : `the offload worker ${path} does not exist (run \`npm run build\`)`;
+  }
+
+  /** Text bytes of the jobs queued or running. */
+  get queuedBytes(): number {
+    return this.#bytes;
+  }
+
+  /** The tool's stable id (per ToolPolicy object). */
+  idOf(entry: ToolPolicy): number {
+    let id = this.#ids.get(entry);
+    if (id === undefined) this.#ids.set(entry, (id = this.#nextId++));
+    return id;
+  }
+
+  /**
+   * Queue a job; undefined when the queue bound would be exceeded (the caller then decides). The promise
+   * rejects when the worker crashed or the pool closed.
+   */
+  run(request: PoolRequest): Promise<PoolAnswer> | undefined {
+    if (this.#closed) return Promise.reject(new Error('the offload pool is closed'));
+    if (this.#bytes > 0 && this.#bytes + request.bytes > this.#maxQueuedBytes) return undefined;
+    this.#bytes += request.bytes;
+    const promise = new Promise<PoolAnswer>((resolve, reject) => this.#queue.push({ request, resolve, reject }));
+    this.#dispatch();
+    return promise;
+  }
+
+  /** Terminate every worker; queued and running jobs reject. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const err = new Error('the offload pool is closed');
+    for (const queued of this.#queue.splice(0)) this.#settle(queued, err);
+    const slots = this.#slots.splice(0);
+    for (const slot of slots) if (slot.running) this.#settle(slot.running.queued, err);
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  #dispatch(): void {
+    while (this.#queue.length > 0) {
+      const slot = this.#slots.find((s) => s.running === undefined) ?? this.#spawn();
+      if (!slot) return;
+      const queued = this.#queue.shift()!;
+      this.#post(slot, queued);
+    }
+  }
+
+  #spawn(): Slot | undefined {
+    if (this.#slots.length >= this.#size) return undefined;
+    const worker = new Worker(this.#url);
+    // The pool never keeps the process alive: callers waiting for a job hold their own sockets.
+    worker.unref();
+    const slot: Slot = { worker, known: new Set(), running: undefined };
+    worker.on('message', (reply: OffloadReply | typeof READY) => {
+      if (reply !== READY) this.#answered(slot, reply);
+    });
+    worker.on('error', (err) => this.#crashed(slot, err));
+    worker.on('exit', (code) => this.#crashed(slot, new Error(`the offload worker exited with code ${code}`)));
+    this.#slots.push(slot);
+    return slot;
+  }
+
+  #post(slot: Slot, queued: Queued): void {
+    const { request } = queued;
+    const toolId = this.idOf(request.entry);
+    const job: OffloadJob = {
+      job: this.#nextJob++,
+      toolId,
+      tool: request.tool,
+      revision: request.revision,
+      result: request.result,
+      ...(!slot.known.has(toolId) && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? DEFAULTS } }),
+    };
+    slot.known.add(toolId);
+    slot.running = { job: job.job, queued };
+    try {
+      slot.worker.postMessage(job);
+    } catch (err) {
+      // Not cloneable (cannot happen for parsed JSON): fail this job only.
+      slot.running = undefined;
+      this.#settle(queued, err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  #answered(slot: Slot, reply: OffloadReply): void {
+    const running = slot.running;
+    if (!running || running.job !== reply.job) return;
+    slot.running = undefined;
+    if (reply.ok) this.#settle(running.queued, undefined, { ...(reply.json !== undefined && { json: reply.json }), outcome: reply.outcome });
+    else this.#settle(running.queued, new Error(reply.error));
+    this.#dispatch();
+  }
+
+  /** A worker died (error, or an exit nobody asked for): fail its job, drop it, let the queue respawn one. */
+  #crashed(slot: Slot, err: Error): void {
+    const index = this.#slots.indexOf(slot);
+    if (index < 0) return;
+    this.#slots.splice(index, 1);
+    this.crashes += 1;
+    void slot.worker.terminate();
+    if (slot.running) this.#settle(slot.running.queued, err);
+    slot.running = undefined;
+    if (!this.#closed) this.#dispatch();
+  }
+
+  #settle(queued: Queued, err: Error | undefined, answer?: PoolAnswer): void {
+    this.#bytes -= queued.request.bytes;
+    if (err || !answer) queued.reject(err ?? new Error('the offload worker gave no answer'));
+    else queued.resolve(answer);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The messages between the main thread and an offload worker (src/offload/worker.ts). Plain data only:
+ * they cross a thread boundary by structured clone.
+ */
+import type { JsonObject, ToolConfig, ToolDefaults } from '../config/types.js';
+import type { CallOutcome } from '../retrofit/engine.js';
+
+/** One tools/call (or tasks/result) retrofit to run off the event loop. */
+export interface OffloadJob {
+  /** Correlates the answer with the job (unique per pool). */
+  readonly job: number;
+  /**
+   * Stable id of the tool's policy object (one per ToolPolicy of one config generation): the worker compiles
+   * the tool once and keeps it under this id.
+   */
+  readonly toolId: number;
+  /** Sent the first time a worker sees `toolId` only; the worker compiles them (compileTool). */
+  readonly compile?: { readonly config: ToolConfig; readonly defaults: ToolDefaults };
+  readonly tool: string;
+  readonly revision: string;
+  /** The upstream's `result` object. */
+  readonly result: JsonObject;
+}
+
+/** The worker's answer to one job. */
+export type OffloadReply =
+  /** `json`: the rewritten result serialised; absent when the engine left the result as it was. */
+  | { readonly job: number; readonly ok: true; readonly json?: string; readonly outcome: CallOutcome }
+  | { readonly job: number; readonly ok: false; readonly error: string };
+
+/** The first message a worker posts once it has loaded the engine. */
+export const READY = 'ready';

@@ -1,0 +1,64 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/config/types.js';
+import { OFFLOAD_BYTES } from '../../src/offload/plan.js';
+import { rewriteToolCall } from '../../src/retrofit/engine.js';
+import { gatewayConfig, httpUpstream } from '../helpers/config.js';
+import { startGateway } from '../helpers/gateway.js';
+import { connectV1Client } from '../helpers/v1-client.js';
+import { startV1Server } from '../helpers/v1-server.js';
+
+/**
+ * A tool answering with ~5 MB of JSON text, retrofitted on the gateway's worker thread for a v1 client: the
+ * structuredContent it gets equals what the synchronous engine makes of the same result, over JSON and over
+ * SSE responses. A small result on the same session stays on the main thread.
+ */
+const rows = Array.from({ length: 70_000 }, (_, i) => ({ id: i, name: `row ${i} "q" ü`, tags: ['a', 'b'], ok: i % 2 === 0 }));
+const BIG: JsonObject = { content: [{ type: 'text', text: `Result:\n${JSON.stringify({ rows })}\n` }] };
+const SMALL: JsonObject = { content: [{ type: 'text', text: JSON.stringify({ rows: [{ id: 1, name: 'one' }] }) }] };
+const schema = {
+  type: 'object',
+  properties: { rows: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'] } } },
+  required: ['rows'],
+};
+
+function build(): McpServer {
+  const server = new McpServer({ name: 'big-text', version: '1.0.0' });
+  server.registerTool('big', {}, async () => BIG as never);
+  server.registerTool('small', {}, async () => SMALL as never);
+  return server;
+}
+
+describe('a 5 MB text result retrofitted on the worker thread through the HTTP proxy', () => {
+  it.each([
+    ['JSON', true],
+    ['SSE', false],
+  ])('%s responses: the v1 client gets the same structuredContent as the synchronous engine makes', async (_name, jsonResponse) => {
+    expect((BIG.content as { text: string }[])[0]!.text.length).toBeGreaterThan(4 * 1024 * 1024);
+    const upstream = await startV1Server({ jsonResponse, build });
+    const loaded = gatewayConfig([httpUpstream('big', upstream.url, { tools: { big: { outputSchema: schema }, small: { outputSchema: schema } } })]);
+    const gw = await startGateway(loaded);
+    const { client } = await connectV1Client(gw.url('/big/mcp'));
+    // The client validates structuredContent against the injected outputSchema.
+    await client.listTools();
+    const big = await client.callTool({ name: 'big' });
+    const small = await client.callTool({ name: 'small' });
+
+    const policy = loaded.policies.get('big')!;
+    const expected = rewriteToolCall(BIG, 'big', policy, '2025-11-25').result;
+    expect(big.structuredContent).toEqual(expected.structuredContent);
+    expect(big.structuredContent).toEqual({ rows });
+    expect(big.content).toEqual(expected.content);
+    expect(small.structuredContent).toEqual(rewriteToolCall(SMALL, 'small', policy, '2025-11-25').result.structuredContent);
+
+    // One result went to the worker; the small one did not.
+    const offloads = await gw.metrics.offloads.get();
+    expect(offloads.values).toEqual([expect.objectContaining({ labels: { result: 'worker' }, value: 1 })]);
+    const outcomes = gw.logs.filter((l) => l.msg === 'retrofit').map((l) => [l.tool, l.outcome, l.format]);
+    expect(outcomes).toEqual([
+      ['big', 'extracted', 'embedded'],
+      ['small', 'extracted', 'json'],
+    ]);
+    expect(OFFLOAD_BYTES).toBeLessThan((BIG.content as { text: string }[])[0]!.text.length);
+  });
+});

@@ -1,0 +1,168 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { JsonObject, ToolConfig } from '../../../src/config/types.js';
+import { OffloadPool, defaultWorkerUrl, type PoolAnswer, type PoolRequest } from '../../../src/offload/pool.js';
+import type { UpstreamPolicy } from '../../../src/policy/types.js';
+import { rewriteToolCall } from '../../../src/retrofit/engine.js';
+import { upstreamWith } from '../retrofit/helpers.js';
+
+const PROBE = new URL('../../fixtures/offload/probe-worker.mjs', import.meta.url);
+const pools: OffloadPool[] = [];
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((p) => p.close()));
+});
+
+function pool(options: ConstructorParameters<typeof OffloadPool>[0] = {}): OffloadPool {
+  const p = new OffloadPool(options);
+  pools.push(p);
+  return p;
+}
+
+function requestFor(policy: UpstreamPolicy, tool: string, result: JsonObject, revision = '2025-06-18'): PoolRequest {
+  const entry = policy.resolve(tool);
+  if (!entry) throw new Error(`no policy for ${tool}`);
+  return { entry, policy, tool, revision, result, bytes: JSON.stringify(result).length };
+}
+
+/** Run on the worker and synchronously, and check both give the same result and outcome. */
+async function same(p: OffloadPool, policy: UpstreamPolicy, tool: string, result: JsonObject, revision: string): Promise<PoolAnswer> {
+  const sync = rewriteToolCall(result, tool, policy, revision);
+  const answer = await p.run(requestFor(policy, tool, result, revision))!;
+  expect(answer.outcome).toEqual(sync.outcome);
+  if (answer.json === undefined) expect(sync.result).toBe(result);
+  else expect(JSON.parse(answer.json)).toEqual(sync.result);
+  return answer;
+}
+
+interface Case {
+  readonly tool: string;
+  readonly revision: string;
+  readonly config: ToolConfig;
+  readonly input: JsonObject;
+}
+
+const CORPUS = join(import.meta.dirname, '../../fixtures/corpus');
+const cases = readdirSync(CORPUS)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()
+  .map((file) => ({ file, ...(parse(readFileSync(join(CORPUS, file), 'utf8')) as Case) }));
+
+describe('the offload worker module', () => {
+  it('is built (npm run build) where the pool looks for it', () => {
+    const p = pool();
+    // A missing dist/offload/worker.js must fail here, loudly, not fall back to the main thread unnoticed.
+    expect(p.unavailable, 'run `npm run build` before the tests').toBeUndefined();
+    expect(defaultWorkerUrl('file:///x/src/offload/pool.ts').href).toBe('file:///x/dist/offload/worker.js');
+    expect(defaultWorkerUrl('file:///x/dist/offload/pool.js').href).toBe('file:///x/dist/offload/worker.js');
+  });
+
+  it('names a missing worker module in its reason', () => {
+    const p = pool({ workerUrl: new URL('file:///nonexistent/worker.js') });
+    expect(p.unavailable).toMatch(/nonexistent\/worker\.js does not exist \(run `npm run build`\)/);
+  });
+});
+
+describe('results retrofitted on the worker equal the synchronous engine', () => {
+  it.each(cases)('corpus $file', async (c) => {
+    const p = pool();
+    await same(p, upstreamWith({ [c.tool]: c.config }), c.tool, c.input, c.revision);
+  });
+
+  const rows = Array.from({ length: 40_000 }, (_, i) => ({ id: i, name: `user ${i} "quoted" é`, active: i % 3 === 0, score: i / 7 }));
+  const schema = { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', required: ['id', 'name'] } } }, required: ['rows'] };
+  const json = JSON.stringify({ rows });
+  const big: [string, string, ToolConfig][] = [
+    ['whole JSON', json, { outputSchema: schema }],
+    ['fenced in prose', `Here you go:\n\`\`\`json\n${json}\n\`\`\`\nBye.`, { outputSchema: schema }],
+    ['embedded in prose', `The rows are ${json} as requested.`, { outputSchema: schema }],
+    ['an array wrapped for object-only clients', JSON.stringify(rows), { outputSchema: { type: 'array' } }],
+    ['invalid against the schema (a tool error)', json, { outputSchema: { type: 'object', required: ['missing'] } }],
+    ['invalid, passed through', json, { outputSchema: { type: 'object', required: ['missing'] }, onInvalid: 'passthrough' }],
+  ];
+  it.each(big)('a %s text of a few MB', async (_name, text, config) => {
+    expect(text.length).toBeGreaterThan(2_000_000);
+    const p = pool();
+    const policy = upstreamWith({ big: config });
+    for (const revision of ['2025-06-18', '2026-07-28']) await same(p, policy, 'big', { content: [{ type: 'text', text }] }, revision);
+  });
+});
+
+describe('the pool', () => {
+  it('answers jobs in the order they were queued', async () => {
+    const p = pool();
+    const policy = upstreamWith({ t: { outputSchema: { type: 'object' } } });
+    const order: string[] = [];
+    const bigText = JSON.stringify({ a: 'x'.repeat(3_000_000) });
+    const jobs = [
+      p.run(requestFor(policy, 't', { content: [{ type: 'text', text: bigText }] }))!.then(() => order.push('big')),
+      p.run(requestFor(policy, 't', { content: [{ type: 'text', text: '{"b":1}' }] }))!.then(() => order.push('small 1')),
+      p.run(requestFor(policy, 't', { content: [{ type: 'text', text: '{"c":2}' }] }))!.then(() => order.push('small 2')),
+    ];
+    await Promise.all(jobs);
+    expect(order).toEqual(['big', 'small 1', 'small 2']);
+  });
+
+  it('sends a tool config to a worker once, and compiles each policy object under its own id', async () => {
+    const p = pool({ workerUrl: PROBE });
+    const policy = upstreamWith({ t: { outputSchema: { type: 'object' } }, u: { outputSchema: { type: 'object' } } });
+    const seen = async (tool: string): Promise<{ toolId: number; compiled: boolean }> => JSON.parse((await p.run(requestFor(policy, tool, { content: [] }))!).json!) as { toolId: number; compiled: boolean };
+    const first = await seen('t');
+    expect(first.compiled).toBe(true);
+    expect(await seen('t')).toMatchObject({ toolId: first.toolId, compiled: false });
+    const other = await seen('u');
+    expect(other).toMatchObject({ compiled: true });
+    expect(other.toolId).not.toBe(first.toolId);
+    // A new config generation compiles new policy objects: new ids.
+    const next = upstreamWith({ t: { outputSchema: { type: 'object' } } });
+    expect(p.idOf(next.resolve('t')!)).not.toBe(first.toolId);
+    expect(p.idOf(policy.resolve('t')!)).toBe(first.toolId);
+  });
+
+  it('fails the job of a worker that crashes, replaces the worker, and the new one gets configs again', async () => {
+    const p = pool({ workerUrl: PROBE });
+    const policy = upstreamWith({ t: { outputSchema: { type: 'object' } }, crash: { outputSchema: { type: 'object' } } });
+    const before = JSON.parse((await p.run(requestFor(policy, 't', { content: [] }))!).json!) as { threadId: number };
+    const crashed = p.run(requestFor(policy, 'crash', { content: [] }))!;
+    const queued = p.run(requestFor(policy, 't', { content: [] }))!;
+    await expect(crashed).rejects.toThrow(/exited with code 3/);
+    const after = JSON.parse((await queued).json!) as { threadId: number; compiled: boolean };
+    expect(after.threadId).not.toBe(before.threadId);
+    expect(after.compiled).toBe(true);
+    expect(p.crashes).toBe(1);
+    expect(p.queuedBytes).toBe(0);
+  });
+
+  it('rejects a job whose engine threw, and keeps its worker', async () => {
+    const p = pool({ workerUrl: PROBE });
+    const policy = upstreamWith({ throw: { outputSchema: { type: 'object' } }, t: { outputSchema: { type: 'object' } } });
+    await expect(p.run(requestFor(policy, 'throw', { content: [] }))!).rejects.toThrow('engine threw');
+    await expect(p.run(requestFor(policy, 't', { content: [] }))!).resolves.toMatchObject({ outcome: { outcome: 'extracted' } });
+    expect(p.crashes).toBe(0);
+  });
+
+  it('refuses a job past the bound on queued bytes, but always takes one', async () => {
+    const p = pool({ workerUrl: PROBE, maxQueuedBytes: 100 });
+    const policy = upstreamWith({ t: { outputSchema: { type: 'object' } } });
+    const request = { ...requestFor(policy, 't', { content: [] }), bytes: 80 };
+    const first = p.run({ ...request, bytes: 1_000 });
+    expect(first).toBeInstanceOf(Promise);
+    expect(p.run(request)).toBeUndefined();
+    await first;
+    expect(p.queuedBytes).toBe(0);
+    await expect(p.run(request)!).resolves.toMatchObject({ outcome: { outcome: 'extracted' } });
+  });
+
+  it('rejects queued and running jobs on close, and every later one', async () => {
+    const p = pool({ workerUrl: PROBE });
+    const policy = upstreamWith({ t: { outputSchema: { type: 'object' } } });
+    const running = expect(p.run(requestFor(policy, 't', { content: [] }))!).rejects.toThrow('closed');
+    const queued = expect(p.run(requestFor(policy, 't', { content: [] }))!).rejects.toThrow('closed');
+    await p.close();
+    await running;
+    await queued;
+    await expect(p.run(requestFor(policy, 't', { content: [] }))!).rejects.toThrow('closed');
+    expect(p.unavailable).toBe('the offload pool is closed');
+  });
+});
