@@ -98,6 +98,8 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   const port = parsed.port ?? loaded.config.listen.port;
   const address = await app.listen({ host, port });
   logger.info({ address, upstreams: Object.keys(loaded.config.upstreams) }, `mcp-retrofit listening on ${address}`);
+  // Lines are batched (src/log.ts); this one is what supervisors and scripts wait for.
+  logger.flush();
 
   const signals = options.signals ?? process;
   let closing: Promise<void> | undefined;
