@@ -3,8 +3,13 @@
  * close long-lived streams (GET streams, subscriptions/listen) at once.
  */
 
+/** What shutdown needs of an exchange: a way to end it (an AbortController or a Cancel). */
+export interface Abortable {
+  abort(): void;
+}
+
 interface Exchange {
-  readonly controller: AbortController;
+  readonly controller: Abortable;
   readonly longLived: boolean;
 }
 
@@ -14,7 +19,7 @@ export class InFlight {
   #closing = false;
 
   /** Track one exchange; call the returned function when it ends. */
-  start(controller: AbortController, longLived: boolean): () => void {
+  start(controller: Abortable, longLived: boolean): () => void {
     const exchange = { controller, longLived };
     if (this.#closing && longLived) controller.abort();
     this.#live.add(exchange);

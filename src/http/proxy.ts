@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import { detectRevision, revisionsDisagree } from '../protocol/era.js';
 import { ResponseMatcher, type SessionState } from '../session/responses.js';
 import { pipeRaw, readAndRewriteJson, relaySse } from '../stream/relay.js';
+import { Cancel } from '../upstream/cancel.js';
 import { mapUpstreamFailure } from '../upstream/errors.js';
 import type { HttpUpstream } from '../upstream/http.js';
 import type { GatewayDeps } from './deps.js';
@@ -125,18 +126,18 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
   const matcher = new ResponseMatcher(name, session, ctx.state, log);
   if (classified) expectResponses(matcher, classified, ctx, header, session);
 
-  const controller = new AbortController();
+  const cancel = new Cancel();
   // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
   const longLived = options.mcp && (verb === 'GET' || (classified?.messages.some((m) => m.method === 'subscriptions/listen') ?? false));
-  const done = ctx.inflight.start(controller, longLived);
+  const done = ctx.inflight.start(cancel, longLived);
   const res = reply.raw;
   // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation).
   const onClose = (): void => {
-    if (!res.writableFinished) controller.abort();
+    if (!res.writableFinished) cancel.abort();
   };
   res.on('close', onClose);
   // The client may already be gone (it closed while its body was being read): do not open a stream for nobody.
-  if (request.raw.socket.destroyed) controller.abort();
+  if (request.raw.socket.destroyed) cancel.abort();
 
   let status = 0;
   let aborted = false;
@@ -145,13 +146,15 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
   try {
     let answer;
     try {
-      answer = await upstream.request({
-        method: verb,
-        path: options.path,
-        headers: toUpstreamHeaders(request.headers, { host: upstream.host, configured: upstream.config.headers, dropAuthorization: deps.config.auth !== undefined }),
-        ...(body !== undefined && { body }),
-        signal: controller.signal,
-      });
+      answer = await upstream.exchange(
+        {
+          method: verb,
+          path: options.path,
+          headers: toUpstreamHeaders(request.headers, { host: upstream.host, configured: upstream.config.headers, dropAuthorization: deps.config.auth !== undefined }),
+          ...(body !== undefined && { body }),
+        },
+        cancel,
+      );
     } catch (err) {
       const mapped = mapUpstreamFailure(err, failureContext);
       if (!mapped) {
@@ -197,7 +200,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     if (!res.destroyed) res.end();
   } catch (err) {
     // Mid-body: headers are out, so the only honest signal left is ending the connection.
-    aborted = controller.signal.aborted;
+    aborted = cancel.aborted;
     if (!aborted) log.warn({ err, method }, 'upstream stream failed mid-body');
     res.destroy();
   } finally {

@@ -4,6 +4,8 @@
  */
 import { Pool, type Dispatcher } from 'undici';
 import type { HttpUpstreamConfig } from '../config/types.js';
+import type { Cancel } from './cancel.js';
+import { exchange, type UpstreamAnswer } from './exchange.js';
 
 /** One forwarded exchange. */
 export interface UpstreamRequest {
@@ -80,6 +82,20 @@ export class HttpUpstream {
     return q ? `${path}?${q}` : path;
   }
 
+  /** The proxy's exchange: the body as a plain async iterable, cancelled by `cancel` (see exchange.ts). */
+  exchange(req: Omit<UpstreamRequest, 'signal'>, cancel?: Cancel): Promise<UpstreamAnswer> {
+    const options: Dispatcher.DispatchOptions = {
+      method: req.method,
+      path: req.path,
+      headers: req.headers,
+      body: req.body ?? null,
+      headersTimeout: req.headersTimeoutMs ?? this.config.timeoutMs,
+      bodyTimeout: 0,
+    };
+    return exchange(this.#pool, options, cancel);
+  }
+
+  /** A request with a stream body (probes and readiness checks). */
   request(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
     return this.#pool.request({
       method: req.method,
