@@ -47,7 +47,7 @@ describe('exchange', () => {
     const chunk = Buffer.alloc(16 * 1024, 'x');
     const total = 64;
     let blocked = false;
-    const { origin } = await listen(async (req, res) => {
+    const { origin } = await listen(async (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       for (let i = 0; i < total; i++) {
         if (!res.write(chunk)) {
@@ -70,7 +70,7 @@ describe('exchange', () => {
     const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
     let arrived!: () => void;
     const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
-    const { origin } = await listen((req, res) => {
+    const { origin } = await listen((_req, res) => {
       res.on('close', closed);
       arrived();
     });
@@ -88,7 +88,7 @@ describe('exchange', () => {
 
   it('a cancel that came first stops the request from being sent at all', async () => {
     let requests = 0;
-    const { origin } = await listen((req, res) => {
+    const { origin } = await listen((_req, res) => {
       requests++;
       res.end('late');
     });
@@ -108,7 +108,7 @@ describe('exchange', () => {
   it('cancel mid-body rejects the reader and closes the upstream response', async () => {
     let closed!: () => void;
     const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
-    const { origin } = await listen((req, res) => {
+    const { origin } = await listen((_req, res) => {
       res.on('close', closed);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('event: message\ndata: 1\n\n');
@@ -126,7 +126,7 @@ describe('exchange', () => {
   it('leaving the iteration early aborts the upstream stream', async () => {
     let closed!: () => void;
     const upstreamClosed = new Promise<void>((resolve) => (closed = resolve));
-    const { origin } = await listen((req, res) => {
+    const { origin } = await listen((_req, res) => {
       res.on('close', closed);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: first\n\n');
@@ -140,7 +140,7 @@ describe('exchange', () => {
   });
 
   it('an upstream that dies mid-body rejects the reader', async () => {
-    const { origin } = await listen((req, res) => {
+    const { origin } = await listen((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"partial":');
       setImmediate(() => res.destroy());
