@@ -1,6 +1,5 @@
 /**
- * Deciding, on the main thread and cheaply, whether a tools/call result is retrofitted on a worker thread,
- * and splicing the worker's serialised result into its JSON-RPC envelope without re-serialising it.
+ * Deciding, on the main thread and cheaply, whether a tools/call result is retrofitted on a worker thread.
  *
  * Only results of tools with a configured outputSchema are offloaded: their whole retrofit needs nothing but
  * the tool's config. Tools without one (natively declared schemas, projected from what tools/list taught
@@ -54,14 +53,4 @@ export function planOffload(request: PendingRequest, policy: UpstreamPolicy, mes
   const entry = policy.resolve(request.tool);
   if (!entry || entry.config.outputSchema === undefined) return undefined;
   return { entry, tool: request.tool, result, bytes };
-}
-
-/**
- * `message` with its `result` replaced by the already serialised `json`, as JSON text: the envelope's other
- * members are serialised (small), the result is concatenated as is. `result` comes last.
- */
-export function spliceResult(message: JsonObject, json: string): string {
-  const { result: _result, ...envelope } = message;
-  const head = JSON.stringify(envelope);
-  return head.length > 2 ? `${head.slice(0, -1)},"result":${json}}` : `{"result":${json}}`;
 }

@@ -23,9 +23,9 @@ export interface PoolOptions {
   readonly workerUrl?: URL;
 }
 
-/** What a finished job gives back: the serialised rewritten result (absent: unchanged) and the outcome. */
+/** What a finished job gives back: the rewritten result as UTF-8 JSON (absent: unchanged) and the outcome. */
 export interface PoolAnswer {
-  readonly json?: string;
+  readonly bytes?: Buffer;
   readonly outcome: CallOutcome;
 }
 
@@ -176,7 +176,10 @@ export class OffloadPool {
     const running = slot.running;
     if (!running || running.job !== reply.job) return;
     slot.running = undefined;
-    if (reply.ok) this.#settle(running.queued, undefined, { ...(reply.json !== undefined && { json: reply.json }), outcome: reply.outcome });
+    if (reply.ok) {
+      const bytes = reply.bytes && Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), outcome: reply.outcome });
+    }
     else this.#settle(running.queued, new Error(reply.error));
     this.#dispatch();
   }

@@ -24,8 +24,11 @@ export interface OffloadJob {
 
 /** The worker's answer to one job. */
 export type OffloadReply =
-  /** `json`: the rewritten result serialised; absent when the engine left the result as it was. */
-  | { readonly job: number; readonly ok: true; readonly json?: string; readonly outcome: CallOutcome }
+  /**
+   * `bytes`: the rewritten result serialised (UTF-8 JSON, its buffer transferred, not copied); absent when
+   * the engine left the result as it was.
+   */
+  | { readonly job: number; readonly ok: true; readonly bytes?: Uint8Array; readonly outcome: CallOutcome }
   | { readonly job: number; readonly ok: false; readonly error: string };
 
 /** The first message a worker posts once it has loaded the engine. */

@@ -8,8 +8,9 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { UpstreamPolicy } from '../policy/types.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
-import { OFFLOAD_BYTES, planOffload, spliceResult } from '../offload/plan.js';
+import { OFFLOAD_BYTES, planOffload } from '../offload/plan.js';
 import { OffloadPool } from '../offload/pool.js';
+import { spliceResult } from '../offload/splice.js';
 import { rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
 
 /** What the transport remembers about a request until its response arrives. */
@@ -51,8 +52,8 @@ export interface Rewriter {
 export interface Rewritten {
   /** The message as received: unchanged when `serialized` is absent. */
   readonly message: JsonObject;
-  /** The whole rewritten message as JSON text, already serialised by the worker (send it as is). */
-  readonly serialized?: string;
+  /** The whole rewritten message as UTF-8 JSON, already serialised by the worker (send it as is). */
+  readonly serialized?: Buffer;
 }
 
 /** createRewriter settings. */
@@ -131,11 +132,12 @@ export function createRewriter(
         log.debug({ upstream: request.upstream, tool: plan.tool, bytes: plan.bytes, queued: pool.queuedBytes }, 'retrofit worker queue full; retrofitted on the main thread');
         return undefined;
       }
+      log.debug({ upstream: request.upstream, tool: plan.tool, bytes: plan.bytes }, 'retrofit offloaded to a worker');
       return job.then(
         (answer): Rewritten => {
           metrics.offloads.inc({ result: 'worker' });
           report(request, plan.tool, answer.outcome, log);
-          return answer.json === undefined ? { message } : { message, serialized: spliceResult(message, answer.json) };
+          return answer.bytes === undefined ? { message } : { message, serialized: spliceResult(message, answer.bytes) };
         },
         (err: unknown): Rewritten => {
           metrics.offloads.inc({ result: 'failed' });

@@ -37,10 +37,10 @@ export interface Handled {
   readonly message: unknown;
   readonly changed: boolean;
   /**
-   * The whole rewritten message as JSON text, when a worker already serialised it (see
+   * The whole rewritten message as UTF-8 JSON, when a worker already serialised it (see
    * Rewriter.rewriteLarge): send it as is; `message` is then the upstream's original.
    */
-  readonly serialized?: string;
+  readonly serialized?: Buffer;
 }
 
 export class ResponseMatcher {

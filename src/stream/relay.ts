@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Handled, ResponseMatcher } from '../session/responses.js';
+import { eventWithJson, joinMessages } from '../offload/splice.js';
 import { SseSplitter, serializeEvent, type SseEvent } from './sse.js';
 
 /** Write with backpressure; resolves false when the client went away. */
@@ -37,11 +38,14 @@ function handleAll(batch: readonly unknown[], matcher: ResponseMatcher): Handled
   return deferred ? Promise.all(out) : (out as Handled[]);
 }
 
-/** The JSON text to send for handled messages, or undefined when none changed (send the original bytes). */
-function serialize(handled: readonly Handled[], batch: boolean): string | undefined {
+/**
+ * The JSON to send for handled messages — text, or bytes when a worker serialised one of them — or undefined
+ * when none changed (send the original bytes).
+ */
+function serialize(handled: readonly Handled[], batch: boolean): string | Buffer | undefined {
   if (!handled.some((h) => h.changed)) return undefined;
-  const parts = handled.map((h) => h.serialized ?? JSON.stringify(h.message));
-  return batch ? `[${parts.join(',')}]` : parts[0];
+  if (!handled.some((h) => h.serialized)) return JSON.stringify(batch ? handled.map((h) => h.message) : handled[0]!.message);
+  return joinMessages(handled.map((h) => h.serialized ?? h.message), batch);
 }
 
 function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger): Buffer | Promise<Buffer> {
@@ -56,8 +60,8 @@ function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger):
   const batch = Array.isArray(parsed);
   const handled = handleAll(Array.isArray(parsed) ? parsed : [parsed], matcher);
   const bytes = (all: readonly Handled[]): Buffer => {
-    const text = serialize(all, batch);
-    return text === undefined ? event.raw : serializeEvent(event, text);
+    const json = serialize(all, batch);
+    return json === undefined ? event.raw : typeof json === 'string' ? serializeEvent(event, json) : eventWithJson(event, json);
   };
   return handled instanceof Promise ? handled.then(bytes) : bytes(handled);
 }
@@ -140,6 +144,6 @@ export async function readAndRewriteJson(
   }
   const batch = Array.isArray(parsed);
   const handled = handleAll(Array.isArray(parsed) ? parsed : [parsed], matcher);
-  const text = serialize(handled instanceof Promise ? await handled : handled, batch);
-  return text === undefined ? bytes : Buffer.from(text, 'utf8');
+  const json = serialize(handled instanceof Promise ? await handled : handled, batch);
+  return json === undefined ? bytes : typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';
 import type { UpstreamPolicy } from '../policy/types.js';
 import { detectRevision, type RevisionSource } from '../protocol/era.js';
+import { eventWithJson } from '../offload/splice.js';
 import { serializeEvent, type SseEvent } from '../stream/sse.js';
 
 /** One client's legacy connection: its upstream stream and what it waits for. */
@@ -124,7 +125,7 @@ export function relayEvent(event: SseEvent, conn: LegacyConnection, ctx: LegacyS
   const prepared = prepare(event, conn, ctx);
   if (Buffer.isBuffer(prepared)) return prepared;
   const large = ctx.rewriter.rewriteLarge?.(prepared.pending, prepared.message, ctx.log);
-  if (large) return large.then((r) => (r.serialized === undefined ? event.raw : serializeEvent(event, r.serialized)));
+  if (large) return large.then((r) => (r.serialized === undefined ? event.raw : eventWithJson(event, r.serialized)));
   const out = ctx.rewriter.rewrite(prepared.pending, prepared.message, ctx.log);
   return out === prepared.message ? event.raw : serializeEvent(event, JSON.stringify(out));
 }

@@ -286,7 +286,7 @@ export class StdioSession {
     this.release(id);
     let out = r.message;
     try {
-      if (r.serialized !== undefined) out = JSON.parse(r.serialized) as JsonObject;
+      if (r.serialized !== undefined) out = JSON.parse(r.serialized.toString('utf8')) as JsonObject;
     } catch (err) {
       this.log.error({ err, id }, 'retrofit worker output does not parse; result passed through');
     }

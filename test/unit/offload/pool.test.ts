@@ -31,8 +31,8 @@ async function same(p: OffloadPool, policy: UpstreamPolicy, tool: string, result
   const sync = rewriteToolCall(result, tool, policy, revision);
   const answer = await p.run(requestFor(policy, tool, result, revision))!;
   expect(answer.outcome).toEqual(sync.outcome);
-  if (answer.json === undefined) expect(sync.result).toBe(result);
-  else expect(JSON.parse(answer.json)).toEqual(sync.result);
+  if (answer.bytes === undefined) expect(sync.result).toBe(result);
+  else expect(JSON.parse(answer.bytes.toString('utf8'))).toEqual(sync.result);
   return answer;
 }
 
@@ -107,7 +107,7 @@ describe('the pool', () => {
   it('sends a tool config to a worker once, and compiles each policy object under its own id', async () => {
     const p = pool({ workerUrl: PROBE });
     const policy = upstreamWith({ t: { outputSchema: { type: 'object' } }, u: { outputSchema: { type: 'object' } } });
-    const seen = async (tool: string): Promise<{ toolId: number; compiled: boolean }> => JSON.parse((await p.run(requestFor(policy, tool, { content: [] }))!).json!) as { toolId: number; compiled: boolean };
+    const seen = async (tool: string): Promise<{ toolId: number; compiled: boolean }> => JSON.parse((await p.run(requestFor(policy, tool, { content: [] }))!).bytes!.toString()) as { toolId: number; compiled: boolean };
     const first = await seen('t');
     expect(first.compiled).toBe(true);
     expect(await seen('t')).toMatchObject({ toolId: first.toolId, compiled: false });
@@ -123,11 +123,11 @@ describe('the pool', () => {
   it('fails the job of a worker that crashes, replaces the worker, and the new one gets configs again', async () => {
     const p = pool({ workerUrl: PROBE });
     const policy = upstreamWith({ t: { outputSchema: { type: 'object' } }, crash: { outputSchema: { type: 'object' } } });
-    const before = JSON.parse((await p.run(requestFor(policy, 't', { content: [] }))!).json!) as { threadId: number };
+    const before = JSON.parse((await p.run(requestFor(policy, 't', { content: [] }))!).bytes!.toString()) as { threadId: number };
     const crashed = p.run(requestFor(policy, 'crash', { content: [] }))!;
     const queued = p.run(requestFor(policy, 't', { content: [] }))!;
     await expect(crashed).rejects.toThrow(/exited with code 3/);
-    const after = JSON.parse((await queued).json!) as { threadId: number; compiled: boolean };
+    const after = JSON.parse((await queued).bytes!.toString()) as { threadId: number; compiled: boolean };
     expect(after.threadId).not.toBe(before.threadId);
     expect(after.compiled).toBe(true);
     expect(p.crashes).toBe(1);
