@@ -29,17 +29,21 @@ const HOP_BY_HOP = new Set([
   'http2-settings',
 ]);
 
+const fixedHop = (name: string): boolean => HOP_BY_HOP.has(name) || name.startsWith('proxy-');
+
 /** The hop-by-hop names for this message: the fixed list, any `Proxy-*`, and what `Connection` names. */
 function hopByHop(headers: HeaderMap): (name: string) => boolean {
-  const named = new Set<string>();
   const connection = headers.connection;
-  for (const value of Array.isArray(connection) ? connection : connection ? [connection] : []) {
+  // The usual case (no Connection, or `keep-alive`/`close`) needs no per-message set.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return fixedHop;
+  const named = new Set<string>();
+  for (const value of Array.isArray(connection) ? connection : [connection]) {
     for (const token of value.split(',')) {
       const t = token.trim().toLowerCase();
       if (t) named.add(t);
     }
   }
-  return (name) => HOP_BY_HOP.has(name) || name.startsWith('proxy-') || named.has(name);
+  return (name) => fixedHop(name) || named.has(name);
 }
 
 /** Options for the request-direction filter. */
