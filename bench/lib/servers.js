@@ -21,9 +21,9 @@ process.on('exit', () => {
   for (const dir of tmpRoots) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Start bench/servers/<name>.js; resolves { url, pid, proc } once it prints its address. */
-export async function startUpstream(name, env = {}) {
-  const proc = start(process.execPath, [join(ROOT, 'bench', 'servers', `${name}.js`)], { cwd: ROOT, env: { ...process.env, ...env } });
+/** Start bench/servers/<name>.js [args]; resolves { url, pid, proc } once it prints its address. */
+export async function startUpstream(name, env = {}, args = []) {
+  const proc = start(process.execPath, [join(ROOT, 'bench', 'servers', `${name}.js`), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   const m = await proc.waitFor(/listening (http:\/\/\S+)/);
   return { url: m[1], pid: proc.child.pid, proc, stop: () => proc.stop() };
 }

@@ -10,6 +10,14 @@ export function rssMb(pid) {
   return Number(m[1]) / 1024;
 }
 
+/** CPU time (user + system) a process has used so far, in ms (clock ticks of 10 ms). */
+export function cpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start at field 3; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /**
  * A port the kernel just handed out on 127.0.0.1. Only for third-party tools (nginx, supergateway,
  * mcp-proxy) that cannot listen on port 0 and say which port they got; our own servers use port 0.

@@ -2,17 +2,19 @@
  * Scenario 1 — passthrough overhead with an HTTP upstream. tools/call load from autocannon (its own process)
  * direct to the upstream, through nginx and through mcp-retrofit; raw upstream in JSON and SSE modes, and a
  * real v1 SDK upstream. Rounds alternate the order of the targets so a noisy neighbour hits all of them;
- * the median of the rounds is reported.
+ * the median of the rounds is reported. Also a bare Node.js proxy (bench/servers/bare-proxy.js) as the floor
+ * any Node proxy starts from, and the CPU each Node proxy spends per exchange (less noise-sensitive than req/s).
  */
 import { autocannon, toolCall } from '../lib/load.js';
 import { startNginx } from '../lib/nginx.js';
 import { startGateway, startUpstream } from '../lib/servers.js';
-import { median } from '../lib/sys.js';
+import { cpuMs, median } from '../lib/sys.js';
 import { fmt, ratio, row, skipped } from '../lib/table.js';
 import { OBJECT_SCHEMA } from '../lib/data.js';
 
 function summary(runs) {
-  return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors + r.non2xx, 0) };
+  const cpu = runs.every((r) => r.cpuUs !== undefined) ? median(runs.map((r) => r.cpuUs)) : undefined;
+  return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), errors: runs.reduce((n, r) => n + r.errors + r.non2xx, 0), cpuUs: cpu };
 }
 
 function show(s) {
@@ -25,6 +27,7 @@ export async function passthrough({ quick, profileDir, log }) {
   const rounds = quick ? 1 : 3;
   const connections = 10;
   const [raw, sdk] = await Promise.all([startUpstream('raw-upstream'), startUpstream('sdk-upstream')]);
+  const bare = await startUpstream('bare-proxy', {}, [raw.url]);
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const [gw, nginx] = await Promise.all([
     startGateway(
@@ -40,8 +43,8 @@ export async function passthrough({ quick, profileDir, log }) {
   ]);
   try {
     const cases = {
-      rawjson: { direct: `${raw.url}/json/mcp`, gateway: `${gw.address}/rawjson/mcp`, ...(nginx.url && { nginx: `${nginx.url}/json/mcp` }) },
-      rawsse: { direct: `${raw.url}/sse/mcp`, gateway: `${gw.address}/rawsse/mcp`, ...(nginx.url && { nginx: `${nginx.url}/sse/mcp` }) },
+      rawjson: { direct: `${raw.url}/json/mcp`, gateway: `${gw.address}/rawjson/mcp`, bare: `${bare.url}/json/mcp`, ...(nginx.url && { nginx: `${nginx.url}/json/mcp` }) },
+      rawsse: { direct: `${raw.url}/sse/mcp`, gateway: `${gw.address}/rawsse/mcp`, bare: `${bare.url}/sse/mcp`, ...(nginx.url && { nginx: `${nginx.url}/sse/mcp` }) },
       sdk: { direct: `${sdk.url}/mcp`, gateway: `${gw.address}/sdk/mcp` },
       ...(!quick && { retro: { gateway: `${gw.address}/retro/mcp` } }),
     };
@@ -54,7 +57,10 @@ export async function passthrough({ quick, profileDir, log }) {
         const order = Object.entries(targets);
         for (let i = 0; i < order.length; i++) {
           const [target, url] = order[(i + round) % order.length];
+          const pid = target === 'gateway' ? gw.pid : target === 'bare' ? bare.pid : undefined;
+          const before = pid === undefined ? 0 : cpuMs(pid);
           const r = await autocannon(url, { body, connections, seconds });
+          if (pid !== undefined) r.cpuUs = ((cpuMs(pid) - before) * 1000) / Math.max(r.requests, 1);
           log(`  s1 ${name}/${target} round ${round + 1}: ${fmt(r.rps)} req/s p99 ${r.p99} ms`);
           ((results[name] ??= {})[target] ??= []).push(r);
         }
@@ -85,6 +91,9 @@ export async function passthrough({ quick, profileDir, log }) {
         rows.push(skipped(`1 passthrough ${label}: vs nginx`, nginx.skip));
       }
       rows.push(row(`1 passthrough ${label}: throughput vs direct`, `direct ${show(direct)}`, show(gateway), ratio(gateway.rps, direct.rps)));
+      const b = s[name].bare;
+      rows.push(row(`1 passthrough ${label}: throughput vs a bare Node.js proxy (no features; the platform's floor)`, `bare ${show(b)}`, show(gateway), ratio(gateway.rps, b.rps)));
+      rows.push(row(`1 passthrough ${label}: proxy CPU per exchange vs the bare Node.js proxy`, `bare ${fmt(b.cpuUs)} µs`, `${fmt(gateway.cpuUs)} µs`, gateway.cpuUs / b.cpuUs));
     }
     const { direct: sd, gateway: sg } = s.sdk;
     rows.push(row('1 passthrough v1 SDK upstream (stateless, JSON): throughput vs direct', `direct ${show(sd)}`, show(sg), ratio(sg.rps, sd.rps), { min: 0.95 }));
@@ -92,6 +101,6 @@ export async function passthrough({ quick, profileDir, log }) {
     return rows;
   } finally {
     await gw.stop();
-    await Promise.all([raw.stop(), sdk.stop(), nginx.stop?.()]);
+    await Promise.all([raw.stop(), sdk.stop(), bare.stop(), nginx.stop?.()]);
   }
 }
