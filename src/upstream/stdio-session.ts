@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject, StdioUpstreamConfig } from '../config/types.js';
 import { RetrofitError, type ErrorCode } from '../errors.js';
 import type { GatewayDeps } from '../http/deps.js';
@@ -16,6 +16,7 @@ import type { Logger } from '../log.js';
 import type { PendingRequest, Rewritten } from '../pipeline/rewrite.js';
 import { detectRevision } from '../protocol/era.js';
 import { sniffResponseId, type OverlongLine } from './ndjson.js';
+import { DirectReply, directRequest, type DirectRequest } from './stdio-direct.js';
 import { StdioChild, type ChildExit } from './stdio-child.js';
 
 /** Settings shared by every session of one upstream. */
@@ -55,6 +56,8 @@ export class StdioSession {
   private log: Logger;
   private child: StdioChild | undefined;
   private readonly pending = new Map<JsonRpcId, Pending>();
+  /** Requests answered on their own HTTP response, bypassing the SDK transport (see stdio-direct.ts). */
+  private readonly direct = new Map<JsonRpcId, DirectReply>();
   /** progressToken → id of the request that carried it, to route progress notifications to its stream. */
   private readonly progress = new Map<unknown, JsonRpcId>();
   /** taskId → tool, so tasks/result answers get the tool's retrofit. */
@@ -74,7 +77,7 @@ export class StdioSession {
       // The child starts only once the transport accepted an initialize request.
       onsessioninitialized: (id) => this.open(id),
     });
-    this.transport.onmessage = (message, extra) => this.fromClient(message, extra);
+    this.transport.onmessage = (message, extra) => this.fromClient(message, headerValue(extra?.requestInfo?.headers['mcp-protocol-version']));
     // DELETE (and any other transport close) ends the session and its child.
     this.transport.onclose = () => void this.close('session closed');
     this.transport.onerror = (err) => this.log.debug({ err }, 'client transport rejected a request');
@@ -105,9 +108,23 @@ export class StdioSession {
       res.writeHead(err.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
       return;
     }
+    const id = this.id;
+    const fast = id !== undefined && !this.closing ? directRequest(req, body) : undefined;
+    if (fast) return this.handleDirect(fast, new DirectReply(res, id!));
     await this.transport.handleRequest(req, res, body);
     // The transport refused the initialize (bad Accept, batch…): no session, nothing to time out.
     if (this.id === undefined && this.idleTimer) clearTimeout(this.idleTimer);
+  }
+
+  /** One request on an open session, answered on its own response (stdio-direct.ts). */
+  private handleDirect(request: DirectRequest, reply: DirectReply): void {
+    this.direct.set(request.id, reply);
+    try {
+      this.fromClient(request.message as unknown as JSONRPCMessage, request.protocolHeader);
+    } catch (err) {
+      this.direct.delete(request.id);
+      reply.fail(err);
+    }
   }
 
   /** The first request id in `body` that is already pending in this session, if any. */
@@ -152,7 +169,7 @@ export class StdioSession {
         maxLineBytes: this.settings.maxLineBytes,
         killTimeoutMs: this.settings.killTimeoutMs,
         log: this.log,
-        onMessage: (message) => this.fromChild(message),
+        onMessage: (message, line) => this.fromChild(message, line),
         onOverlong: (line) => this.overlong(line),
         onExit: (exit) => this.exited(exit),
       });
@@ -179,13 +196,12 @@ export class StdioSession {
     this.idleTimer.unref();
   }
 
-  private fromClient(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+  private fromClient(message: JSONRPCMessage, protocolHeader: string | undefined): void {
     const c = classifyMessage(message);
     if (!this.child && !this.closing) this.spawn();
     if (c.kind === 'request' && c.id !== undefined && c.method !== undefined) {
       const { upstream, deps } = this.settings;
-      const header = headerValue(extra?.requestInfo?.headers['mcp-protocol-version']);
-      const { revision, source } = detectRevision({ meta: c.metaRevision, header, session: this.protocolVersion });
+      const { revision, source } = detectRevision({ meta: c.metaRevision, header: protocolHeader, session: this.protocolVersion });
       deps.metrics.revisions.inc({ upstream: upstream.name, revision, source });
       const params = 'params' in message && isObject(message.params) ? message.params : undefined;
       const tool = c.method === 'tools/call' ? c.name : c.method === 'tasks/result' && typeof params?.taskId === 'string' ? this.taskTools.get(params.taskId) : undefined;
@@ -216,35 +232,39 @@ export class StdioSession {
     if ((typeof id === 'string' || typeof id === 'number') && this.pending.has(id)) {
       this.release(id);
       this.transport.closeSSEStream(id);
+      this.direct.get(id)?.end();
+      this.direct.delete(id);
       this.log.debug({ id }, 'request cancelled by the client; its stream released');
     }
   }
 
-  private fromChild(message: unknown): void {
+  private fromChild(message: unknown, line: string): void {
     // Keep the child's order: while a result is on a worker, what follows it waits its turn.
-    if (this.ordered) this.enqueue(() => this.fromChildNow(message));
+    if (this.ordered) this.enqueue(() => this.fromChildNow(message, line));
     else {
-      const wait = this.fromChildNow(message);
+      const wait = this.fromChildNow(message, line);
       if (wait) this.enqueue(() => wait);
     }
   }
 
   /** Run `step` after every earlier one; a step's promise (a result on a worker) holds the ones after it. */
   private enqueue(step: () => Promise<void> | undefined): void {
-    const turn = (this.ordered ?? Promise.resolve()).then(step);
+    // A step that throws must not stop the ones after it (a rejected turn would skip them all).
+    const turn = (this.ordered ?? Promise.resolve()).then(step).catch((err: unknown) => this.log.error({ err }, 'message from the child could not be handled'));
     this.ordered = turn;
     void turn.then(() => {
       if (this.ordered === turn) this.ordered = undefined;
     });
   }
 
-  private fromChildNow(message: unknown): Promise<void> | undefined {
+  /** `line` is the child's text of `message`, sent on as is when nothing changes it. */
+  private fromChildNow(message: unknown, line: string): Promise<void> | undefined {
     const c = classifyMessage(message);
     if (c.kind === 'invalid' || !isObject(message)) {
       this.log.warn({ message: JSON.stringify(message).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
       return;
     }
-    if (c.kind === 'response' && c.id !== undefined) return this.response(c.id, message);
+    if (c.kind === 'response' && c.id !== undefined) return this.response(c.id, message, line);
     // Notifications and server→client requests: on the stream of the request they belong to, when known.
     const related = this.relatedRequest(message);
     this.deliver(message, related);
@@ -252,7 +272,7 @@ export class StdioSession {
   }
 
   /** Deliver a response (rewritten); a promise while its result is retrofitted on a worker thread. */
-  private response(id: JsonRpcId, message: JsonObject): Promise<void> | undefined {
+  private response(id: JsonRpcId, message: JsonObject, line: string): Promise<void> | undefined {
     const pending = this.pending.get(id);
     if (!pending) {
       this.log.debug({ id }, 'upstream answered a request nobody is waiting for; dropped');
@@ -272,7 +292,7 @@ export class StdioSession {
     }
     if (large) return large.then((r) => this.deliverLarge(id, r));
     const out = deps.rewriter.needsRewrite(pending.method) ? deps.rewriter.rewrite(pending, message, this.log) : message;
-    this.deliver(out, id);
+    this.deliver(out, id, out === message ? line : undefined);
     return undefined;
   }
 
@@ -304,7 +324,19 @@ export class StdioSession {
     return undefined;
   }
 
-  private deliver(message: JsonObject, relatedRequestId: JsonRpcId | undefined): void {
+  /** `raw`: the message's JSON text as the child sent it, if unchanged (saves a stringify on the direct path). */
+  private deliver(message: JsonObject, relatedRequestId: JsonRpcId | undefined, raw?: string): void {
+    // Routed like the SDK transport does: a response by its own id, anything else by the related request.
+    const answer = !('method' in message) && ('result' in message || 'error' in message);
+    const target = answer ? (message.id as JsonRpcId | undefined) : relatedRequestId;
+    const reply = target === undefined ? undefined : this.direct.get(target);
+    if (reply) {
+      // An SSE data line must not hold a CR; the child's line may (as JSON whitespace).
+      const json = raw !== undefined && !raw.includes('\r') ? raw : JSON.stringify(message);
+      if (!answer) return reply.event(json);
+      this.direct.delete(target!);
+      return reply.answer(json);
+    }
     const options = relatedRequestId === undefined || relatedRequestId === null ? undefined : { relatedRequestId };
     // The SDK type is a zod inference; the message is a JSON-RPC object the child (or we) produced.
     this.transport.send(message as unknown as JSONRPCMessage, options).catch((err: unknown) => {
@@ -360,6 +392,8 @@ export class StdioSession {
     this.settings.onClose(this);
     // Pending requests get an error at once, before their streams close, so clients never hang.
     for (const id of [...this.pending.keys()]) this.fail(id, 'RETROFIT_ERR_UPSTREAM_EXITED', [this.settings.upstream.name, reason]);
+    for (const reply of this.direct.values()) reply.end();
+    this.direct.clear();
     await this.transport.close();
     if (this.child) await this.child.stop();
     this.log.debug({ reason }, 'session closed');
