@@ -30,8 +30,8 @@ export interface StdioChildOptions {
   readonly killTimeoutMs: number;
   /** Bound to upstream and session. */
   readonly log: Logger;
-  /** Every stdout line that parsed as JSON. */
-  readonly onMessage: (message: unknown) => void;
+  /** Every stdout line that parsed as JSON, with the line's text (without its terminator). */
+  readonly onMessage: (message: unknown, line: string) => void;
   /** A stdout line over `maxLineBytes` (dropped). */
   readonly onOverlong: (line: OverlongLine) => void;
   /** Called exactly once, after the process is gone and its stdout drained. */
@@ -153,6 +153,6 @@ export class StdioChild {
       this.options.log.warn({ line: line.slice(0, LOG_SAMPLE), bytes: Buffer.byteLength(line) }, 'non-JSON line on upstream stdout skipped');
       return;
     }
-    this.options.onMessage(message);
+    this.options.onMessage(message, line);
   }
 }
