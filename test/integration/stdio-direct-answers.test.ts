@@ -1,0 +1,98 @@
+/**
+ * The direct path of a stdio session (src/upstream/stdio-direct.ts), seen by a raw HTTP client in front of
+ * the stdio fixture and server-everything: a plain request on an open session is answered as JSON; one whose notifications come
+ * before its answer gets an SSE stream with the SDK's framing, the answer last; requests the SDK transport
+ * would refuse still get the SDK's errors, and the session keeps working after them.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { EVERYTHING_SERVER, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
+
+let gateway: StdioGateway | undefined;
+
+afterEach(async () => {
+  await gateway?.close();
+  gateway = undefined;
+});
+
+const BASE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+async function post(headers: Record<string, string>, message: unknown): Promise<Response> {
+  return fetch(gateway!.url, { method: 'POST', headers: { ...BASE, ...headers }, body: JSON.stringify(message) });
+}
+
+/** Open a session the way any client does; returns the headers for its later requests. */
+async function open(): Promise<Record<string, string>> {
+  const init = await post({}, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'direct', version: '1' } } });
+  expect(init.status).toBe(200);
+  await init.text();
+  const session = init.headers.get('mcp-session-id');
+  expect(session).toBeTruthy();
+  const headers = { 'mcp-session-id': session!, 'mcp-protocol-version': '2025-06-18' };
+  expect((await post(headers, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+  return headers;
+}
+
+/** The `data:` payloads of an SSE body, parsed. */
+function events(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() !== '')
+    .map((block) => {
+      expect(block.startsWith('event: message\ndata: ')).toBe(true);
+      return JSON.parse(block.slice('event: message\ndata: '.length)) as Record<string, unknown>;
+    });
+}
+
+describe('stdio upstream: requests answered directly', () => {
+  it('answers a plain request as JSON on its own response', async () => {
+    // The fixture sends nothing unasked (server-everything announces tools/list_changed after initialize,
+    // which goes on the first request's stream, as it did through the SDK transport).
+    gateway = await startStdioGateway();
+    const headers = await open();
+    const res = await post(headers, { jsonrpc: '2.0', id: 'e-1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 'e-1', result: { content: [{ type: 'text', text: 'hi' }] } });
+  });
+
+  it('streams notifications that come before the answer, the answer last', async () => {
+    gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'] });
+    const headers = await open();
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 }, _meta: { progressToken: 'p' } } };
+    const res = await post(headers, call);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    expect(res.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
+    const got = events(await res.text());
+    expect(got.map((m) => m.method ?? 'answer')).toEqual(['notifications/progress', 'notifications/progress', 'answer']);
+    expect(got[0]).toMatchObject({ params: { progressToken: 'p', progress: 1, total: 2 } });
+    expect(got[2]).toMatchObject({ id: 7, result: { content: [{ type: 'text' }] } });
+  });
+
+  it('leaves what the SDK transport refuses to it, and the session keeps working', async () => {
+    gateway = await startStdioGateway();
+    const headers = await open();
+    const echo = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } };
+
+    const extraKey = await post(headers, { ...echo, extra: true });
+    expect(extraKey.status).toBe(400);
+    expect(await extraKey.json()).toMatchObject({ error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' } });
+
+    const version = await post({ ...headers, 'mcp-protocol-version': '1999-01-01' }, echo);
+    expect(version.status).toBe(400);
+    expect(await version.json()).toMatchObject({ error: { code: -32000, message: expect.stringContaining('Unsupported protocol version: 1999-01-01') } });
+
+    const accept = await post({ ...headers, accept: 'application/json' }, echo);
+    expect(accept.status).toBe(406);
+    await accept.text();
+
+    const fractionalId = await post(headers, { ...echo, id: 1.5 });
+    expect(fractionalId.status).toBe(400);
+    await fractionalId.text();
+
+    const ok = await post(headers, echo);
+    expect(ok.headers.get('content-type')).toBe('application/json');
+    expect(await ok.json()).toMatchObject({ id: 1, result: { content: [{ text: 'x' }] } });
+  });
+});
