@@ -18,7 +18,7 @@ import type { HttpUpstream } from '../upstream/http.js';
 import type { GatewayDeps } from './deps.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
 import type { InFlight } from './inflight.js';
-import type { ServerStreams } from '../reload/notify.js';
+import { subscriptionListChanged, type ServerStreams } from '../reload/notify.js';
 
 /** What every exchange of one upstream shares. */
 export interface ProxyContext {
@@ -65,6 +65,14 @@ function toolOf(m: ClassifiedMessage, ctx: ProxyContext, session: string | undef
     if (typeof taskId === 'string') return ctx.state.facts.toolOfTask(ctx.upstream.config.name, session, taskId);
   }
   return undefined;
+}
+
+/** The id of a 2026-07-28 `subscriptions/listen` request that opted in to tool list changes. */
+function listensForToolChanges(m: ClassifiedMessage | undefined): string | number | undefined {
+  if (m?.method !== 'subscriptions/listen' || !isObject(m.message) || !isObject(m.message.params)) return undefined;
+  const filter = m.message.params.notifications;
+  const id = m.id;
+  return isObject(filter) && filter.toolsListChanged === true && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
 }
 
 /** Register every request of the body whose response must be read (rewrites, and initialize). */
@@ -178,6 +186,10 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
       res.writeHead(status, toClientHeaders(answer.headers, { dropLength: true }));
       res.flushHeaders();
       if (verb === 'GET') untrack = ctx.streams?.track(res);
+      else if (status === 200 && classified && !classified.batch) {
+        const listen = listensForToolChanges(first);
+        if (listen !== undefined) untrack = ctx.streams?.track(res, subscriptionListChanged(listen));
+      }
       await relaySse(answer.body, res, matcher, log, { max: deps.config.limits.maxResultBytes, upstream: name });
     } else if (options.mcp && type === 'application/json' && matcher.active) {
       let bytes: Buffer;
