@@ -4,7 +4,8 @@
  * body with zod and answers through a web ReadableStream; under load that was most of the gateway's CPU per
  * stdio request. Here the session answers on the Node response itself: JSON when the answer is the first
  * message for the request (PROTOCOL.md: "answer is JSON or an SSE stream"), an SSE stream with the SDK's
- * framing when notifications or server→client requests come first.
+ * framing when notifications or server→client requests come first, or when the call outlasts a keep-alive
+ * interval (the stream then carries the SDK's keep-alive comments).
  *
  * Anything else (initialize, batches, notifications, responses, GET, DELETE, headers the SDK would refuse,
  * shapes its schema would refuse) still goes through the SDK transport, so its errors stay the SDK's.
@@ -67,6 +68,8 @@ export class DirectReply {
   private readonly res: ServerResponse;
   private readonly sessionId: string;
   private streaming = false;
+  /** Set by the first keep-alive tick, so a reply younger than one interval is left alone. */
+  private aged = false;
 
   constructor(res: ServerResponse, sessionId: string) {
     this.res = res;
@@ -100,6 +103,21 @@ export class DirectReply {
     if (!this.open) return;
     this.startStream();
     this.res.end();
+  }
+
+  /**
+   * A keep-alive tick (every 15 s, like the SDK transport's): from the second tick on, a reply still
+   * waiting becomes an SSE stream and gets a comment, so a long call keeps intermediaries and clients
+   * (headers and body timeouts) from giving up on a silent connection.
+   */
+  keepAlive(): void {
+    if (!this.open) return;
+    if (!this.aged) {
+      this.aged = true;
+      return;
+    }
+    this.startStream();
+    this.res.write(': keepalive\n\n');
   }
 
   /** The request could not be handed to the child (e.g. unserialisable): the SDK's 400 for that case. */

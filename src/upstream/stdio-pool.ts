@@ -19,9 +19,11 @@ export interface StdioOptions {
   readonly maxLineBytes?: number;
   /** On app close, how long in-flight requests may take before their sessions are closed (default 10 s). */
   readonly shutdownGraceMs?: number;
+  /** Keep-alive interval for requests waiting on the child (default 15 s, as the SDK transport's SSE streams). */
+  readonly keepAliveMs?: number;
 }
 
-export const STDIO_DEFAULTS = Object.freeze({ idleTimeoutMs: 15 * 60_000, killTimeoutMs: 5_000, shutdownGraceMs: 10_000 });
+export const STDIO_DEFAULTS = Object.freeze({ idleTimeoutMs: 15 * 60_000, killTimeoutMs: 5_000, shutdownGraceMs: 10_000, keepAliveMs: 15_000 });
 
 export class StdioPool {
   private readonly sessions = new Map<string, StdioSession>();
@@ -44,6 +46,7 @@ export class StdioPool {
       killTimeoutMs: options.killTimeoutMs ?? STDIO_DEFAULTS.killTimeoutMs,
       maxLineBytes: options.maxLineBytes ?? deps.config.limits.maxResultBytes,
       shutdownGraceMs: options.shutdownGraceMs ?? STDIO_DEFAULTS.shutdownGraceMs,
+      keepAliveMs: options.keepAliveMs ?? STDIO_DEFAULTS.keepAliveMs,
     };
     this.explicitMaxLineBytes = options.maxLineBytes;
     this.env = childEnv(upstream);

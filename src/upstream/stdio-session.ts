@@ -28,6 +28,8 @@ export interface StdioSessionSettings {
   readonly maxLineBytes: number;
   readonly killTimeoutMs: number;
   readonly idleTimeoutMs: number;
+  /** Interval of keep-alive comments on waiting direct replies (stdio-direct.ts). */
+  readonly keepAliveMs: number;
   /** The session got its id (the initialize request was accepted): register it. */
   readonly onOpen: (session: StdioSession) => void;
   /** The session ended for good: forget it. */
@@ -64,6 +66,8 @@ export class StdioSession {
   private readonly taskTools = new Map<string, string>();
   private protocolVersion: string | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  /** Ticks the direct replies' keep-alive while the session is open (one timer per session, not per request). */
+  private keepAliveTimer: NodeJS.Timeout | undefined;
   private readonly settledWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
   /** Set while a large result is being retrofitted on a worker: the child's later messages wait behind it. */
@@ -151,6 +155,10 @@ export class StdioSession {
 
   private open(id: string): void {
     this.log = this.log.child({ session: id });
+    this.keepAliveTimer = setInterval(() => {
+      for (const reply of this.direct.values()) reply.keepAlive();
+    }, this.settings.keepAliveMs);
+    this.keepAliveTimer.unref();
     this.settings.onOpen(this);
   }
 
@@ -389,6 +397,7 @@ export class StdioSession {
 
   private async shutdown(reason: string): Promise<void> {
     if (this.idleTimer) clearTimeout(this.idleTimer);
+    if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
     this.settings.onClose(this);
     // Pending requests get an error at once, before their streams close, so clients never hang.
     for (const id of [...this.pending.keys()]) this.fail(id, 'RETROFIT_ERR_UPSTREAM_EXITED', [this.settings.upstream.name, reason]);

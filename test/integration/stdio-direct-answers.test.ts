@@ -1,7 +1,8 @@
 /**
  * The direct path of a stdio session (src/upstream/stdio-direct.ts), seen by a raw HTTP client in front of
  * the stdio fixture and server-everything: a plain request on an open session is answered as JSON; one whose notifications come
- * before its answer gets an SSE stream with the SDK's framing, the answer last; requests the SDK transport
+ * before its answer gets an SSE stream with the SDK's framing, the answer last, and so does a call that
+ * outlasts a keep-alive interval (with keep-alive comments); requests the SDK transport
  * would refuse still get the SDK's errors, and the session keeps working after them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,6 +69,24 @@ describe('stdio upstream: requests answered directly', () => {
     expect(got.map((m) => m.method ?? 'answer')).toEqual(['notifications/progress', 'notifications/progress', 'answer']);
     expect(got[0]).toMatchObject({ params: { progressToken: 'p', progress: 1, total: 2 } });
     expect(got[2]).toMatchObject({ id: 7, result: { content: [{ type: 'text' }] } });
+  });
+
+  it('turns a long call into an SSE stream with keep-alive comments', async () => {
+    gateway = await startStdioGateway({ stdio: { keepAliveMs: 20 } });
+    const headers = await open();
+    const [pid] = gateway.routes.pids();
+    const res = await post(headers, { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'block', arguments: {} } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toMatch(/^: keepalive\n\n/);
+    // The child dies: the call's error ends the stream as its last event.
+    process.kill(pid!, 'SIGKILL');
+    let rest = '';
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    const last = rest.split('\n\n').filter((b) => b.startsWith('event: message')).pop()!;
+    expect(JSON.parse(last.slice('event: message\ndata: '.length))).toMatchObject({ id: 5, error: { code: -32000 } });
   });
 
   it('leaves what the SDK transport refuses to it, and the session keeps working', async () => {

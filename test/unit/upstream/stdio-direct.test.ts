@@ -79,6 +79,26 @@ describe('DirectReply', () => {
     expect(r.body).toBe('event: message\ndata: {"method":"notifications/progress"}\n\nevent: message\ndata: {"id":1,"result":{}}\n\n');
   });
 
+  it('leaves a young reply alone at the first keep-alive tick, then streams keep-alive comments', async () => {
+    const r = await exchange((reply) => {
+      reply.keepAlive();
+      reply.keepAlive();
+      reply.keepAlive();
+      reply.answer('{"id":1,"result":{}}');
+    });
+    expect(r.headers.get('content-type')).toBe('text/event-stream');
+    expect(r.body).toBe(': keepalive\n\n: keepalive\n\nevent: message\ndata: {"id":1,"result":{}}\n\n');
+  });
+
+  it('answers as JSON after a single keep-alive tick', async () => {
+    const r = await exchange((reply) => {
+      reply.keepAlive();
+      reply.answer('{"id":1,"result":{}}');
+    });
+    expect(r.headers.get('content-type')).toBe('application/json');
+    expect(r.body).toBe('{"id":1,"result":{}}');
+  });
+
   it('ends with an empty stream when no answer will come', async () => {
     const r = await exchange((reply) => reply.end());
     expect(r.status).toBe(200);
