@@ -23,10 +23,15 @@ export interface PoolOptions {
   readonly workerUrl?: URL;
 }
 
-/** What a finished job gives back: the rewritten result as UTF-8 JSON (absent: unchanged) and the outcome. */
+/**
+ * What a finished job gives back: the rewritten result as UTF-8 JSON (absent: unchanged) and the outcome;
+ * for a `message` job, the whole rewritten message, its bookkeeping stub, or `mismatch`.
+ */
 export interface PoolAnswer {
   readonly bytes?: Buffer;
-  readonly outcome: CallOutcome;
+  readonly outcome?: CallOutcome;
+  readonly stub?: JsonObject;
+  readonly mismatch?: true;
 }
 
 /** The work the pool needs for one result. */
@@ -35,7 +40,9 @@ export interface PoolRequest {
   readonly policy: UpstreamPolicy;
   readonly tool: string;
   readonly revision: string;
-  readonly result: JsonObject;
+  /** The result to retrofit, or the whole unparsed response (see OffloadJob.message). */
+  readonly result?: JsonObject;
+  readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
   /** Its size estimate (text length), for the queue bound. */
   readonly bytes: number;
 }
@@ -158,7 +165,8 @@ export class OffloadPool {
       toolId,
       tool: request.tool,
       revision: request.revision,
-      result: request.result,
+      ...(request.result && { result: request.result }),
+      ...(request.message && { message: request.message }),
       ...(!slot.known.has(toolId) && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? DEFAULTS } }),
     };
     slot.known.add(toolId);
@@ -178,7 +186,8 @@ export class OffloadPool {
     slot.running = undefined;
     if (reply.ok) {
       const bytes = reply.bytes && Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
-      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), outcome: reply.outcome });
+      const { outcome, stub, mismatch } = reply;
+      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }) });
     }
     else this.#settle(running.queued, new Error(reply.error));
     this.#dispatch();

@@ -18,8 +18,13 @@ export interface OffloadJob {
   readonly compile?: { readonly config: ToolConfig; readonly defaults: ToolDefaults };
   readonly tool: string;
   readonly revision: string;
-  /** The upstream's `result` object. */
-  readonly result: JsonObject;
+  /** The upstream's `result` object (or, instead, `message`). */
+  readonly result?: JsonObject;
+  /**
+   * The whole response as the upstream sent it, not yet parsed (UTF-8 bytes or text), and the id it is
+   * believed to carry: the worker parses it, and checks that it is a response with that id and a result.
+   */
+  readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
 }
 
 /** The worker's answer to one job. */
@@ -28,7 +33,16 @@ export type OffloadReply =
    * `bytes`: the rewritten result serialised (UTF-8 JSON, its buffer transferred, not copied); absent when
    * the engine left the result as it was.
    */
-  | { readonly job: number; readonly ok: true; readonly bytes?: Uint8Array; readonly outcome: CallOutcome }
+  | {
+      readonly job: number;
+      readonly ok: true;
+      readonly bytes?: Uint8Array;
+      readonly outcome?: CallOutcome;
+      /** For a `message` job: the response without its result's bulk (id, and result.task if any), for bookkeeping. */
+      readonly stub?: JsonObject;
+      /** For a `message` job: it is not a response with that id and a result object; nothing was done. */
+      readonly mismatch?: true;
+    }
   | { readonly job: number; readonly ok: false; readonly error: string };
 
 /** The first message a worker posts once it has loaded the engine. */

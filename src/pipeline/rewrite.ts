@@ -44,9 +44,26 @@ export interface Rewriter {
    * when the message takes the synchronous path: call `rewrite`. Callers keep their stream's order.
    */
   rewriteLarge?(request: PendingRequest, message: JsonObject, log: Logger): Promise<Rewritten> | undefined;
+  /**
+   * Bodies or SSE data longer than this may go to `rewriteRaw` unparsed (absent: never). A cheap length check
+   * so that small messages pay nothing.
+   */
+  readonly offloadBytes?: number;
+  /**
+   * Like rewriteLarge for a response not parsed yet (`data`, believed to answer `id`): the worker parses it
+   * too. Undefined when it does not qualify (the caller parses it and goes on as usual). Never rejects.
+   */
+  rewriteRaw?(request: PendingRequest, data: Buffer | string, id: string | number, log: Logger): Promise<RawRewritten> | undefined;
   /** Stop background workers (the app's close calls it). */
   close?(): Promise<void>;
 }
+
+/**
+ * What `rewriteRaw` gives back: `mismatch` (not a response with that id and a result, or the worker
+ * failed: parse it on the main thread), or the response's bookkeeping `stub` (id, result.task) and, when
+ * the result changed, the whole rewritten message as UTF-8 JSON.
+ */
+export type RawRewritten = { readonly mismatch: true } | { readonly mismatch?: undefined; readonly stub: JsonObject; readonly serialized?: Buffer };
 
 /** What `rewriteLarge` gives back. */
 export interface Rewritten {
@@ -136,13 +153,40 @@ export function createRewriter(
       return job.then(
         (answer): Rewritten => {
           metrics.offloads.inc({ result: 'worker' });
-          report(request, plan.tool, answer.outcome, log);
+          if (answer.outcome) report(request, plan.tool, answer.outcome, log);
           return answer.bytes === undefined ? { message } : { message, serialized: spliceResult(message, answer.bytes) };
         },
         (err: unknown): Rewritten => {
           metrics.offloads.inc({ result: 'failed' });
           log.error({ err, upstream: request.upstream, method: request.method, tool: plan.tool }, 'retrofit engine failed; result passed through');
           return { message };
+        },
+      );
+    },
+    ...(pool && { offloadBytes: threshold }),
+    rewriteRaw(request, data, id, log) {
+      const policy = request.policy ?? policies.get(request.upstream);
+      if (!pool || !policy || data.length <= threshold || pool.unavailable !== undefined) return undefined;
+      if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || request.tool === undefined) return undefined;
+      const entry = policy.resolve(request.tool);
+      if (!entry || entry.config.outputSchema === undefined) return undefined;
+      const tool = request.tool;
+      // The worker gets its own copy of the bytes (a structured clone); the caller keeps the original to forward.
+      const job = pool.run({ entry, policy, tool, revision: request.revision, message: { data, id }, bytes: data.length });
+      if (!job) return undefined;
+      log.debug({ upstream: request.upstream, tool, bytes: data.length, unparsed: true }, 'retrofit offloaded to a worker');
+      return job.then(
+        (answer): RawRewritten => {
+          if (answer.mismatch || !answer.stub) return { mismatch: true };
+          metrics.offloads.inc({ result: 'worker' });
+          if (answer.outcome) report(request, tool, answer.outcome, log);
+          return { stub: answer.stub, ...(answer.bytes && { serialized: answer.bytes }) };
+        },
+        (err: unknown): RawRewritten => {
+          metrics.offloads.inc({ result: 'failed' });
+          log.error({ err, upstream: request.upstream, method: request.method, tool }, 'retrofit engine failed; result passed through');
+          // The original bytes pass through; the stub only settles the bookkeeping.
+          return { stub: { jsonrpc: '2.0', id, result: {} } };
         },
       );
     },

@@ -75,6 +75,11 @@ export class PendingRequests {
     return entry.request;
   }
 
+  /** The request a response with this id would answer, without marking it answered. */
+  peek(upstream: string, session: string | undefined, id: JsonRpcId): PendingRequest | undefined {
+    return this.#entries.get(`${sessionKey(upstream, session)}\u0000${idKey(id)}`)?.request;
+  }
+
   /** Remove and return the pending request this response answers, if any. */
   take(upstream: string, session: string | undefined, id: JsonRpcId): PendingRequest | undefined {
     const k = `${sessionKey(upstream, session)}\u0000${idKey(id)}`;

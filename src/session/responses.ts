@@ -9,6 +9,7 @@ import type { JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';
 import { isRevision } from '../protocol/era.js';
+import { sniffResponseId, type OverlongLine } from '../upstream/ndjson.js';
 import type { PendingRequests } from './pending.js';
 import type { SessionFacts } from './sessions.js';
 
@@ -26,6 +27,14 @@ export interface SessionState {
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Head and tail of a message, enough to find its id where serialisers put it (first or last). */
+function sample(data: Buffer | string): OverlongLine {
+  const n = 512;
+  const head = typeof data === 'string' ? data.slice(0, n) : data.subarray(0, n).toString('utf8');
+  const tail = typeof data === 'string' ? data.slice(-n) : data.subarray(-n).toString('utf8');
+  return { bytes: data.length, head, tail };
 }
 
 function idKey(id: JsonRpcId): string {
@@ -106,6 +115,30 @@ export class ResponseMatcher {
     }
     const out = rewriter.rewrite(request, message as JsonObject, this.#log);
     return { message: out, changed: out !== message };
+  }
+
+  /**
+   * For a large single response not parsed yet (a JSON body, an SSE event's data): when it answers a request
+   * of ours whose result goes to a worker, the worker parses and rewrites it, and this resolves to the
+   * outcome. Undefined at once when `data` does not qualify, and resolves undefined when the worker found it
+   * is not what its head or tail suggested: in both cases the caller parses `data` and calls handleDeferred.
+   */
+  handleRaw(data: Buffer | string): Promise<Handled | undefined> | undefined {
+    const rewriter = this.#state.rewriter;
+    if (rewriter.offloadBytes === undefined || data.length <= rewriter.offloadBytes || !rewriter.rewriteRaw) return undefined;
+    const id = sniffResponseId(sample(data));
+    if (id === undefined) return undefined;
+    const local = this.#local.get(idKey(id));
+    const request = local ? (local.kind === 'rewrite' ? local.request : undefined) : this.#state.pending.peek(this.#upstream, this.#session, id);
+    if (!request) return undefined;
+    const raw = rewriter.rewriteRaw(request, data, id, this.#log);
+    if (!raw) return undefined;
+    return raw.then((r): Handled | undefined => {
+      if (r.mismatch) return undefined;
+      // The bookkeeping handle() would have done (the stub carries id and result.task); gone meanwhile: parse.
+      if (!this.#match(r.stub)) return undefined;
+      return r.serialized === undefined ? { message: r.stub, changed: false } : { message: r.stub, changed: true, serialized: r.serialized };
+    });
   }
 
   /** The request a response answers, when it is one to rewrite (its bookkeeping done); else undefined. */

@@ -50,9 +50,17 @@ function serialize(handled: readonly Handled[], batch: boolean): string | Buffer
 
 function transformEvent(event: SseEvent, matcher: ResponseMatcher, log: Logger): Buffer | Promise<Buffer> {
   if (!event.complete || event.data.length === 0 || !matcher.active) return event.raw;
+  const data = event.data.join('\n');
+  // A large response of ours: parsed and rewritten on a worker; the event loop does not even parse it.
+  const raw = matcher.handleRaw(data);
+  if (raw) return raw.then((h) => (h === undefined ? parseEvent(event, data, matcher, log) : h.serialized ? eventWithJson(event, h.serialized) : event.raw));
+  return parseEvent(event, data, matcher, log);
+}
+
+function parseEvent(event: SseEvent, data: string, matcher: ResponseMatcher, log: Logger): Buffer | Promise<Buffer> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(event.data.join('\n'));
+    parsed = JSON.parse(data);
   } catch {
     log.debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
     return event.raw;
@@ -128,6 +136,10 @@ export async function readAndRewriteJson(
   }
   const bytes = Buffer.concat(parts);
   if (bytes.length === 0) return bytes;
+  // A large response of ours: parsed and rewritten on a worker; the event loop does not even parse it.
+  const raw = matcher.handleRaw(bytes);
+  const handledRaw = raw && (await raw);
+  if (handledRaw) return handledRaw.serialized ?? bytes;
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));

@@ -51,6 +51,8 @@ describe('a 5 MB text result retrofitted on the worker thread through the HTTP p
     expect(big.content).toEqual(expected.content);
     expect(small.structuredContent).toEqual(rewriteToolCall(SMALL, 'small', policy, '2025-11-25').result.structuredContent);
 
+    // The body (JSON) or event data (SSE) went to the worker unparsed: the event loop never parsed its 5 MB.
+    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true })]);
     // One result went to the worker; the small one did not.
     const offloads = await gw.metrics.offloads.get();
     expect(offloads.values).toEqual([expect.objectContaining({ labels: { result: 'worker' }, value: 1 })]);

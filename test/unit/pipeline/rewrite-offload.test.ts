@@ -82,3 +82,42 @@ describe('Rewriter.rewriteLarge', () => {
     expect(await offloads(metrics)).toEqual({ main_thread: 1, worker: 1 });
   });
 });
+
+describe('Rewriter.rewriteRaw (a response the event loop has not parsed)', () => {
+  const body = (id: number | string, result: JsonObject = big.result as JsonObject): string => JSON.stringify({ result, jsonrpc: '2.0', id });
+
+  it('is parsed and rewritten on the worker: the bytes equal the synchronous rewrite of the parsed message', async () => {
+    const { rewriter, metrics, log } = setup(new OffloadPool());
+    for (const data of [body(1), Buffer.from(body(1))]) {
+      const out = await rewriter.rewriteRaw!(call('typed'), data, 1, log)!;
+      if (out.mismatch) throw new Error('unexpected mismatch');
+      expect(JSON.parse(out.serialized!.toString('utf8'))).toEqual(rewriter.rewrite(call('typed'), JSON.parse(body(1)) as JsonObject, log));
+      expect(out.stub).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    }
+    expect(await offloads(metrics)).toEqual({ worker: 2 });
+  });
+
+  it('reports a mismatch for data that is not a response with that id and a result', async () => {
+    const { rewriter, metrics, log } = setup(new OffloadPool());
+    const other = (data: string): unknown => rewriter.rewriteRaw!(call('typed'), data, 1, log);
+    await expect(other(body(2))).resolves.toEqual({ mismatch: true });
+    await expect(other(body('1'))).resolves.toEqual({ mismatch: true });
+    await expect(other(`${body(1)}`.slice(0, -1))).resolves.toEqual({ mismatch: true });
+    await expect(other(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { t: 'x'.repeat(500) } }))).resolves.toEqual({ mismatch: true });
+    expect(await offloads(metrics)).toEqual({});
+  });
+
+  it('keeps small data, unconfigured tools and other methods for the main thread', () => {
+    const { rewriter, log } = setup(new OffloadPool(), 1_000_000);
+    expect(rewriter.rewriteRaw!(call('typed'), body(1), 1, log)).toBeUndefined();
+    const low = setup(new OffloadPool());
+    expect(low.rewriter.rewriteRaw!(call('unknown'), body(1), 1, low.log)).toBeUndefined();
+    expect(low.rewriter.rewriteRaw!({ ...call('typed'), method: 'tools/list' }, body(1), 1, low.log)).toBeUndefined();
+  });
+
+  it('passes the original bytes through when the worker crashes (an empty stub settles the bookkeeping)', async () => {
+    const { rewriter, metrics, log } = setup(new OffloadPool({ workerUrl: PROBE }));
+    await expect(rewriter.rewriteRaw!(call('crash'), body(1), 1, log)!).resolves.toEqual({ stub: { jsonrpc: '2.0', id: 1, result: {} } });
+    expect(await offloads(metrics)).toEqual({ failed: 1 });
+  });
+});

@@ -92,3 +92,52 @@ describe('relaying results retrofitted on a worker', () => {
     expect(Buffer.isBuffer(now) && now.toString()).toBe('data: {"jsonrpc":"2.0","id":2,"result":{"by":"main"}}\n\n');
   });
 });
+
+describe('relaying a large response the event loop does not parse (Rewriter.rewriteRaw)', () => {
+  function rawMatcher(answer: 'rewrite' | 'mismatch'): { m: ResponseMatcher; calls: unknown[] } {
+    const calls: unknown[] = [];
+    const r: Rewriter = {
+      ...rewriter(),
+      offloadBytes: 20,
+      rewriteRaw(request, data, id) {
+        calls.push([request.tool, typeof data, id]);
+        if (answer === 'mismatch') return Promise.resolve({ mismatch: true });
+        return Promise.resolve({ stub: { jsonrpc: '2.0', id, result: {} }, serialized: Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"by":"raw"}}`) });
+      },
+    };
+    const m = new ResponseMatcher('u', undefined, { pending: new PendingRequests(), facts: new SessionFacts(), rewriter: r }, log);
+    m.expect(1, { kind: 'rewrite', request: call('big'), shared: false });
+    m.expect(2, { kind: 'rewrite', request: call('small'), shared: false });
+    return { m, calls };
+  }
+  const response = (id: number): string => `{"result":{"text":"${'x'.repeat(30)}"},"jsonrpc":"2.0","id":${id}}`;
+
+  it('JSON: sends the worker bytes and settles the request, found by the id at the end of the body', async () => {
+    const { m, calls } = rawMatcher('rewrite');
+    const out = await readAndRewriteJson(chunks(response(1)), 1_000_000, 'u', m, log);
+    expect(out.toString('utf8')).toBe('{"jsonrpc":"2.0","id":1,"result":{"by":"raw"}}');
+    expect(calls).toEqual([['big', 'object', 1]]);
+    expect(m.unanswered()).toEqual([2]);
+  });
+
+  it('SSE: a mismatch falls back to parsing on the main thread', async () => {
+    const { m, calls } = rawMatcher('mismatch');
+    const server = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      void relaySse(chunks(`data: ${response(2)}\n\n`), res, m, log).then(() => res.end());
+    });
+    const text = await (await fetch(server.origin)).text();
+    expect(calls).toEqual([['small', 'string', 2]]);
+    expect(JSON.parse(text.slice('data: '.length))).toEqual({ jsonrpc: '2.0', id: 2, result: { text: 'x'.repeat(30), by: 'main' } });
+    expect(m.unanswered()).toEqual([1]);
+  });
+
+  it('leaves requests, notifications and unknown ids to the main thread without asking the worker', async () => {
+    const { m, calls } = rawMatcher('rewrite');
+    const request = `{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"${'x'.repeat(30)}"}}`;
+    expect(m.handleRaw(request)).toBeUndefined();
+    expect(m.handleRaw(response(9))).toBeUndefined();
+    expect(m.handleRaw('{"id":1}')).toBeUndefined();
+    expect(calls).toEqual([]);
+  });
+});
