@@ -1,14 +1,21 @@
 /**
  * Scenario 3 — stdio bridging: the same stdio server (server-everything) fronted by mcp-retrofit (a
- * `command:` upstream), supergateway (--stateful streamableHttp) and mcp-proxy (streamable HTTP), each giving
- * every session its own child. Same client load for all: bench/lib/session-load.js, N sessions, each
+ * `command:` upstream), supergateway (--stateful streamableHttp) and mcp-proxy (streamable HTTP); the first
+ * two give every session its own child, mcp-proxy serves all sessions from one. Same client load for all: bench/lib/session-load.js, N sessions, each
  * initialize once then tools/call echo back to back. Rounds rotate the order; medians reported.
+ * CPU per request: the bridge process's own utime+stime (/proc/<pid>/stat, all its threads, not its children —
+ * the children are the same server-everything for all three) over the load run, divided by its requests; it
+ * is far less sensitive than req/s to other work on the machine. The children's CPU per request is shown
+ * beside it: mcp-proxy serves every session from one child started with the bridge (and warmed by the warm-up
+ * run), while mcp-retrofit and supergateway start a child per session, so theirs includes 8 cold starts.
+ * Env BENCH_ROUNDS / BENCH_SECONDS override the number of rounds and the seconds per load run.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureBridges, startBridge } from '../lib/bridges.js';
 import { runToEnd } from '../lib/procs.js';
 import { ROOT, startGateway } from '../lib/servers.js';
-import { median } from '../lib/sys.js';
+import { cpuMs, median } from '../lib/sys.js';
 import { fmt, ratio, row, skipped } from '../lib/table.js';
 
 const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -20,14 +27,48 @@ async function load(url, sessions, seconds) {
   return JSON.parse(out.trim().split('\n').pop());
 }
 
-const show = (s) => `${fmt(s.rps)} req/s, p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms${s.errors ? `, ${s.errors} errors` : ''}`;
+/** CPU ms used so far by each descendant of `root` (children, grandchildren…), by pid. */
+function descendantsCpu(root) {
+  const parent = new Map();
+  const cpu = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(name), Number(fields[1]));
+      cpu.set(Number(name), (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = new Map();
+  for (const pid of cpu.keys()) {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        out.set(pid, cpu.get(pid));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** CPU ms the descendants of `root` used between two descendantsCpu() snapshots (new ones count whole). */
+function childrenCpuDelta(before, after) {
+  let ms = 0;
+  for (const [pid, cpu] of after) ms += cpu - (before.get(pid) ?? 0);
+  return ms;
+}
+
+const show = (s) => `${fmt(s.rps)} req/s, ${fmt(s.cpuUs)} µs CPU/req (children ${fmt(s.childUs)}), p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms${s.errors ? `, ${s.errors} errors` : ''}`;
 
 export async function stdioBridging({ quick, log }) {
   const sessions = quick ? 4 : 8;
-  const seconds = quick ? 2 : 10;
-  const rounds = quick ? 1 : 2;
+  const seconds = Number(process.env.BENCH_SECONDS) || (quick ? 2 : 10);
+  const rounds = Number(process.env.BENCH_ROUNDS) || (quick ? 1 : 2);
   const bridges = await ensureBridges();
-  const targets = [['mcp-retrofit', () => startGateway({ everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], path: '/everything/mcp' } }).then((g) => ({ url: `${g.address}/everything/mcp`, stop: g.stop }))]];
+  const targets = [['mcp-retrofit', () => startGateway({ everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], path: '/everything/mcp' } }).then((g) => ({ url: `${g.address}/everything/mcp`, pid: g.pid, stop: g.stop }))]];
   if (bridges.bins) for (const [name, bin] of Object.entries(bridges.bins)) targets.push([name, () => startBridge(name, bin, process.execPath, [EVERYTHING, 'stdio'])]);
   const results = {};
   for (let round = 0; round < rounds; round++) {
@@ -37,8 +78,19 @@ export async function stdioBridging({ quick, log }) {
       try {
         server = await startIt();
         if (!quick) await load(server.url, 1, 1); // warm-up: JIT, first spawn
-        const r = await load(server.url, sessions, seconds);
-        log(`  s3 ${name} round ${round + 1}: ${fmt(r.rps)} req/s p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} errors ${r.errors} sessions ${r.sessions}${r.firstError ? ` (${r.firstError})` : ''}${r.openError ? ` (open: ${r.openError})` : ''}`);
+        const cpu0 = cpuMs(server.pid);
+        const kids0 = descendantsCpu(server.pid);
+        // The children are sampled while the load's sessions hold them (they end with its DELETEs): each
+        // one's last reading is kept, so a child gone by the next sample still counts.
+        const kids1 = new Map(kids0);
+        const sampler = setInterval(() => {
+          for (const [pid, ms] of descendantsCpu(server.pid)) kids1.set(pid, ms);
+        }, 250);
+        const r = await load(server.url, sessions, seconds).finally(() => clearInterval(sampler));
+        // Includes the sessions' initialize and DELETE: a few requests in thousands, the same for every bridge.
+        r.cpuUs = r.requests > 0 ? ((cpuMs(server.pid) - cpu0) * 1000) / r.requests : NaN;
+        r.childUs = r.requests > 0 ? (childrenCpuDelta(kids0, kids1) * 1000) / r.requests : NaN;
+        log(`  s3 ${name} round ${round + 1}: ${fmt(r.rps)} req/s ${fmt(r.cpuUs)} µs CPU/req (children ${fmt(r.childUs)}) p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} errors ${r.errors} sessions ${r.sessions}${r.firstError ? ` (${r.firstError})` : ''}${r.openError ? ` (open: ${r.openError})` : ''}`);
         (results[name] ??= []).push(r);
       } catch (err) {
         log(`  s3 ${name}: failed: ${err.message.split('\n')[0]}`);
@@ -51,7 +103,7 @@ export async function stdioBridging({ quick, log }) {
   const summary = (runs) => {
     const ok = runs.filter((r) => !r.failed);
     if (ok.length === 0) return { failed: runs[0]?.failed ?? 'no run' };
-    return { rps: median(ok.map((r) => r.rps)), p50: median(ok.map((r) => r.p50)), p99: median(ok.map((r) => r.p99)), errors: ok.reduce((n, r) => n + r.errors, 0) };
+    return { rps: median(ok.map((r) => r.rps)), cpuUs: median(ok.map((r) => r.cpuUs)), childUs: median(ok.map((r) => r.childUs)), p50: median(ok.map((r) => r.p50)), p99: median(ok.map((r) => r.p99)), errors: ok.reduce((n, r) => n + r.errors, 0) };
   };
   const ours = summary(results['mcp-retrofit']);
   const rows = [];
