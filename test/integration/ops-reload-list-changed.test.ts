@@ -137,7 +137,9 @@ describe('tools/list_changed after a reload', () => {
         headers: { ...JSON_HEADERS, 'mcp-session-id': local.session, 'mcp-protocol-version': '2025-11-25' },
         body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
       });
-      const listed = messages(await list.text())[0] as { result: { tools: { name: string; outputSchema?: { title?: string } }[] } };
+      // The session answers as JSON, or as SSE when a notification came first: both are Streamable HTTP.
+      const body = list.headers.get('content-type') === 'application/json' ? [(await list.json()) as Record<string, unknown>] : messages(await list.text());
+      const listed = body[0] as { result: { tools: { name: string; outputSchema?: { title?: string } }[] } };
       expect(listed.result.tools.find((t) => t.name === 'echo')?.outputSchema?.title).toBe('two');
     } finally {
       await web.close();
