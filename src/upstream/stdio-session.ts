@@ -305,13 +305,14 @@ export class StdioSession {
   }
 
   /**
-   * A worker's answer. The SDK transport serialises what it sends, so the worker's JSON is parsed back here:
-   * extraction and validation stayed off the event loop, this parse and the transport's stringify do not.
+   * A worker's answer. A direct reply (stdio-direct.ts) takes the worker's JSON as it is; the SDK transport
+   * serialises what it sends, so for it the JSON is parsed back here.
    */
   private deliverLarge(id: JsonRpcId, r: Rewritten): void {
     // Failed meanwhile (the session closed): its error was sent already.
     if (!this.pending.has(id)) return;
     this.release(id);
+    if (r.serialized !== undefined && this.direct.has(id)) return this.deliver(r.message, id, r.serialized.toString('utf8'));
     let out = r.message;
     try {
       if (r.serialized !== undefined) out = JSON.parse(r.serialized.toString('utf8')) as JsonObject;
