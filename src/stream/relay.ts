@@ -138,8 +138,10 @@ export async function readAndRewriteJson(
   if (bytes.length === 0) return bytes;
   // A large response of ours: parsed and rewritten on a worker; the event loop does not even parse it.
   const raw = matcher.handleRaw(bytes);
-  const handledRaw = raw && (await raw);
-  if (handledRaw) return handledRaw.serialized ?? bytes;
+  if (raw) {
+    const handled = await raw;
+    if (handled) return handled.serialized ?? bytes;
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
