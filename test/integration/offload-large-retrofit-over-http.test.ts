@@ -1,7 +1,10 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/config/types.js';
+import { createMetrics } from '../../src/metrics.js';
 import { OFFLOAD_BYTES } from '../../src/offload/plan.js';
+import { OffloadPool } from '../../src/offload/pool.js';
+import { createRewriter } from '../../src/pipeline/rewrite.js';
 import { rewriteToolCall } from '../../src/retrofit/engine.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -62,5 +65,18 @@ describe('a 5 MB text result retrofitted on the worker thread through the HTTP p
       ['small', 'extracted', 'json'],
     ]);
     expect(OFFLOAD_BYTES).toBeLessThan((BIG.content as { text: string }[])[0]!.text.length);
+  });
+
+  it('ends its worker thread when the gateway closes', async () => {
+    const upstream = await startV1Server({ jsonResponse: true, build });
+    const loaded = gatewayConfig([httpUpstream('big', upstream.url, { tools: { big: { outputSchema: schema } } })]);
+    const pool = new OffloadPool();
+    const gw = await startGateway(loaded, { rewriter: createRewriter(loaded.policies, createMetrics({ defaultMetrics: false }), { pool }) });
+    const { client } = await connectV1Client(gw.url('/big/mcp'));
+    expect((await client.callTool({ name: 'big' })).structuredContent).toEqual({ rows });
+    await client.close();
+    expect(pool.unavailable).toBeUndefined();
+    await gw.app.close();
+    expect(pool.unavailable).toBe('the offload pool is closed');
   });
 });
