@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick] [-- --only=1,3] [-- --profile]`: runs the scenarios of issue 9 against the
  * built gateway (dist/, rebuilt first when any source is newer), prints one markdown table and writes it to bench/results/latest.md
- * (latest-quick.md for --quick, so a check does not overwrite the recorded full run).
+ * (latest-quick.md for --quick and latest-partial.md for --only, so neither overwrites the recorded full run).
  * --profile: the gateway of scenario 1 runs with --cpu-prof; a summary (top self-time functions, time by
  * package) goes to bench/results/profile-passthrough.md.
  * Exits 1 when a scenario failed to run (a missed target is reported in the table, not as a failure).
@@ -83,7 +83,8 @@ if (profileDir) {
 }
 console.log(doc);
 if (!profile && rows.length > 0) {
-  const out = join(dir, quick ? 'latest-quick.md' : 'latest.md');
+  // Only a full run is the record: --quick and --only runs go to their own (uncommitted) files.
+  const out = join(dir, quick ? 'latest-quick.md' : only ? 'latest-partial.md' : 'latest.md');
   writeFileSync(out, doc);
   log(`# written to ${out}`);
 }
