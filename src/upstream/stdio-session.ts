@@ -13,11 +13,13 @@ import { RetrofitError, type ErrorCode } from '../errors.js';
 import type { GatewayDeps } from '../http/deps.js';
 import { classifyMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
-import type { PendingRequest, Rewritten } from '../pipeline/rewrite.js';
+import type { Rewritten } from '../pipeline/rewrite.js';
 import { detectRevision } from '../protocol/era.js';
 import { sniffResponseId, type OverlongLine } from './ndjson.js';
 import { DirectReply, directRequest, type DirectRequest } from './stdio-direct.js';
 import { StdioChild, type ChildExit } from './stdio-child.js';
+import { InOrder } from './in-order.js';
+import { SessionRequests } from './stdio-requests.js';
 
 /** Settings shared by every session of one upstream. */
 export interface StdioSessionSettings {
@@ -40,10 +42,6 @@ export interface StdioSessionSettings {
   readonly onSpawn: () => void;
 }
 
-interface Pending extends PendingRequest {
-  readonly started: number;
-}
-
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -57,21 +55,16 @@ export class StdioSession {
   private readonly settings: StdioSessionSettings;
   private log: Logger;
   private child: StdioChild | undefined;
-  private readonly pending = new Map<JsonRpcId, Pending>();
+  private readonly pending = new SessionRequests();
   /** Requests answered on their own HTTP response, bypassing the SDK transport (see stdio-direct.ts). */
   private readonly direct = new Map<JsonRpcId, DirectReply>();
-  /** progressToken → id of the request that carried it, to route progress notifications to its stream. */
-  private readonly progress = new Map<unknown, JsonRpcId>();
-  /** taskId → tool, so tasks/result answers get the tool's retrofit. */
-  private readonly taskTools = new Map<string, string>();
   private protocolVersion: string | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   /** Ticks the direct replies' keep-alive while the session is open (one timer per session, not per request). */
   private keepAliveTimer: NodeJS.Timeout | undefined;
-  private readonly settledWaiters: (() => void)[] = [];
   private closing: Promise<void> | undefined;
-  /** Set while a large result is being retrofitted on a worker: the child's later messages wait behind it. */
-  private ordered: Promise<void> | undefined;
+  /** The child's messages, in its order even when a large result goes to a worker thread. */
+  private readonly childOrder = new InOrder((err) => this.log.error({ err }, 'message from the child could not be handled'));
 
   constructor(settings: StdioSessionSettings) {
     this.settings = settings;
@@ -212,11 +205,10 @@ export class StdioSession {
       const { revision, source } = detectRevision({ meta: c.metaRevision, header: protocolHeader, session: this.protocolVersion });
       deps.metrics.revisions.inc({ upstream: upstream.name, revision, source });
       const params = 'params' in message && isObject(message.params) ? message.params : undefined;
-      const tool = c.method === 'tools/call' ? c.name : c.method === 'tasks/result' && typeof params?.taskId === 'string' ? this.taskTools.get(params.taskId) : undefined;
+      const tool = c.method === 'tools/call' ? c.name : c.method === 'tasks/result' && typeof params?.taskId === 'string' ? this.pending.toolOfTask(params.taskId) : undefined;
       const policy = deps.rewriter.policyOf(upstream.name);
-      this.pending.set(c.id, { upstream: upstream.name, method: c.method, revision, started: performance.now(), ...(tool !== undefined && { tool }), ...(policy && { policy }) });
       const token = isObject(params?._meta) ? params._meta.progressToken : undefined;
-      if (token !== undefined && token !== null) this.progress.set(token, c.id);
+      this.pending.add(c.id, { upstream: upstream.name, method: c.method, revision, started: performance.now(), ...(tool !== undefined && { tool }), ...(policy && { policy }) }, token);
     } else if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
       this.cancelled(message);
     }
@@ -225,7 +217,7 @@ export class StdioSession {
       sent = this.child?.send(message) ?? false;
     } catch (err) {
       // Unserialisable (e.g. nested past the stack): the transport answers the client 400; nothing is pending.
-      if (c.kind === 'request' && c.id !== undefined) this.release(c.id);
+      if (c.kind === 'request' && c.id !== undefined) this.pending.release(c.id);
       throw err;
     }
     if (!sent) {
@@ -238,7 +230,7 @@ export class StdioSession {
     const params = 'params' in message && isObject(message.params) ? message.params : undefined;
     const id = params?.requestId;
     if ((typeof id === 'string' || typeof id === 'number') && this.pending.has(id)) {
-      this.release(id);
+      this.pending.release(id);
       this.transport.closeSSEStream(id);
       this.direct.get(id)?.end();
       this.direct.delete(id);
@@ -248,21 +240,7 @@ export class StdioSession {
 
   private fromChild(message: unknown, line: string): void {
     // Keep the child's order: while a result is on a worker, what follows it waits its turn.
-    if (this.ordered) this.enqueue(() => this.fromChildNow(message, line));
-    else {
-      const wait = this.fromChildNow(message, line);
-      if (wait) this.enqueue(() => wait);
-    }
-  }
-
-  /** Run `step` after every earlier one; a step's promise (a result on a worker) holds the ones after it. */
-  private enqueue(step: () => Promise<void> | undefined): void {
-    // A step that throws must not stop the ones after it (a rejected turn would skip them all).
-    const turn = (this.ordered ?? Promise.resolve()).then(step).catch((err: unknown) => this.log.error({ err }, 'message from the child could not be handled'));
-    this.ordered = turn;
-    void turn.then(() => {
-      if (this.ordered === turn) this.ordered = undefined;
-    });
+    this.childOrder.run(() => this.fromChildNow(message, line));
   }
 
   /** `line` is the child's text of `message`, sent on as is when nothing changes it. */
@@ -274,8 +252,7 @@ export class StdioSession {
     }
     if (c.kind === 'response' && c.id !== undefined) return this.response(c.id, message, line);
     // Notifications and server→client requests: on the stream of the request they belong to, when known.
-    const related = this.relatedRequest(message);
-    this.deliver(message, related);
+    this.deliver(message, this.pending.relatedTo(message));
     return undefined;
   }
 
@@ -289,14 +266,14 @@ export class StdioSession {
     const { deps, upstream } = this.settings;
     const large = deps.rewriter.needsRewrite(pending.method) ? deps.rewriter.rewriteLarge?.(pending, message, this.log) : undefined;
     // On a worker, the request stays pending until delivered: a graceful drain waits for it.
-    if (!large) this.release(id);
+    if (!large) this.pending.release(id);
     deps.metrics.latency.observe({ upstream: upstream.name, method: pending.method }, (performance.now() - pending.started) / 1000);
     const result = message.result;
     if (pending.method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') {
       this.protocolVersion = result.protocolVersion;
     }
     if (pending.method === 'tools/call' && pending.tool !== undefined && isObject(result) && isObject(result.task) && typeof result.task.taskId === 'string') {
-      this.taskTools.set(result.task.taskId, pending.tool);
+      this.pending.rememberTask(result.task.taskId, pending.tool);
     }
     if (large) return large.then((r) => this.deliverLarge(id, r));
     const out = deps.rewriter.needsRewrite(pending.method) ? deps.rewriter.rewrite(pending, message, this.log) : message;
@@ -311,7 +288,7 @@ export class StdioSession {
   private deliverLarge(id: JsonRpcId, r: Rewritten): void {
     // Failed meanwhile (the session closed): its error was sent already.
     if (!this.pending.has(id)) return;
-    this.release(id);
+    this.pending.release(id);
     if (r.serialized !== undefined && this.direct.has(id)) return this.deliver(r.message, id, r.serialized.toString('utf8'));
     let out = r.message;
     try {
@@ -320,17 +297,6 @@ export class StdioSession {
       this.log.error({ err, id }, 'retrofit worker output does not parse; result passed through');
     }
     this.deliver(out, id);
-  }
-
-  private relatedRequest(message: JsonObject): JsonRpcId | undefined {
-    const params = isObject(message.params) ? message.params : undefined;
-    const token = message.method === 'notifications/progress' ? params?.progressToken : isObject(params?._meta) ? params._meta.progressToken : undefined;
-    const byToken = token === undefined ? undefined : this.progress.get(token);
-    if (byToken !== undefined) return byToken;
-    // A stdio server works for the requests in flight; with exactly one, that is where its messages belong.
-    // Otherwise they go on the GET stream.
-    if (this.pending.size === 1) return this.pending.keys().next().value;
-    return undefined;
   }
 
   /** `raw`: the message's JSON text as the child sent it, if unchanged (saves a stringify on the direct path). */
@@ -354,16 +320,10 @@ export class StdioSession {
   }
 
   private fail(id: JsonRpcId, code: ErrorCode, args: readonly unknown[]): void {
-    this.release(id);
+    this.pending.release(id);
     this.deliver(new RetrofitError(code, args).toJsonRpc(id), id);
   }
 
-  /** Forget a request that got its answer (or never will), and wake drain() when none is left. */
-  private release(id: JsonRpcId): void {
-    this.pending.delete(id);
-    for (const [token, owner] of this.progress) if (owner === id) this.progress.delete(token);
-    if (this.pending.size === 0) for (const wake of this.settledWaiters.splice(0)) wake();
-  }
 
   /**
    * Graceful shutdown, first half: end the GET stream (it never ends by itself) and resolve once no request
@@ -371,8 +331,7 @@ export class StdioSession {
    */
   settled(): Promise<void> {
     this.transport.closeStandaloneSSEStream();
-    if (this.pending.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.settledWaiters.push(resolve));
+    return this.pending.settled();
   }
 
   private overlong(line: OverlongLine): void {
@@ -401,7 +360,7 @@ export class StdioSession {
     if (this.keepAliveTimer) clearInterval(this.keepAliveTimer);
     this.settings.onClose(this);
     // Pending requests get an error at once, before their streams close, so clients never hang.
-    for (const id of [...this.pending.keys()]) this.fail(id, 'RETROFIT_ERR_UPSTREAM_EXITED', [this.settings.upstream.name, reason]);
+    for (const id of this.pending.ids()) this.fail(id, 'RETROFIT_ERR_UPSTREAM_EXITED', [this.settings.upstream.name, reason]);
     for (const reply of this.direct.values()) reply.end();
     this.direct.clear();
     await this.transport.close();
