@@ -2,30 +2,16 @@
  * The child dies in the middle of a tool call: the client gets a JSON-RPC error at once, the session answers
  * 404 so the client re-initializes (and gets a fresh child), and after shutdown no child process remains.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { alive, firstText, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
+import { alive, connectV1, firstText, startStdioGateway } from '../helpers/stdio-gateway.js';
 
-let gateway: StdioGateway | undefined;
-const clients: Client[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close();
-  await gateway?.close();
-  gateway = undefined;
-});
-
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: 'child-killed', version: '1.0.0' });
-  clients.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
+const connect = (url: string) => connectV1(url, 'child-killed');
 
 describe('stdio upstream: child killed mid-call', () => {
   it('fails the pending call promptly, then 404s the session, and a new session works', async () => {
-    gateway = await startStdioGateway();
+    const gateway = await startStdioGateway();
     const client = await connect(gateway.url);
     const [pid] = gateway.routes.pids();
     expect(pid).toBeDefined();
@@ -62,7 +48,7 @@ describe('stdio upstream: child killed mid-call', () => {
   });
 
   it('fails calls pending at shutdown instead of leaving them hanging', async () => {
-    gateway = await startStdioGateway({ stdio: { killTimeoutMs: 1000 } });
+    const gateway = await startStdioGateway({ stdio: { killTimeoutMs: 1000 } });
     const client = await connect(gateway.url);
     const [pid] = gateway.routes.pids();
     const call = client.callTool({ name: 'block', arguments: {} });
@@ -74,10 +60,9 @@ describe('stdio upstream: child killed mid-call', () => {
   });
 
   it('reports a command that cannot be spawned to the client and in ready()', async () => {
-    gateway = await startStdioGateway({ command: 'mcp-retrofit-no-such-command', args: [] });
+    const gateway = await startStdioGateway({ command: 'mcp-retrofit-no-such-command', args: [] });
     expect(await gateway.routes.ready()).toMatchObject({ ok: false, detail: expect.stringContaining('not found on PATH') });
     const client = new Client({ name: 'spawn-fails', version: '1.0.0' });
-    clients.push(client);
     await expect(client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)))).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('spawn ENOENT') });
     expect(await gateway.metrics.upstreamErrors.get()).toMatchObject({ values: [{ labels: { kind: 'spawn' }, value: 1 }] });
     expect(gateway.logs.some((l) => l.msg === 'upstream child failed to spawn')).toBe(true);
@@ -85,10 +70,10 @@ describe('stdio upstream: child killed mid-call', () => {
   });
 
   it('is ready when the command resolves and cwd exists; a missing cwd is not', async () => {
-    gateway = await startStdioGateway({ command: 'node' });
-    expect(await gateway.routes.ready()).toEqual({ ok: true });
-    await gateway.close();
-    gateway = await startStdioGateway({ cwd: 'no/such/dir' });
-    expect(await gateway.routes.ready()).toMatchObject({ ok: false, detail: expect.stringContaining('does not exist') });
+    const resolves = await startStdioGateway({ command: 'node' });
+    expect(await resolves.routes.ready()).toEqual({ ok: true });
+    await resolves.close();
+    const missing = await startStdioGateway({ cwd: 'no/such/dir' });
+    expect(await missing.routes.ready()).toMatchObject({ ok: false, detail: expect.stringContaining('does not exist') });
   });
 });

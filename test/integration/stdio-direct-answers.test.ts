@@ -5,15 +5,11 @@
  * outlasts a keep-alive interval (with keep-alive comments); requests the SDK transport
  * would refuse still get the SDK's errors, and the session keeps working after them.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
 
+/** The test's gateway, for the helpers below (it closes itself when the test ends). */
 let gateway: StdioGateway | undefined;
-
-afterEach(async () => {
-  await gateway?.close();
-  gateway = undefined;
-});
 
 const BASE = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 

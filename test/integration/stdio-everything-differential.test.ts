@@ -4,22 +4,13 @@
  * results direct (StdioClientTransport) and through the gateway — including progress notifications and
  * the child's environment, since the gateway passes children the same environment the SDK does.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
 import { EVERYTHING_SERVER, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
-
-let gateway: StdioGateway | undefined;
-const closers: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-  await gateway?.close();
-  gateway = undefined;
-});
 
 function startEverything(): Promise<StdioGateway> {
   return startStdioGateway({ name: 'everything', command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] });
@@ -46,14 +37,14 @@ async function script(client: Client): Promise<unknown> {
 
 async function run(transport: Transport): Promise<unknown> {
   const client = new Client({ name: 'differential', version: '1.0.0' });
-  closers.push(() => client.close());
+  onTestFinished(() => client.close());
   await client.connect(transport);
   return script(client);
 }
 
 describe('server-everything over stdio through the gateway', () => {
   it('gives a v1 client exactly what it gets when it spawns the server itself', async () => {
-    gateway = await startEverything();
+    const gateway = await startEverything();
     const direct = await run(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' }));
     const proxied = await run(new StreamableHTTPClientTransport(new URL(gateway.url)));
     expect((proxied as { tools: { tools: unknown[] } }).tools.tools.length).toBeGreaterThan(5);
@@ -62,10 +53,10 @@ describe('server-everything over stdio through the gateway', () => {
   });
 
   it('serves a v2 client, in legacy mode and with auto version negotiation falling back', async () => {
-    gateway = await startEverything();
+    const gateway = await startEverything();
     for (const versionNegotiation of [undefined, { mode: 'auto' as const }]) {
       const client = new ClientV2({ name: 'v2', version: '1.0.0' }, versionNegotiation ? { versionNegotiation } : {});
-      closers.push(() => client.close());
+      onTestFinished(() => client.close());
       await client.connect(new StreamableHTTPClientTransportV2(new URL(gateway.url)));
       expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
       const { tools } = await client.listTools();

@@ -3,21 +3,12 @@
  * tools get configured schemas (regex for "The sum of 2 and 40 is 42.", json for get-env's JSON text), and a
  * v1 and a v2 SDK client — both strict about outputSchema — list and call them and get structuredContent.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
 import type { ToolConfig } from '../../src/config/types.js';
 import { EVERYTHING_SERVER, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
-
-let gateway: StdioGateway | undefined;
-const closers: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-  await gateway?.close();
-  gateway = undefined;
-});
 
 const TOOLS: Record<string, ToolConfig> = {
   'get-sum': {
@@ -38,9 +29,9 @@ function startEverything(): Promise<StdioGateway> {
 
 describe('server-everything over stdio with configured schemas', () => {
   it('gives a v1 client schemas in tools/list and structuredContent in results', async () => {
-    gateway = await startEverything();
+    const gateway = await startEverything();
     const client = new Client({ name: 'retrofit-v1', version: '1.0.0' });
-    closers.push(() => client.close());
+    onTestFinished(() => client.close());
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
 
     const { tools } = await client.listTools();
@@ -61,9 +52,9 @@ describe('server-everything over stdio with configured schemas', () => {
   });
 
   it('gives a v2 client the same', async () => {
-    gateway = await startEverything();
+    const gateway = await startEverything();
     const client = new ClientV2({ name: 'retrofit-v2', version: '1.0.0' });
-    closers.push(() => client.close());
+    onTestFinished(() => client.close());
     await client.connect(new StreamableHTTPClientTransportV2(new URL(gateway.url)));
     await client.listTools();
     const sum = await client.callTool({ name: 'get-sum', arguments: { a: 1.5, b: 2 } });

@@ -3,31 +3,18 @@
  * call still in flight is not idle, however long the call takes.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { alive, firstText, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
+import { alive, connectV1, firstText, startStdioGateway } from '../helpers/stdio-gateway.js';
 
-let gateway: StdioGateway | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
+afterEach(() => {
   vi.useRealTimers();
-  await client?.close();
-  await gateway?.close();
-  client = undefined;
-  gateway = undefined;
 });
 
-async function connect(url: string): Promise<Client> {
-  client = new Client({ name: 'idle', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
+const connect = (url: string) => connectV1(url, 'idle');
 
 describe('stdio upstream: idle timeout', () => {
   it('closes an idle session and stops its child', async () => {
     const idleTimeoutMs = 60_000;
-    gateway = await startStdioGateway({ stdio: { idleTimeoutMs } });
+    const gateway = await startStdioGateway({ stdio: { idleTimeoutMs } });
     const c = await connect(gateway.url);
     const pid = Number(firstText(await c.callTool({ name: 'pid', arguments: {} })));
     // Arm the idle timer under fake time: the next HTTP exchange re-arms it.
@@ -44,7 +31,7 @@ describe('stdio upstream: idle timeout', () => {
 
   it('does not close a session while a call is in flight', async () => {
     const idleTimeoutMs = 60_000;
-    gateway = await startStdioGateway({ stdio: { idleTimeoutMs } });
+    const gateway = await startStdioGateway({ stdio: { idleTimeoutMs } });
     const c = await connect(gateway.url);
     const [pid] = gateway.routes.pids();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });

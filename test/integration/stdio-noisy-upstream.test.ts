@@ -3,27 +3,15 @@
  * the junk is skipped and logged, stderr is logged tagged with upstream and session, the over-long answer
  * becomes a clean JSON-RPC error for that one request, and the session keeps working throughout.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { FIXTURE_SERVER, firstText, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
-
-let gateway: StdioGateway | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await gateway?.close();
-  client = undefined;
-  gateway = undefined;
-});
+import { describe, expect, it } from 'vitest';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectV1, FIXTURE_SERVER, firstText, startStdioGateway } from '../helpers/stdio-gateway.js';
 
 describe('stdio upstream: noisy stdout and over-long lines', () => {
   it('skips junk, logs stderr, fails only the over-long answer, and keeps the session', async () => {
     const limit = 64 * 1024;
-    gateway = await startStdioGateway({ args: [FIXTURE_SERVER, '--noisy'], maxResultBytes: limit });
-    client = new Client({ name: 'noisy', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    const gateway = await startStdioGateway({ args: [FIXTURE_SERVER, '--noisy'], maxResultBytes: limit });
+    const client = await connectV1(gateway.url, 'noisy');
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId;
 
     expect(firstText(await client.callTool({ name: 'echo', arguments: { text: 'one' } }))).toBe('one');

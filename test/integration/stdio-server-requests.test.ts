@@ -4,26 +4,17 @@
  * POSTed response) goes back to the child, and the call completes. A cancelled call releases its stream
  * and the session keeps working.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { EVERYTHING_SERVER, firstText, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
-
-let gateway: StdioGateway | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await gateway?.close();
-  client = undefined;
-  gateway = undefined;
-});
+import { connectV1, EVERYTHING_SERVER, firstText, startStdioGateway } from '../helpers/stdio-gateway.js';
 
 describe('stdio upstream: server→client requests and cancellation', () => {
   it('relays a sampling request to the client and its answer back to the child', async () => {
-    gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'] });
-    client = new Client({ name: 'sampler', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    const gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'] });
+    const client = new Client({ name: 'sampler', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    onTestFinished(() => client.close());
     const asked: unknown[] = [];
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
       asked.push(request.params.messages);
@@ -36,9 +27,8 @@ describe('stdio upstream: server→client requests and cancellation', () => {
   });
 
   it('releases a cancelled call and keeps the session', async () => {
-    gateway = await startStdioGateway();
-    client = new Client({ name: 'canceller', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    const gateway = await startStdioGateway();
+    const client = await connectV1(gateway.url, 'canceller');
     const controller = new AbortController();
     const blocked = client.callTool({ name: 'block', arguments: {} }, undefined, { signal: controller.signal });
     const rejected = expect(blocked).rejects.toThrow();

@@ -2,30 +2,17 @@
  * Two concurrent client sessions on one stdio upstream get two child processes, and neither sees the
  * other's data. Closing the gateway leaves no child behind.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { alive, firstText, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { alive, connectV1, firstText, startStdioGateway } from '../helpers/stdio-gateway.js';
 
-let gateway: StdioGateway | undefined;
-const clients: Client[] = [];
 
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close();
-  await gateway?.close();
-  gateway = undefined;
-});
 
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: 'two-sessions', version: '1.0.0' });
-  clients.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
+const connect = (url: string) => connectV1(url, 'two-sessions');
 
 describe('stdio upstream: one child per session', () => {
   it('gives each session its own child and its own state', async () => {
-    gateway = await startStdioGateway();
+    const gateway = await startStdioGateway();
     const [a, b] = await Promise.all([connect(gateway.url), connect(gateway.url)]);
 
     const pidA = Number(firstText(await a.callTool({ name: 'pid', arguments: {} })));
@@ -51,7 +38,7 @@ describe('stdio upstream: one child per session', () => {
   });
 
   it('ends the child when the client DELETEs its session', async () => {
-    gateway = await startStdioGateway();
+    const gateway = await startStdioGateway();
     const client = await connect(gateway.url);
     const pid = Number(firstText(await client.callTool({ name: 'pid', arguments: {} })));
     const transport = client.transport as StreamableHTTPClientTransport;

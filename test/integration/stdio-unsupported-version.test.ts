@@ -3,26 +3,16 @@
  * revisions (HTTP 400, JSON-RPC -32022, data.supported / data.requested) — the answer the v2 SDK client's
  * auto negotiation recognises before falling back to a legacy initialize. No child is spawned for it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
-import { startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
-
-let gateway: StdioGateway | undefined;
-let client: ClientV2 | undefined;
-
-afterEach(async () => {
-  await client?.close();
-  await gateway?.close();
-  client = undefined;
-  gateway = undefined;
-});
+import { startStdioGateway } from '../helpers/stdio-gateway.js';
 
 const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 describe('stdio upstream: 2026-07-28 requests', () => {
   it('answers a modern request (header and _meta) with -32022 and the supported legacy revisions', async () => {
-    gateway = await startStdioGateway();
+    const gateway = await startStdioGateway();
     const res = await fetch(gateway.url, {
       method: 'POST',
       headers: { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
@@ -38,7 +28,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
   });
 
   it('recognises the claim in _meta alone', async () => {
-    gateway = await startStdioGateway();
+    const gateway = await startStdioGateway();
     const res = await fetch(gateway.url, {
       method: 'POST',
       headers,
@@ -49,8 +39,9 @@ describe('stdio upstream: 2026-07-28 requests', () => {
   });
 
   it('lets the v2 client with auto negotiation fall back after exactly that answer', async () => {
-    gateway = await startStdioGateway();
-    client = new ClientV2({ name: 'auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    const gateway = await startStdioGateway();
+    const client = new ClientV2({ name: 'auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    onTestFinished(() => client.close());
     await client.connect(new StreamableHTTPClientTransportV2(new URL(gateway.url)));
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
     const requests = (await gateway.metrics.requests.get()).values.map((v) => v.labels);
@@ -60,7 +51,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
   });
 
   it('still requires a session for legacy requests, 404s unknown sessions, and spawns nothing for refused requests', async () => {
-    gateway = await startStdioGateway();
+    const gateway = await startStdioGateway();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const missing = await fetch(gateway.url, { method: 'POST', headers, body });
     expect(missing.status).toBe(400);
