@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
-import type { JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../config/types.js';
 import { isRevision } from '../protocol/era.js';
 import { rewriteToolCall } from '../retrofit/engine.js';
 import { parseJson } from '../retrofit/safe-json.js';
@@ -34,16 +34,12 @@ function parseArgs(args: readonly string[]): Partial<Record<Option, string>> {
   return out;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A CallToolResult, or a whole JSON-RPC response carrying one. */
 async function readResult(file: string): Promise<JsonObject> {
   const parsed = parseJson(await readFile(file, 'utf8'));
-  if (!parsed.ok || !isObject(parsed.value)) throw new UsageError(`${file}: not a JSON object`);
+  if (!parsed.ok || !isJsonObject(parsed.value)) throw new UsageError(`${file}: not a JSON object`);
   const value = parsed.value;
-  return value.jsonrpc === '2.0' && isObject(value.result) ? value.result : value;
+  return value.jsonrpc === '2.0' && isJsonObject(value.result) ? value.result : value;
 }
 
 async function execute(args: readonly string[], io: CliIo): Promise<number> {

@@ -4,6 +4,7 @@
  * (SSE event by event, JSON whole only when it may be rewritten, anything else streamed). Logs one line
  * and counts one request per exchange.
  */
+import { isJsonObject } from '../config/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../errors.js';
@@ -32,10 +33,6 @@ export interface ProxyContext {
 
 type Verb = 'GET' | 'POST' | 'DELETE';
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function sendError(reply: FastifyReply, error: RetrofitError, id: JsonRpcId = null): FastifyReply {
   return reply.code(error.status).type('application/json').send(error.toJsonRpc(id));
 }
@@ -60,7 +57,7 @@ function readBody(request: FastifyRequest): { body: Buffer; classified: Classifi
 /** The tool a tools/call or tasks/result request is about, when known. */
 function toolOf(m: ClassifiedMessage, ctx: ProxyContext, session: string | undefined): string | undefined {
   if (m.method === 'tools/call') return m.name;
-  if (m.method === 'tasks/result' && isObject(m.message) && isObject(m.message.params)) {
+  if (m.method === 'tasks/result' && isJsonObject(m.message) && isJsonObject(m.message.params)) {
     const taskId = m.message.params.taskId;
     if (typeof taskId === 'string') return ctx.state.facts.toolOfTask(ctx.upstream.config.name, session, taskId);
   }
@@ -69,10 +66,10 @@ function toolOf(m: ClassifiedMessage, ctx: ProxyContext, session: string | undef
 
 /** The id of a 2026-07-28 `subscriptions/listen` request that opted in to tool list changes. */
 function listensForToolChanges(m: ClassifiedMessage | undefined): string | number | undefined {
-  if (m?.method !== 'subscriptions/listen' || !isObject(m.message) || !isObject(m.message.params)) return undefined;
+  if (m?.method !== 'subscriptions/listen' || !isJsonObject(m.message) || !isJsonObject(m.message.params)) return undefined;
   const filter = m.message.params.notifications;
   const id = m.id;
-  return isObject(filter) && filter.toolsListChanged === true && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
+  return isJsonObject(filter) && filter.toolsListChanged === true && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
 }
 
 /** Register every request of the body whose response must be read (rewrites, and initialize). */

@@ -2,6 +2,7 @@
  * Classify a JSON-RPC body once at the edge. Everything downstream receives the typed result
  * instead of re-inspecting raw JSON.
  */
+import { isJsonObject } from '../config/types.js';
 import { META_PROTOCOL_VERSION } from '../protocol/era.js';
 
 export type JsonRpcId = string | number | null;
@@ -32,20 +33,16 @@ export interface ClassifiedBody {
   readonly messages: readonly ClassifiedMessage[];
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isId(value: unknown): value is JsonRpcId {
   return typeof value === 'string' || typeof value === 'number' || value === null;
 }
 
 export function classifyMessage(message: unknown): ClassifiedMessage {
-  if (!isObject(message) || message.jsonrpc !== '2.0') return { kind: 'invalid', message };
+  if (!isJsonObject(message) || message.jsonrpc !== '2.0') return { kind: 'invalid', message };
   const { method, id } = message;
   if (typeof method === 'string') {
-    const params = isObject(message.params) ? message.params : undefined;
-    const meta = params && isObject(params._meta) ? params._meta : undefined;
+    const params = isJsonObject(message.params) ? message.params : undefined;
+    const meta = params && isJsonObject(params._meta) ? params._meta : undefined;
     const name = typeof params?.name === 'string' ? params.name : undefined;
     const uri = typeof params?.uri === 'string' ? params.uri : undefined;
     const common = {

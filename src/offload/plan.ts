@@ -6,17 +6,13 @@
  * the gateway's NativeMemory) stay on the main thread: that memory lives there, and their projection is a
  * shallow copy, not a parse.
  */
-import type { JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../config/types.js';
 import type { PendingRequest } from '../pipeline/rewrite.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { isNonFinal } from '../retrofit/result.js';
 
 /** Results whose text content is longer than this (UTF-16 code units) are retrofitted on a worker (256 KiB). */
 export const OFFLOAD_BYTES = 256 * 1024;
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Length of the texts extraction would read (text blocks and embedded resources' text), stopping as soon as
@@ -27,9 +23,9 @@ export function textLength(result: JsonObject, limit: number): number {
   if (!Array.isArray(content)) return 0;
   let total = 0;
   for (const block of content) {
-    if (!isObject(block)) continue;
+    if (!isJsonObject(block)) continue;
     if (typeof block.text === 'string') total += block.text.length;
-    else if (isObject(block.resource) && typeof block.resource.text === 'string') total += block.resource.text.length;
+    else if (isJsonObject(block.resource) && typeof block.resource.text === 'string') total += block.resource.text.length;
     if (total > limit) return total;
   }
   return total;
@@ -47,7 +43,7 @@ export interface OffloadPlan {
 export function planOffload(request: PendingRequest, policy: UpstreamPolicy, message: JsonObject, threshold: number): OffloadPlan | undefined {
   if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || request.tool === undefined) return undefined;
   const result = message.result;
-  if (!isObject(result)) return undefined;
+  if (!isJsonObject(result)) return undefined;
   const bytes = textLength(result, threshold);
   if (bytes <= threshold || isNonFinal(result)) return undefined;
   const entry = policy.resolve(request.tool);

@@ -5,7 +5,7 @@
  * job that names its id, and kept (bounded) for the jobs after.
  */
 import { parentPort } from 'node:worker_threads';
-import type { JsonObject, ToolDefaults } from '../config/types.js';
+import { isJsonObject, type JsonObject, type ToolDefaults } from '../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { compileTool } from '../retrofit/compiled.js';
 import { rewriteToolCall } from '../retrofit/engine.js';
@@ -41,10 +41,6 @@ function encode(json: string): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A whole response, parsed here (the envelope's JSON.parse is most of a large result's cost otherwise). */
 function runMessage(job: OffloadJob, data: Uint8Array | string, id: string | number, policy: UpstreamPolicy): OffloadReply {
   let message: unknown;
@@ -53,9 +49,9 @@ function runMessage(job: OffloadJob, data: Uint8Array | string, id: string | num
   } catch {
     return { job: job.job, ok: true, mismatch: true };
   }
-  if (!isObject(message) || message.method !== undefined || message.id !== id || !isObject(message.result)) return { job: job.job, ok: true, mismatch: true };
+  if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result)) return { job: job.job, ok: true, mismatch: true };
   const result = message.result;
-  const stub: JsonObject = { jsonrpc: '2.0', id, result: isObject(result.task) ? { task: result.task } : {} };
+  const stub: JsonObject = { jsonrpc: '2.0', id, result: isJsonObject(result.task) ? { task: result.task } : {} };
   const out = rewriteToolCall(result, job.tool, policy, job.revision);
   if (out.result === result) return { job: job.job, ok: true, outcome: out.outcome, stub };
   return { job: job.job, ok: true, bytes: encode(JSON.stringify({ ...message, result: out.result })), outcome: out.outcome, stub };

@@ -3,7 +3,7 @@
  * to its request (by session + JSON-RPC id) and calls `rewrite`; this module calls the pure engine, then logs
  * and counts what happened.
  */
-import type { JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { UpstreamPolicy } from '../policy/types.js';
@@ -81,10 +81,6 @@ export interface RewriterOptions {
   readonly pool?: OffloadPool | false;
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export function createRewriter(
   policies: ReadonlyMap<string, UpstreamPolicy>,
   metrics: Metrics,
@@ -108,7 +104,7 @@ export function createRewriter(
     rewrite(request, message, log) {
       const policy = request.policy ?? policies.get(request.upstream);
       const result = message.result;
-      if (!policy || !isObject(result)) return message;
+      if (!policy || !isJsonObject(result)) return message;
       try {
         if (request.method === 'tools/list') {
           const out = rewriteToolsList(result, policy, request.revision);

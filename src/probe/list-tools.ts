@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { GatewayConfig, JsonObject, UpstreamConfig } from '../config/types.js';
+import { isJsonObject, type GatewayConfig, type JsonObject, type UpstreamConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
 import { probeTransport } from './transport.js';
 
@@ -35,10 +35,6 @@ export interface ListOptions {
   readonly timeoutMs: number;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 async function listAll(client: Client, upstream: string, timeoutMs: number): Promise<Omit<ListedTools, 'server'>> {
   const tools: JsonObject[] = [];
   const seen = new Set<string>();
@@ -51,7 +47,7 @@ async function listAll(client: Client, upstream: string, timeoutMs: number): Pro
     }
     for (const tool of result.tools as unknown[]) {
       // The value came from JSON.parse, so an object here is a JSON object.
-      if (isObject(tool) && typeof tool.name === 'string') tools.push(tool as JsonObject);
+      if (isJsonObject(tool) && typeof tool.name === 'string') tools.push(tool as JsonObject);
       else malformed++;
     }
     const next = result.nextCursor;

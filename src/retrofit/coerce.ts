@@ -3,19 +3,15 @@
  * string. Nothing else is coerced (ajv's coerceTypes would also turn numbers into strings and nulls into "").
  * The walk follows the data, so it terminates; `$ref` chains are bounded.
  */
-import type { Json, JsonObject, JsonSchema } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../config/types.js';
 import { resolveLocalRef } from './pointer.js';
 
 const NUMBER_RE = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 const MAX_REF_HOPS = 32;
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The schema and everything it unconditionally applies: resolved `$ref`s and `allOf` members. */
 function applicable(schema: Json | undefined, root: Json, hops = 0): JsonObject[] {
-  if (!isObject(schema) || hops > MAX_REF_HOPS) return [];
+  if (!isJsonObject(schema) || hops > MAX_REF_HOPS) return [];
   const out = [schema];
   if (typeof schema.$ref === 'string') out.push(...applicable(resolveLocalRef(root, schema.$ref), root, hops + 1));
   if (Array.isArray(schema.allOf)) for (const s of schema.allOf) out.push(...applicable(s, root, hops + 1));
@@ -78,7 +74,7 @@ function coerceWith(value: Json, schemas: JsonObject[], root: Json): Json {
   }
   if (typeof value === 'string') return coerceString(value, types);
   if (Array.isArray(value)) return value.map((item, i) => coerceWith(item, itemSchemas(scope, i, root), root));
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     const out: JsonObject = {};
     for (const [key, item] of Object.entries(value)) {
       const sub = propertySchemas(scope, key, root);
@@ -94,8 +90,8 @@ function itemSchemas(schemas: readonly JsonObject[], index: number, root: Json):
   for (const s of schemas) {
     const tuple = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : undefined;
     if (tuple && index < tuple.length) out.push(...applicable(tuple[index], root));
-    else if (isObject(s.items)) out.push(...applicable(s.items, root));
-    else if (Array.isArray(s.items) && isObject(s.additionalItems)) out.push(...applicable(s.additionalItems, root));
+    else if (isJsonObject(s.items)) out.push(...applicable(s.items, root));
+    else if (Array.isArray(s.items) && isJsonObject(s.additionalItems)) out.push(...applicable(s.additionalItems, root));
   }
   return out;
 }
@@ -103,12 +99,12 @@ function itemSchemas(schemas: readonly JsonObject[], index: number, root: Json):
 function propertySchemas(schemas: readonly JsonObject[], key: string, root: Json): JsonObject[] {
   const out: JsonObject[] = [];
   for (const s of schemas) {
-    if (isObject(s.properties) && Object.hasOwn(s.properties, key)) {
+    if (isJsonObject(s.properties) && Object.hasOwn(s.properties, key)) {
       out.push(...applicable(s.properties[key], root));
       continue;
     }
     let matched = false;
-    if (isObject(s.patternProperties)) {
+    if (isJsonObject(s.patternProperties)) {
       for (const [pattern, sub] of Object.entries(s.patternProperties)) {
         if (safeTest(pattern, key)) {
           out.push(...applicable(sub, root));
@@ -116,7 +112,7 @@ function propertySchemas(schemas: readonly JsonObject[], key: string, root: Json
         }
       }
     }
-    if (!matched && isObject(s.additionalProperties)) out.push(...applicable(s.additionalProperties, root));
+    if (!matched && isJsonObject(s.additionalProperties)) out.push(...applicable(s.additionalProperties, root));
   }
   return out;
 }

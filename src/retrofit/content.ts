@@ -2,11 +2,7 @@
  * Reading and extending a CallToolResult's `content`: which blocks count as text for extraction, whether a
  * text block exists, and the JSON text block added when structuredContent has none.
  */
-import type { Json, JsonObject } from '../config/types.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isJsonObject, type Json, type JsonObject } from '../config/types.js';
 
 /** True for `application/json`, `text/json` and any `+json` suffix type; parameters are ignored. */
 export function isJsonMediaType(mediaType: unknown): boolean {
@@ -32,9 +28,9 @@ export function blocksOf(result: JsonObject): Json[] {
 export function textsOf(result: JsonObject): string[] {
   const texts: string[] = [];
   for (const block of blocksOf(result)) {
-    if (!isObject(block)) continue;
+    if (!isJsonObject(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
-    else if (block.type === 'resource' && isObject(block.resource)) {
+    else if (block.type === 'resource' && isJsonObject(block.resource)) {
       const { resource } = block;
       if (typeof resource.text === 'string' && isJsonMediaType(resource.mimeType)) texts.push(resource.text);
     }
@@ -44,7 +40,7 @@ export function textsOf(result: JsonObject): string[] {
 
 /** True when the result already has a `text` content block. */
 export function hasTextBlock(result: JsonObject): boolean {
-  return blocksOf(result).some((block) => isObject(block) && block.type === 'text');
+  return blocksOf(result).some((block) => isJsonObject(block) && block.type === 'text');
 }
 
 /** A copy of the result with a text block holding `value` as JSON appended, unless it has a text block. */

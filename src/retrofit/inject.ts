@@ -3,7 +3,7 @@
  * repaired, then every outputSchema projected for the client's revision. Tool order and every other field
  * (annotations, _meta, unknown keys; nextCursor, ttlMs, cacheScope on the result) are kept.
  */
-import type { Json, JsonObject, LegacyRoots } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject, type LegacyRoots } from '../config/types.js';
 import type { ToolRepair } from './engine.js';
 import type { CompiledTool } from './compiled.js';
 import { decisionKey, type NativeMemory } from './native-memory.js';
@@ -11,10 +11,6 @@ import { projectionFor, projectToolSchema } from './project.js';
 import { eraOf } from '../protocol/era.js';
 import { objectifyProperties, outputSchemaProblem, repairInputSchema } from './repair.js';
 import { isObjectRoot, isWrapperSchema, wrapSchema } from './wrap.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** What inject needs to know about one upstream. */
 export interface ListContext {
@@ -93,7 +89,7 @@ export function injectToolsList(result: JsonObject, ctx: ListContext): { result:
   const repairs: ToolRepair[] = [];
   let changed = false;
   const tools = result.tools.map((tool) => {
-    if (!isObject(tool)) return tool;
+    if (!isJsonObject(tool)) return tool;
     const rewritten = rewriteTool(tool, ctx, repairs);
     if (rewritten !== tool) changed = true;
     return rewritten;

@@ -3,7 +3,7 @@
  * way tools/list served that tool's declared schema (remembered in NativeMemory), or, when the gateway has
  * not seen the list (e.g. it restarted), decided by the value itself: a non-object value is not an object root.
  */
-import type { Json, JsonObject, LegacyRoots } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject, type LegacyRoots } from '../config/types.js';
 import { hasTextBlock } from './content.js';
 import { eraOf, type Era } from '../protocol/era.js';
 import { decisionKey, type NativeDecision, type NativeMemory } from './native-memory.js';
@@ -13,13 +13,9 @@ import { RESULT_KEY } from './wrap.js';
 /** The eras, in the order another era's decision is consulted. */
 const ERAS: readonly Era[] = ['modern', 'object-only', 'none'];
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `{result: X}` and nothing else: the shape a modern upstream gives a non-object value for object-only sessions. */
 function isWrappedValue(value: Json): boolean {
-  return isObject(value) && Object.keys(value).length === 1 && RESULT_KEY in value;
+  return isJsonObject(value) && Object.keys(value).length === 1 && RESULT_KEY in value;
 }
 
 /**
@@ -55,7 +51,7 @@ export function projectNativeResult(
   // A schema we removed from tools/list leaves clients nothing to validate against: no structuredContent.
   const projection = decision === 'removed'
     ? 'drop'
-    : projectionFor(revision, decision === undefined ? isObject(value) : decision === 'object', legacyRoots);
+    : projectionFor(revision, decision === undefined ? isJsonObject(value) : decision === 'object', legacyRoots);
   if (projection === 'as-is' && hasTextBlock(result)) return result;
   return projectResult(result, value, projection);
 }

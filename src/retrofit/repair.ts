@@ -3,13 +3,9 @@
  * inputSchema root is not `type: "object"` or its outputSchema is unusable, so one drifted tool would make
  * every tool of the server unusable. These fix the definition and say what they did.
  */
-import type { Json, JsonObject } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject } from '../config/types.js';
 import { Lru } from './native-memory.js';
 import { compileSchema } from './validate.js';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Boolean property schemas (`{"a": true}`) are valid JSON Schema, but the v1 SDK requires every `properties`
@@ -17,7 +13,7 @@ function isObject(value: unknown): value is JsonObject {
  */
 export function objectifyProperties(schema: JsonObject): JsonObject | undefined {
   const { properties } = schema;
-  if (!isObject(properties) || !Object.values(properties).some((v) => typeof v === 'boolean')) return undefined;
+  if (!isJsonObject(properties) || !Object.values(properties).some((v) => typeof v === 'boolean')) return undefined;
   const fixed: JsonObject = {};
   for (const [name, value] of Object.entries(properties)) fixed[name] = value === true ? {} : value === false ? { not: {} } : value;
   return { ...schema, properties: fixed };
@@ -25,7 +21,7 @@ export function objectifyProperties(schema: JsonObject): JsonObject | undefined 
 
 /** The repaired inputSchema and what was done, or undefined when it needs nothing. */
 export function repairInputSchema(schema: Json | undefined): { schema: JsonObject; detail: string } | undefined {
-  if (!isObject(schema)) {
+  if (!isJsonObject(schema)) {
     return { schema: { type: 'object' }, detail: schema === undefined ? 'missing inputSchema replaced by {type: "object"}' : 'non-object inputSchema replaced by {type: "object"}' };
   }
   const details: string[] = [];
@@ -50,7 +46,7 @@ const nativeChecks = new Lru<string, string | null>(NATIVE_CACHE_SIZE);
 
 /** Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect), or undefined. */
 export function outputSchemaProblem(schema: Json): string | undefined {
-  if (!isObject(schema) && typeof schema !== 'boolean') return 'outputSchema is not a schema';
+  if (!isJsonObject(schema) && typeof schema !== 'boolean') return 'outputSchema is not a schema';
   const key = JSON.stringify(schema);
   let problem = nativeChecks.get(key);
   if (problem === undefined) {

@@ -3,17 +3,13 @@
  * extractors use it to decide whether a scalar or a one-item array reading of the text is worth offering;
  * validation still decides.
  */
-import type { Json, JsonObject, JsonSchema } from '../config/types.js';
+import { isJsonObject, type Json, type JsonSchema } from '../config/types.js';
 import { resolveLocalRef } from './pointer.js';
 
 const ALL_TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
 /** Keywords that say nothing about the value's type. */
 const ANNOTATIONS = new Set(['$schema', '$id', '$comment', '$defs', 'definitions', 'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function jsonType(v: Json): string {
   if (v === null) return 'null';
@@ -25,7 +21,7 @@ function collect(schema: Json | undefined, root: Json, depth: number, types: Set
     for (const t of ALL_TYPES) types.add(t);
     return;
   }
-  if (!isObject(schema) || depth > 8) return;
+  if (!isJsonObject(schema) || depth > 8) return;
   // An unconstrained schema ({} or annotations only) takes any value.
   if (Object.keys(schema).every((k) => ANNOTATIONS.has(k))) {
     for (const t of ALL_TYPES) types.add(t);

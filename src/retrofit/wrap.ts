@@ -4,7 +4,7 @@
  * local JSON-pointer `$ref`s are re-rooted under `#/properties/result` so they still resolve.
  */
 import { createHash } from 'node:crypto';
-import type { Json, JsonObject, JsonSchema } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../config/types.js';
 
 /** The property name a wrapped value lives under (the SDK's convention). */
 export const RESULT_KEY = 'result';
@@ -17,13 +17,9 @@ const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'defi
 /** Reference keywords holding a URI reference that may be a local JSON pointer. */
 const REF_KEYWORDS = new Set(['$ref', '$recursiveRef']);
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** True when the schema's root already satisfies object-only clients (`type` exactly `"object"`). */
 export function isObjectRoot(schema: JsonSchema): boolean {
-  return isObject(schema) && schema.type === 'object';
+  return isJsonObject(schema) && schema.type === 'object';
 }
 
 /** An `$id` that is not a bare fragment (draft-07 `"#name"` ids are anchors) starts a new resource. */
@@ -40,14 +36,14 @@ function rewriteRef(ref: string): string {
 
 function rewriteSchema(node: Json, isRoot: boolean): Json {
   if (Array.isArray(node)) return node.map((item) => rewriteSchema(item, false));
-  if (!isObject(node)) return node;
+  if (!isJsonObject(node)) return node;
   // A subschema with its own $id is a separate resource: its `#...` refs resolve against it, not us.
   if (!isRoot && ownsResource(node)) return node;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (REF_KEYWORDS.has(key) && typeof value === 'string') out[key] = rewriteRef(value);
     else if (DATA_KEYWORDS.has(key)) out[key] = value;
-    else if (NAMED_SCHEMAS.has(key) && isObject(value)) {
+    else if (NAMED_SCHEMAS.has(key) && isJsonObject(value)) {
       const named: JsonObject = {};
       for (const [name, schema] of Object.entries(value)) named[name] = rewriteSchema(schema, false);
       out[key] = named;
@@ -96,12 +92,12 @@ const WRAPPER_KEYS = new Set(['$schema', 'type', 'properties', 'required', 'addi
  * roots for object-only clients. Under `legacyRoots: drop` such a schema is a non-object root in disguise.
  */
 export function isWrapperSchema(schema: JsonSchema): boolean {
-  if (!isObject(schema) || schema.type !== 'object' || !Object.keys(schema).every((k) => WRAPPER_KEYS.has(k))) return false;
+  if (!isJsonObject(schema) || schema.type !== 'object' || !Object.keys(schema).every((k) => WRAPPER_KEYS.has(k))) return false;
   const { properties, required } = schema;
-  if (!isObject(properties) || Object.keys(properties).length !== 1 || !(RESULT_KEY in properties)) return false;
+  if (!isJsonObject(properties) || Object.keys(properties).length !== 1 || !(RESULT_KEY in properties)) return false;
   if (!Array.isArray(required) || required.length !== 1 || required[0] !== RESULT_KEY) return false;
   const inner = properties[RESULT_KEY];
-  return (isObject(inner) || typeof inner === 'boolean') && !isObjectRoot(inner);
+  return (isJsonObject(inner) || typeof inner === 'boolean') && !isObjectRoot(inner);
 }
 
 /** The wrapped form of a value. */

@@ -4,7 +4,7 @@
  * initialize, remembering the session's protocolVersion. Used for JSON bodies, SSE events on the POST's own
  * stream, and events on GET streams (including Last-Event-ID replays).
  */
-import type { JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../config/types.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';
@@ -23,10 +23,6 @@ export interface SessionState {
   readonly pending: PendingRequests;
   readonly facts: SessionFacts;
   readonly rewriter: Rewriter;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Head and tail of a message, enough to find its id where serialisers put it (first or last). */
@@ -143,7 +139,7 @@ export class ResponseMatcher {
 
   /** The request a response answers, when it is one to rewrite (its bookkeeping done); else undefined. */
   #match(message: unknown): PendingRequest | undefined {
-    if (!isObject(message) || message.method !== undefined || !('result' in message || 'error' in message)) return undefined;
+    if (!isJsonObject(message) || message.method !== undefined || !('result' in message || 'error' in message)) return undefined;
     const id = message.id;
     if (!(typeof id === 'string' || typeof id === 'number')) return undefined;
     const local = this.#local.get(idKey(id));
@@ -168,7 +164,7 @@ export class ResponseMatcher {
   #initialized(message: JsonObject): void {
     const result = message.result;
     const session = this.#assignedSession ?? this.#session;
-    if (!isObject(result) || !isRevision(result.protocolVersion) || session === undefined) return;
+    if (!isJsonObject(result) || !isRevision(result.protocolVersion) || session === undefined) return;
     this.#state.facts.rememberRevision(this.#upstream, session, result.protocolVersion);
   }
 
@@ -176,8 +172,8 @@ export class ResponseMatcher {
   #rememberTask(request: PendingRequest, message: JsonObject): void {
     if (request.method !== 'tools/call' || request.tool === undefined) return;
     const result = message.result;
-    const task = isObject(result) ? result.task : undefined;
-    if (isObject(task) && typeof task.taskId === 'string') {
+    const task = isJsonObject(result) ? result.task : undefined;
+    if (isJsonObject(task) && typeof task.taskId === 'string') {
       this.#state.facts.rememberTask(this.#upstream, this.#session, task.taskId, request.tool);
     }
   }

@@ -4,7 +4,7 @@
  * that answers a remembered request goes through the shared rewriter. Everything else passes byte for byte.
  */
 import { randomUUID } from 'node:crypto';
-import type { JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../config/types.js';
 import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';
@@ -55,10 +55,6 @@ export class LegacyConnections {
   }
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** What the event transformer needs besides the event. */
 export interface LegacyStreamContext {
   readonly upstream: string;
@@ -96,12 +92,12 @@ function prepare(event: SseEvent, conn: LegacyConnection, ctx: LegacyStreamConte
     return event.raw;
   }
   const c = classifyMessage(message);
-  if (c.kind !== 'response' || c.id === undefined || !isObject(message)) return event.raw;
+  if (c.kind !== 'response' || c.id === undefined || !isJsonObject(message)) return event.raw;
   const pending = conn.pending.get(c.id);
   if (!pending) return event.raw;
   conn.pending.delete(c.id);
   const result = message.result;
-  if (pending.method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') conn.protocolVersion = result.protocolVersion;
+  if (pending.method === 'initialize' && isJsonObject(result) && typeof result.protocolVersion === 'string') conn.protocolVersion = result.protocolVersion;
   if (!ctx.rewriter.needsRewrite(pending.method)) return event.raw;
   return { pending, message };
 }

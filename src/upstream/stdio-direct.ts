@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../config/types.js';
 
 /** A request eligible for the direct path. */
 export interface DirectRequest {
@@ -26,10 +26,6 @@ export interface DirectRequest {
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 // The SDK validates this _meta entry's shape; leave such requests to it.
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A JSON-RPC id (or progress token) as the SDK's schema accepts it: a string or an integer. */
 function isIdLike(value: unknown): value is string | number {
@@ -48,15 +44,15 @@ export function directRequest(req: IncomingMessage, body: unknown): DirectReques
   if (type === undefined || type.split(';', 1)[0]!.trim().toLowerCase() !== 'application/json') return undefined;
   const version = req.headers['mcp-protocol-version'];
   if (version !== undefined && (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
-  if (!isObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || body.method === 'initialize') return undefined;
+  if (!isJsonObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || body.method === 'initialize') return undefined;
   const id = body.id;
   if (!isIdLike(id)) return undefined;
   for (const key in body) if (!REQUEST_KEYS.has(key)) return undefined;
   const params = body.params;
   if (params !== undefined) {
-    if (!isObject(params)) return undefined;
+    if (!isJsonObject(params)) return undefined;
     const meta = params._meta;
-    if (meta !== undefined && (!isObject(meta) || RELATED_TASK in meta || (meta.progressToken !== undefined && !isIdLike(meta.progressToken)))) return undefined;
+    if (meta !== undefined && (!isJsonObject(meta) || RELATED_TASK in meta || (meta.progressToken !== undefined && !isIdLike(meta.progressToken)))) return undefined;
   }
   return { id, message: body, protocolHeader: version };
 }

@@ -3,7 +3,7 @@
  * them), the progress tokens they carried (to route progress to the right stream), the tool behind each task
  * (so tasks/result is retrofitted like the call that created it), and who waits for the session to go quiet.
  */
-import type { JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../config/types.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/rewrite.js';
 
@@ -11,10 +11,6 @@ import type { PendingRequest } from '../pipeline/rewrite.js';
 export interface InFlightRequest extends PendingRequest {
   /** performance.now() when it was sent (for the latency metric). */
   readonly started: number;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class SessionRequests {
@@ -66,8 +62,8 @@ export class SessionRequests {
    * on the session's GET stream).
    */
   relatedTo(message: JsonObject): JsonRpcId | undefined {
-    const params = isObject(message.params) ? message.params : undefined;
-    const token = message.method === 'notifications/progress' ? params?.progressToken : isObject(params?._meta) ? params._meta.progressToken : undefined;
+    const params = isJsonObject(message.params) ? message.params : undefined;
+    const token = message.method === 'notifications/progress' ? params?.progressToken : isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
     const byToken = token === undefined ? undefined : this.#progress.get(token);
     if (byToken !== undefined) return byToken;
     if (this.#pending.size === 1) return this.#pending.keys().next().value;

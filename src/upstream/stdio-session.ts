@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject, StdioUpstreamConfig } from '../config/types.js';
+import { isJsonObject, type JsonObject, type StdioUpstreamConfig } from '../config/types.js';
 import { RetrofitError, type ErrorCode } from '../errors.js';
 import type { GatewayDeps } from '../http/deps.js';
 import { classifyMessage, type JsonRpcId } from '../jsonrpc/classify.js';
@@ -40,10 +40,6 @@ export interface StdioSessionSettings {
   readonly onSpawnFailure: (exit: ChildExit) => void;
   /** The child started (clears a previous spawn failure). */
   readonly onSpawn: () => void;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -204,10 +200,10 @@ export class StdioSession {
       const { upstream, deps } = this.settings;
       const { revision, source } = detectRevision({ meta: c.metaRevision, header: protocolHeader, session: this.protocolVersion });
       deps.metrics.revisions.inc({ upstream: upstream.name, revision, source });
-      const params = 'params' in message && isObject(message.params) ? message.params : undefined;
+      const params = 'params' in message && isJsonObject(message.params) ? message.params : undefined;
       const tool = c.method === 'tools/call' ? c.name : c.method === 'tasks/result' && typeof params?.taskId === 'string' ? this.pending.toolOfTask(params.taskId) : undefined;
       const policy = deps.rewriter.policyOf(upstream.name);
-      const token = isObject(params?._meta) ? params._meta.progressToken : undefined;
+      const token = isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
       this.pending.add(c.id, { upstream: upstream.name, method: c.method, revision, started: performance.now(), ...(tool !== undefined && { tool }), ...(policy && { policy }) }, token);
     } else if (c.kind === 'notification' && c.method === 'notifications/cancelled') {
       this.cancelled(message);
@@ -227,7 +223,7 @@ export class StdioSession {
 
   /** The client gave up on a request: the child will not answer it, so release its stream now. */
   private cancelled(message: JSONRPCMessage): void {
-    const params = 'params' in message && isObject(message.params) ? message.params : undefined;
+    const params = 'params' in message && isJsonObject(message.params) ? message.params : undefined;
     const id = params?.requestId;
     if ((typeof id === 'string' || typeof id === 'number') && this.pending.has(id)) {
       this.pending.release(id);
@@ -246,7 +242,7 @@ export class StdioSession {
   /** `line` is the child's text of `message`, sent on as is when nothing changes it. */
   private fromChildNow(message: unknown, line: string): Promise<void> | undefined {
     const c = classifyMessage(message);
-    if (c.kind === 'invalid' || !isObject(message)) {
+    if (c.kind === 'invalid' || !isJsonObject(message)) {
       this.log.warn({ message: JSON.stringify(message).slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
       return;
     }
@@ -269,10 +265,10 @@ export class StdioSession {
     if (!large) this.pending.release(id);
     deps.metrics.latency.observe({ upstream: upstream.name, method: pending.method }, (performance.now() - pending.started) / 1000);
     const result = message.result;
-    if (pending.method === 'initialize' && isObject(result) && typeof result.protocolVersion === 'string') {
+    if (pending.method === 'initialize' && isJsonObject(result) && typeof result.protocolVersion === 'string') {
       this.protocolVersion = result.protocolVersion;
     }
-    if (pending.method === 'tools/call' && pending.tool !== undefined && isObject(result) && isObject(result.task) && typeof result.task.taskId === 'string') {
+    if (pending.method === 'tools/call' && pending.tool !== undefined && isJsonObject(result) && isJsonObject(result.task) && typeof result.task.taskId === 'string') {
       this.pending.rememberTask(result.task.taskId, pending.tool);
     }
     if (large) return large.then((r) => this.deliverLarge(id, r));
@@ -323,7 +319,6 @@ export class StdioSession {
     this.pending.release(id);
     this.deliver(new RetrofitError(code, args).toJsonRpc(id), id);
   }
-
 
   /**
    * Graceful shutdown, first half: end the GET stream (it never ends by itself) and resolve once no request
