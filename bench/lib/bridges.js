@@ -5,12 +5,11 @@
  * it accepts connections.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runToEnd, start } from './procs.js';
 import { scratch } from './servers.js';
-import { freePort, until } from './sys.js';
+import { freePort, tcpOpen, until } from './sys.js';
 
 const DIR = join(tmpdir(), 'mcp-retrofit-bench-bridges');
 const BINS = { supergateway: 'supergateway/dist/index.js', 'mcp-proxy': 'mcp-proxy/dist/bin/mcp-proxy.mjs' };
@@ -41,15 +40,6 @@ export async function ensureBridges() {
   return { bins, versions };
 }
 
-function tcpOpen(port) {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
 
 /** Start bridge `name` in front of `command args`; resolves { url, pid, stop }. */
 export async function startBridge(name, bin, command, args) {

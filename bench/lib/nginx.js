@@ -4,10 +4,9 @@
  * Node process too) in front of one upstream. Resolves undefined with a reason when impossible.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { runToEnd, start } from './procs.js';
-import { freePort, until } from './sys.js';
+import { freePort, tcpOpen, until } from './sys.js';
 import { scratch } from './servers.js';
 
 let installTried = false;
@@ -38,15 +37,6 @@ export async function ensureNginx() {
   return bin ? { bin } : { skip: 'nginx still not found after apt-get install' };
 }
 
-function tcpOpen(port) {
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
 
 /** Start nginx proxying every path to `upstreamOrigin`; resolves { url, stop } or { skip }. */
 export async function startNginx(upstreamOrigin) {

@@ -1,6 +1,6 @@
 /** Small system helpers: RSS from /proc, a free port for tools that cannot report a port-0 bind, sleeps-free waits. */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /** VmRSS of a process in MB (resident set of that process alone, not its children). */
 export function rssMb(pid) {
@@ -58,4 +58,15 @@ export function median(values) {
 export function percentile(values, p) {
   const s = [...values].sort((a, b) => a - b);
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+/** True when something accepts TCP connections on 127.0.0.1:`port`. */
+export function tcpOpen(port) {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
 }
