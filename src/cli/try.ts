@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { isJsonObject, type JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import { isRevision } from '../protocol/era.js';
 import { rewriteToolCall } from '../retrofit/engine.js';
 import { parseJson } from '../retrofit/safe-json.js';

@@ -8,11 +8,11 @@ import {
   DEFAULTS,
   type ExtractConfig,
   type GatewayConfig,
-  type JsonSchema,
   type ToolConfig,
   type ToolDefaults,
   type UpstreamConfig,
 } from './types.js';
+import type { JsonSchema } from '../json.js';
 
 type Obj = Record<string, unknown>;
 

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { parseWithPositions, type PositionIndex } from './positions.js';
 import type { ConfigProblem } from './problems.js';
-import type { JsonSchema } from './types.js';
+import type { JsonSchema } from '../json.js';
 
 export type SchemaFileResult =
   | { readonly ok: true; readonly file: string; readonly schema: JsonSchema; readonly index: PositionIndex }

@@ -4,17 +4,7 @@
  * these types are what the rest of the gateway reads after `loadConfig`.
  */
 
-/** Any JSON value. */
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-/** A JSON object. */
-export type JsonObject = { [key: string]: Json };
-
-/** True for a plain JSON object (not null, not an array): the one guard every module uses. */
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-/** A JSON Schema document (object form; boolean schemas are accepted as `true`/`false`). */
-export type JsonSchema = JsonObject | boolean;
+import type { JsonSchema } from '../json.js';
 
 /** What to do when a result cannot be turned into valid structuredContent. */
 export type OnInvalid = 'error' | 'passthrough';

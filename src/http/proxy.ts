@@ -4,7 +4,7 @@
  * (SSE event by event, JSON whole only when it may be rewritten, anything else streamed). Logs one line
  * and counts one request per exchange.
  */
-import { isJsonObject } from '../config/types.js';
+import { isJsonObject } from '../json.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../errors.js';

@@ -2,7 +2,7 @@
  * Classify a JSON-RPC body once at the edge. Everything downstream receives the typed result
  * instead of re-inspecting raw JSON.
  */
-import { isJsonObject } from '../config/types.js';
+import { isJsonObject } from '../json.js';
 import { META_PROTOCOL_VERSION } from '../protocol/era.js';
 
 export type JsonRpcId = string | number | null;

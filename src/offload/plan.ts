@@ -6,7 +6,7 @@
  * the gateway's NativeMemory) stay on the main thread: that memory lives there, and their projection is a
  * shallow copy, not a parse.
  */
-import { isJsonObject, type JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import type { PendingRequest } from '../pipeline/rewrite.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { isNonFinal } from '../retrofit/result.js';

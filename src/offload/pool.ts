@@ -8,7 +8,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { DEFAULTS, type JsonObject } from '../config/types.js';
+import { type JsonObject } from '../json.js';
+import { DEFAULTS } from '../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import type { CallOutcome } from '../retrofit/engine.js';
 import { READY, type OffloadJob, type OffloadReply } from './protocol.js';

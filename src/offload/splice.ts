@@ -3,7 +3,7 @@
  * re-serialising or re-encoding it: its JSON-RPC envelope, a batch, an SSE event. The only work left on the
  * main thread is one copy of the bytes.
  */
-import type { JsonObject } from '../config/types.js';
+import type { JsonObject } from '../json.js';
 import { serializeEvent, type SseEvent } from '../stream/sse.js';
 
 /** `message` with its `result` replaced by `result` (JSON bytes), as JSON bytes; `result` comes last. */

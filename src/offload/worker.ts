@@ -5,7 +5,8 @@
  * job that names its id, and kept (bounded) for the jobs after.
  */
 import { parentPort } from 'node:worker_threads';
-import { isJsonObject, type JsonObject, type ToolDefaults } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
+import { type ToolDefaults } from '../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { compileTool } from '../retrofit/compiled.js';
 import { rewriteToolCall } from '../retrofit/engine.js';

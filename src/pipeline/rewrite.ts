@@ -3,7 +3,7 @@
  * to its request (by session + JSON-RPC id) and calls `rewrite`; this module calls the pure engine, then logs
  * and counts what happened.
  */
-import { isJsonObject, type JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { UpstreamPolicy } from '../policy/types.js';

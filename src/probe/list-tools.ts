@@ -7,7 +7,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { isJsonObject, type GatewayConfig, type JsonObject, type UpstreamConfig } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
+import { type GatewayConfig, type UpstreamConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
 import { probeTransport } from './transport.js';
 

@@ -5,7 +5,8 @@
  * other keys). Pure: no I/O, so the wording is unit-tested on hand-built lists.
  */
 import { dirname, relative } from 'node:path';
-import type { JsonObject, LegacyRoots } from '../config/types.js';
+import type { JsonObject } from '../json.js';
+import type { LegacyRoots } from '../config/types.js';
 import { createMatcher } from '../policy/match.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { planToolsList, type ToolPlan } from '../retrofit/plan.js';

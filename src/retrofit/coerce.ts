@@ -3,7 +3,7 @@
  * string. Nothing else is coerced (ajv's coerceTypes would also turn numbers into strings and nulls into "").
  * The walk follows the data, so it terminates; `$ref` chains are bounded.
  */
-import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../json.js';
 import { resolveLocalRef } from './pointer.js';
 
 const NUMBER_RE = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;

@@ -2,7 +2,8 @@
  * One tool's policy, compiled: defaults merged, schemas compiled once, the era projection of the output
  * schema precomputed, the regex built. Produced at config load by src/policy/compile.ts.
  */
-import type { ExtractConfig, JsonObject, JsonSchema, LegacyRoots, OnInvalid, ToolConfig, ToolDefaults } from '../config/types.js';
+import type { JsonObject, JsonSchema } from '../json.js';
+import type { ExtractConfig, LegacyRoots, OnInvalid, ToolConfig, ToolDefaults } from '../config/types.js';
 import { prepareRegexGuard } from './extract/regex-guard.js';
 import { compileSchema, type Validator } from './validate.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';

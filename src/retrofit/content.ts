@@ -2,7 +2,7 @@
  * Reading and extending a CallToolResult's `content`: which blocks count as text for extraction, whether a
  * text block exists, and the JSON text block added when structuredContent has none.
  */
-import { isJsonObject, type Json, type JsonObject } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
 
 /** True for `application/json`, `text/json` and any `+json` suffix type; parameters are ignored. */
 export function isJsonMediaType(mediaType: unknown): boolean {

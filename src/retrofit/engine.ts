@@ -3,7 +3,8 @@
  * a client of that revision receives. No Fastify, no undici, no I/O: the proxy, the stdio bridge and
  * `mcp-retrofit try` all call these.
  */
-import { DEFAULTS, type JsonObject, type ToolDefaults } from '../config/types.js';
+import { type JsonObject } from '../json.js';
+import { DEFAULTS, type ToolDefaults } from '../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { compileTool, type CompiledTool } from './compiled.js';
 import { injectToolsList } from './inject.js';

@@ -3,7 +3,8 @@
  * repaired, then every outputSchema projected for the client's revision. Tool order and every other field
  * (annotations, _meta, unknown keys; nextCursor, ttlMs, cacheScope on the result) are kept.
  */
-import { isJsonObject, type Json, type JsonObject, type LegacyRoots } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { type LegacyRoots } from '../config/types.js';
 import type { ToolRepair } from './engine.js';
 import type { CompiledTool } from './compiled.js';
 import { decisionKey, type NativeMemory } from './native-memory.js';

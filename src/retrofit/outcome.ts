@@ -2,7 +2,7 @@
  * The text block a client receives when a result could not be retrofitted (`onInvalid: error`): the tool,
  * then each failure with its JSON pointer, at most MAX_REASONS of them.
  */
-import type { JsonObject } from '../config/types.js';
+import type { JsonObject } from '../json.js';
 import { blocksOf } from './content.js';
 import { MAX_REASONS } from './validate.js';
 

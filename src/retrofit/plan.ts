@@ -2,7 +2,8 @@
  * What the gateway would do to each tool of an upstream's tools/list — the repairs and the retrofit —
  * without serving anything: for `mcp-retrofit check --probe` and for operators reading a config.
  */
-import type { ExtractFormat, JsonObject, LegacyRoots, OnInvalid } from '../config/types.js';
+import type { JsonObject } from '../json.js';
+import type { ExtractFormat, LegacyRoots, OnInvalid } from '../config/types.js';
 import type { UpstreamPolicy } from '../policy/types.js';
 import { rewriteToolsList, type ToolRepair } from './engine.js';
 

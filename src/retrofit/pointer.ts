@@ -1,5 +1,5 @@
 /** RFC 6901 JSON pointers: reading a value (for `select`) and resolving local `$ref`s (for coercion). */
-import type { Json } from '../config/types.js';
+import type { Json } from '../json.js';
 
 function unescape(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -3,7 +3,7 @@
  * inputSchema root is not `type: "object"` or its outputSchema is unusable, so one drifted tool would make
  * every tool of the server unusable. These fix the definition and say what they did.
  */
-import { isJsonObject, type Json, type JsonObject } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { Lru } from './native-memory.js';
 import { compileSchema } from './validate.js';
 

@@ -3,7 +3,7 @@
  * results alone; validate upstream structuredContent or extract candidates from text; select → wrap →
  * coerce → validate; then either serve the value (projected for the client's era) or the failure.
  */
-import type { Json, JsonObject } from '../config/types.js';
+import type { Json, JsonObject } from '../json.js';
 import type { CallOutcome } from './engine.js';
 import type { CompiledOutput, CompiledTool } from './compiled.js';
 import { coerce } from './coerce.js';

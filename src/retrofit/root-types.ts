@@ -3,7 +3,7 @@
  * extractors use it to decide whether a scalar or a one-item array reading of the text is worth offering;
  * validation still decides.
  */
-import { isJsonObject, type Json, type JsonSchema } from '../config/types.js';
+import { isJsonObject, type Json, type JsonSchema } from '../json.js';
 import { resolveLocalRef } from './pointer.js';
 
 const ALL_TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];

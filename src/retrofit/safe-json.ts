@@ -4,7 +4,7 @@
  * survive into a value that later code might merge.
  */
 import sjp from 'secure-json-parse';
-import type { Json } from '../config/types.js';
+import type { Json } from '../json.js';
 
 const OPTIONS = { protoAction: 'remove', constructorAction: 'remove' } as const;
 

@@ -8,7 +8,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { JsonSchema } from '../config/types.js';
+import type { JsonSchema } from '../json.js';
 
 /** A compiled validator. `errors` is set after a failed call (ajv's convention). */
 export type Validator = ValidateFunction;

@@ -4,7 +4,7 @@
  * local JSON-pointer `$ref`s are re-rooted under `#/properties/result` so they still resolve.
  */
 import { createHash } from 'node:crypto';
-import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../config/types.js';
+import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../json.js';
 
 /** The property name a wrapped value lives under (the SDK's convention). */
 export const RESULT_KEY = 'result';

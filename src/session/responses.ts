@@ -4,7 +4,7 @@
  * initialize, remembering the session's protocolVersion. Used for JSON bodies, SSE events on the POST's own
  * stream, and events on GET streams (including Last-Event-ID replays).
  */
-import { isJsonObject, type JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';

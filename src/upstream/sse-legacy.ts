@@ -4,7 +4,7 @@
  * that answers a remembered request goes through the shared rewriter. Everything else passes byte for byte.
  */
 import { randomUUID } from 'node:crypto';
-import { isJsonObject, type JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { PendingRequest, Rewriter } from '../pipeline/rewrite.js';

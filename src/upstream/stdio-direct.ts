@@ -12,7 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonObject, type JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 
 /** A request eligible for the direct path. */
 export interface DirectRequest {

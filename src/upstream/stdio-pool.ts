@@ -3,7 +3,8 @@
  * keeps the sessions gauge, remembers the last spawn failure for /readyz, and closes them all on shutdown.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject, StdioUpstreamConfig } from '../config/types.js';
+import type { JsonObject } from '../json.js';
+import type { StdioUpstreamConfig } from '../config/types.js';
 import type { GatewayDeps } from '../http/deps.js';
 import type { ChildExit } from './stdio-child.js';
 import { checkSpawnable, childCwd, childEnv } from './stdio-env.js';

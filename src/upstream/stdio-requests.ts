@@ -3,7 +3,7 @@
  * them), the progress tokens they carried (to route progress to the right stream), the tool behind each task
  * (so tasks/result is retrofitted like the call that created it), and who waits for the session to go quiet.
  */
-import { isJsonObject, type JsonObject } from '../config/types.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/rewrite.js';
 

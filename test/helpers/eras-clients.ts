@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextproto
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { onTestFinished } from 'vitest';
-import type { JsonObject } from '../../src/config/types.js';
+import type { JsonObject } from '../../src/json.js';
 
 /** The revisions the proofs run, oldest last. */
 export const CLIENT_REVISIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const;

@@ -5,7 +5,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { expect } from 'vitest';
-import type { JsonObject } from '../../src/config/types.js';
+import type { JsonObject } from '../../src/json.js';
 import { resultsOf, type ClientRevision, type EraClient } from './eras-clients.js';
 import { ERA_TOOLS, type EraTool } from './eras-tools.js';
 

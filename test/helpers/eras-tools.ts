@@ -7,7 +7,7 @@
  */
 import { McpServer as V1McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpServer as V2McpServer, fromJsonSchema } from '@modelcontextprotocol/server';
-import type { JsonObject } from '../../src/config/types.js';
+import type { JsonObject } from '../../src/json.js';
 import { startV2Server } from './v2-server.js';
 import { startV1Server, type V1Server } from './v1-server.js';
 

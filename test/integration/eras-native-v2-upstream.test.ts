@@ -4,7 +4,7 @@ import { CLIENT_REVISIONS, connectEraClient, resultsOf } from '../helpers/eras-c
 import { expectEraShape, expectOnlyRetrofitDiffers, runSession } from '../helpers/eras-expect.js';
 import { configuredTools, startV2NativeServer, type EraTool } from '../helpers/eras-tools.js';
 import { startGateway } from '../helpers/gateway.js';
-import type { JsonObject } from '../../src/config/types.js';
+import type { JsonObject } from '../../src/json.js';
 
 /**
  * Schemas a v2 SDK server declares itself (no tools config at all), structuredContent with no text content.

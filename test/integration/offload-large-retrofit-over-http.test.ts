@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/config/types.js';
+import type { JsonObject } from '../../src/json.js';
 import { createMetrics } from '../../src/metrics.js';
 import { OFFLOAD_BYTES } from '../../src/offload/plan.js';
 import { OffloadPool } from '../../src/offload/pool.js';

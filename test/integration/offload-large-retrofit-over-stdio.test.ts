@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/config/types.js';
+import type { JsonObject } from '../../src/json.js';
 import { compileUpstreamPolicy } from '../../src/policy/compile.js';
 import { rewriteToolCall } from '../../src/retrofit/engine.js';
 import { startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';

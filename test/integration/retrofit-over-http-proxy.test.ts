@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import type { JsonObject } from '../../src/config/types.js';
+import type { JsonObject } from '../../src/json.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';

@@ -2,7 +2,7 @@
  * `blocks`: several text blocks, each exactly one JSON value, form an array. Python SDK servers send a
  * returned list this way (one block per item).
  */
-import type { Json } from '../../config/types.js';
+import type { Json } from '../../json.js';
 import { parseJson } from '../safe-json.js';
 
 export function extractBlocks(texts: readonly string[]): Json[] | undefined {

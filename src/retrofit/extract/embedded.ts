@@ -3,7 +3,7 @@
  * Spans come from string-aware bracket matching; spans that do not parse (e.g. "[citation needed]") are
  * prose. Two or more JSON values make the text ambiguous, and then nothing is extracted.
  */
-import type { Json } from '../../config/types.js';
+import type { Json } from '../../json.js';
 import { parseJson } from '../safe-json.js';
 import { scanSpans, TOO_DEEP } from './spans.js';
 

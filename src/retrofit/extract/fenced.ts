@@ -2,7 +2,7 @@
  * `fenced`: the first Markdown code fence labelled `json` (or unlabelled) whose body is one JSON value, as
  * chat-tuned servers write it. Fences labelled with another language are skipped whole. One forward pass.
  */
-import type { Json } from '../../config/types.js';
+import type { Json } from '../../json.js';
 import { parseJson } from '../safe-json.js';
 
 const FENCE = '```';

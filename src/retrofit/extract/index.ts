@@ -3,7 +3,7 @@
  * embedded, blocks, relaxed, regex (when a pattern is configured), then scalar (when the schema wants one); the caller takes the first that
  * validates. `json` offers the whole text (or one value per block); `yaml` and `regex` their one reading.
  */
-import type { Json, JsonSchema } from '../../config/types.js';
+import type { Json, JsonSchema } from '../../json.js';
 import type { CompiledTool } from '../compiled.js';
 import { extractBlocks } from './blocks.js';
 import { extractEmbedded } from './embedded.js';

@@ -1,5 +1,5 @@
 /** `json`: the whole text is one JSON value. */
-import type { Json } from '../../config/types.js';
+import type { Json } from '../../json.js';
 import { parseJson } from '../safe-json.js';
 
 export function extractJson(text: string): Json | undefined {

@@ -4,7 +4,7 @@
  * groups yields the matched text. The RegExp is compiled once at config load (with `g` when `all`); it runs
  * through the guard (src/retrofit/extract/regex-guard.ts), bounded in input length and time.
  */
-import type { Json, JsonObject } from '../../config/types.js';
+import type { Json, JsonObject } from '../../json.js';
 import { setField } from '../safe-json.js';
 import { runRegex, type RegexMatch } from './regex-guard.js';
 

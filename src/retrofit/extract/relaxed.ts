@@ -5,7 +5,7 @@
  * repaired.
  */
 import { jsonrepair } from 'jsonrepair';
-import type { Json } from '../../config/types.js';
+import type { Json } from '../../json.js';
 import { parseJson } from '../safe-json.js';
 import { topLevelSpans } from './spans.js';
 

@@ -3,7 +3,7 @@
  * scalar ("17" → 17, "true" → true); the raw string is offered as well so a `string` schema keeps text that
  * merely looks like a number or JSON.
  */
-import type { Json } from '../../config/types.js';
+import type { Json } from '../../json.js';
 
 export { wantsScalar } from '../root-types.js';
 

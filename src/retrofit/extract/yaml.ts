@@ -3,7 +3,7 @@
  * aliases bounded), on the extraction guard's worker (src/retrofit/extract/regex-guard.ts). Reports that are not valid YAML ("Status: ok: yes") fall back to one `key: value`
  * pair per line when every non-blank line has that shape.
  */
-import type { Json, JsonObject } from '../../config/types.js';
+import type { Json, JsonObject } from '../../json.js';
 import { sanitize, setField } from '../safe-json.js';
 import { runYaml } from './regex-guard.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
 import { OFFLOAD_BYTES, planOffload, textLength } from '../../../src/offload/plan.js';
 import { eventWithJson, joinMessages, spliceResult } from '../../../src/offload/splice.js';
 import type { PendingRequest } from '../../../src/pipeline/rewrite.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
 import { createLogger } from '../../../src/log.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { OffloadPool } from '../../../src/offload/pool.js';

@@ -1,6 +1,7 @@
 /** The lines `check --probe` prints for one upstream's tools, and its warnings for keys that govern nothing. */
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, ToolConfig } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
+import type { ToolConfig } from '../../../src/config/types.js';
 import { reportUpstream, unmatchedKeys } from '../../../src/probe/report.js';
 import { upstreamWith } from '../retrofit/helpers.js';
 

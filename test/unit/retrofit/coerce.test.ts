@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Json, JsonSchema } from '../../../src/config/types.js';
+import type { Json, JsonSchema } from '../../../src/json.js';
 import { coerce } from '../../../src/retrofit/coerce.js';
 
 const cases: [string, JsonSchema, Json, Json][] = [

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Json, JsonObject, ToolConfig } from '../../../src/config/types.js';
+import type { Json, JsonObject } from '../../../src/json.js';
+import type { ToolConfig } from '../../../src/config/types.js';
 import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
 import { upstreamWith } from './helpers.js';
 

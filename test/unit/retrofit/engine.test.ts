@@ -1,6 +1,6 @@
 /** The tools/call outcomes of CONTRACT.md §4 through the engine's public functions. */
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
 import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
 import type { UpstreamPolicy } from '../../../src/policy/types.js';
 import { upstreamWith } from './helpers.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Json, JsonObject, JsonSchema } from '../../../src/config/types.js';
+import type { Json, JsonObject, JsonSchema } from '../../../src/json.js';
 import { rewriteToolsList, rewriteToolCall } from '../../../src/retrofit/engine.js';
 import { compileUpstreamPolicy } from '../../../src/policy/compile.js';
 import { compileSchema } from '../../../src/retrofit/validate.js';

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Json, JsonObject, JsonSchema } from '../../../src/config/types.js';
+import type { Json, JsonObject, JsonSchema } from '../../../src/json.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
 import { check, compileSchema } from '../../../src/retrofit/validate.js';

@@ -3,7 +3,8 @@
  * `constructor.prototype` keys in structuredContent, whichever extractor reads it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JsonObject, ToolConfig } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
+import type { ToolConfig } from '../../../src/config/types.js';
 import { rewriteToolCall } from '../../../src/retrofit/engine.js';
 import { upstreamWith } from './helpers.js';
 

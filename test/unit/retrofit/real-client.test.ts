@@ -9,7 +9,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonObject, ToolConfig } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
+import type { ToolConfig } from '../../../src/config/types.js';
 import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
 import { upstreamWith } from './helpers.js';
 

@@ -1,7 +1,7 @@
 /** The repair table of issue 8: broken tool definitions and what strict clients receive instead. */
 import { describe, expect, it } from 'vitest';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Json, JsonObject } from '../../../src/config/types.js';
+import type { Json, JsonObject } from '../../../src/json.js';
 import { rewriteToolsList, rewriteToolCall, type ToolRepair } from '../../../src/retrofit/engine.js';
 import { upstreamWith } from './helpers.js';
 

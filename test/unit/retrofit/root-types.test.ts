@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../../../src/config/types.js';
+import type { JsonSchema } from '../../../src/json.js';
 import { rootTypes, wantsArray, wantsScalar } from '../../../src/retrofit/root-types.js';
 
 describe('rootTypes', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
 import { createLogger } from '../../../src/log.js';
 import type { PendingRequest, Rewriter } from '../../../src/pipeline/rewrite.js';
 import { PendingRequests } from '../../../src/session/pending.js';

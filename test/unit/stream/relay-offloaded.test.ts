@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../src/config/types.js';
+import type { JsonObject } from '../../../src/json.js';
 import { createLogger } from '../../../src/log.js';
 import type { PendingRequest, Rewriter, Rewritten } from '../../../src/pipeline/rewrite.js';
 import { spliceResult } from '../../../src/offload/splice.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema, ToolConfig } from '../../../../src/config/types.js';
+import type { JsonSchema } from '../../../../src/json.js';
+import type { ToolConfig } from '../../../../src/config/types.js';
 import { compileTool } from '../../../../src/retrofit/compiled.js';
 import { candidates } from '../../../../src/retrofit/extract/index.js';
 import { TEST_DEFAULTS } from '../helpers.js';
