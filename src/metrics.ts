@@ -12,8 +12,11 @@ export interface Metrics {
   readonly latency: Histogram<'upstream' | 'method'>;
   /** Upstream failures by kind: unreachable, timeout, protocol, too_large, exited, spawn. */
   readonly upstreamErrors: Counter<'upstream' | 'kind'>;
-  /** Retrofit outcomes: native, extracted, invalid, unparseable, passthrough. `format` for extracted. */
-  readonly retrofits: Counter<'upstream' | 'tool' | 'outcome' | 'format'>;
+  /**
+   * Retrofit outcomes: native, extracted, invalid, unparseable, passthrough; `format` the reading (native for
+   * upstream structuredContent); `mode` how the client got it (applied, shadow, unseen: see pipeline/report.ts).
+   */
+  readonly retrofits: Counter<'upstream' | 'tool' | 'outcome' | 'format' | 'mode'>;
   /** Tool definition repairs in tools/list: input_type_added, input_replaced, output_removed. */
   readonly repairs: Counter<'upstream' | 'tool' | 'kind'>;
   /** Protocol revisions detected per request, by source (meta, header, session, default). */
@@ -55,8 +58,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     retrofits: new Counter({
       name: 'mcp_retrofit_retrofit_outcomes_total',
-      help: 'tools/call retrofit outcomes by upstream, tool, outcome and extraction format.',
-      labelNames: ['upstream', 'tool', 'outcome', 'format'],
+      help: 'tools/call retrofit outcomes by upstream, tool, outcome, extraction format and mode.',
+      labelNames: ['upstream', 'tool', 'outcome', 'format', 'mode'],
       registers,
     }),
     repairs: new Counter({

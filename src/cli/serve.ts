@@ -12,7 +12,7 @@ import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger, Redactor } from '../log.js';
 import { createMetrics } from '../metrics.js';
-import { Generations } from '../reload/generations.js';
+import { Generations } from '../config/generations.js';
 import { Reloader, type ReloadResult } from '../reload/reloader.js';
 import { watchConfig, WATCH_DEBOUNCE_MS } from '../reload/watch.js';
 

@@ -87,25 +87,34 @@ function buildTool(raw: unknown, files: ToolFiles | undefined, defaults: ToolDef
 export function buildUpstream(
   name: string,
   raw: unknown,
-  ctx: { readonly configDir: string; readonly defaults: ToolDefaults; readonly schemas: LoadedSchemas; readonly secrets: Set<string> },
+  ctx: { readonly configDir: string; readonly defaults: ToolDefaults; readonly schemas: LoadedSchemas; readonly secrets: Set<string>; readonly rawDefaults?: unknown },
 ): UpstreamConfig {
   const u = obj(raw);
+  const d = obj(ctx.rawDefaults);
+  // Upstream settings inherit `defaults:` like tool settings do.
+  const inherited = (key: string): unknown => (u[key] !== undefined ? u[key] : d[key]);
+  const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
+  const maxSessions = inherited('maxSessions');
+  const owned = {
+    idleTimeoutMs: int(inherited('idleTimeoutMs'), DEFAULTS.idleTimeoutMs),
+    ...(typeof maxSessions === 'number' && Number.isInteger(maxSessions) && { maxSessions }),
+  };
   const tools: Record<string, ToolConfig> = {};
   for (const [key, tool] of Object.entries(obj(u.tools))) {
     Object.defineProperty(tools, key, { value: buildTool(tool, ctx.schemas.get(key), ctx.defaults), enumerable: true });
   }
-  const common = { name, path: upstreamPath(name, raw), timeoutMs: int(u.timeoutMs, DEFAULTS.timeoutMs), tools };
+  const common = { name, path: upstreamPath(name, raw), timeoutMs: int(u.timeoutMs, DEFAULTS.timeoutMs), tools, bridge: bool(inherited('bridge'), true) };
   const command = str(u.command);
   if (command !== undefined) {
     const env = stringMap(u.env);
     for (const v of Object.values(env)) ctx.secrets.add(v);
     const cwd = str(u.cwd);
-    return { ...common, kind: 'stdio', command, args: strings(u.args), env, cwd: cwd === undefined ? ctx.configDir : resolve(ctx.configDir, cwd) };
+    return { ...common, ...owned, kind: 'stdio', command, args: strings(u.args), env, cwd: cwd === undefined ? ctx.configDir : resolve(ctx.configDir, cwd), share: bool(inherited('share'), false) };
   }
   const headers = stringMap(u.headers);
   for (const v of Object.values(headers)) ctx.secrets.add(v);
   const sse = str(u.sse);
-  if (sse !== undefined) return { ...common, kind: 'sse', sse, headers };
+  if (sse !== undefined) return { ...common, ...owned, kind: 'sse', sse, headers };
   return { ...common, kind: 'http', url: str(u.url) ?? '', headers };
 }
 

@@ -170,7 +170,7 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
     const schemas = await loadSchemaFiles(name, raw, configDir, index, problems, fileIndexes);
     if (problems.touches(['upstreams', name])) continue;
     Object.defineProperty(upstreams, name, {
-      value: buildUpstream(name, raw, { configDir, defaults, schemas, secrets }),
+      value: buildUpstream(name, raw, { configDir, defaults, schemas, secrets, rawDefaults: problems.touches(['defaults']) ? undefined : obj(value).defaults }),
       enumerable: true,
     });
   }

@@ -34,6 +34,26 @@ const coerce = {
   type: 'boolean',
   description: "Coerce strings to the schema's number, integer or boolean before validating.",
 };
+const bridge = {
+  type: 'boolean',
+  description:
+    'Negotiate each side on its own (default true): a client asking for 2025-06-18 or later in front of an upstream that answers 2025-03-26 or older is answered the revision it asked for, so it gets outputSchemas and structuredContent.',
+};
+const maxSessions = {
+  type: 'integer',
+  minimum: 1,
+  description: 'command/sse upstream: most client sessions (and so stdio children) at once; a new session beyond it gets 503. Default: no limit.',
+};
+const idleTimeoutMs = {
+  type: 'integer',
+  minimum: 1,
+  description: 'command/sse upstream: a client session with no HTTP exchange and nothing in flight for this long is closed, its child stopped (default 900000, 15 minutes).',
+};
+const share = {
+  type: 'boolean',
+  description:
+    'command upstream: one child for every client session, its requests multiplexed with remapped ids (for servers that keep no per-client state); default false: one child per session.',
+};
 
 /** Rejects a key unless the sibling condition allows it; `why` is the whole message. */
 const forbidden = (why: string) => ({ not: {}, errorMessage: why });
@@ -166,6 +186,10 @@ const upstream = {
       additionalProperties: tool,
       description: 'Tool settings by key: exact tool names win, then globs in file order.',
     },
+    bridge,
+    maxSessions,
+    idleTimeoutMs,
+    share,
   },
   oneOf: [{ required: ['url'] }, { required: ['sse'] }, { required: ['command'] }],
   allOf: [
@@ -177,6 +201,16 @@ const upstream = {
           args: forbidden('`args` is only for command (stdio) upstreams'),
           env: forbidden('`env` is only for command (stdio) upstreams'),
           cwd: forbidden('`cwd` is only for command (stdio) upstreams'),
+          share: forbidden('`share` is only for command (stdio) upstreams'),
+        },
+      },
+    },
+    {
+      if: { required: ['url'] },
+      then: {
+        properties: {
+          maxSessions: forbidden('`maxSessions` is only for command and sse upstreams (the gateway does not own url upstreams\' sessions)'),
+          idleTimeoutMs: forbidden('`idleTimeoutMs` is only for command and sse upstreams (the gateway does not own url upstreams\' sessions)'),
         },
       },
     },
@@ -237,8 +271,8 @@ export const CONFIG_SCHEMA = {
     defaults: {
       type: 'object',
       additionalProperties: false,
-      description: 'Settings every tool inherits unless it sets its own.',
-      properties: { onInvalid, legacyRoots, coerce },
+      description: 'Settings every tool (onInvalid, legacyRoots, coerce) and every upstream (bridge, maxSessions, idleTimeoutMs, share) inherits unless it sets its own.',
+      properties: { onInvalid, legacyRoots, coerce, bridge, maxSessions, idleTimeoutMs, share },
     },
     upstreams: {
       type: 'object',

@@ -61,6 +61,16 @@ interface UpstreamCommon {
   readonly timeoutMs: number;
   /** Tool policies by key (exact name or glob), in file order. */
   readonly tools: Readonly<Record<string, ToolConfig>>;
+  /** Negotiate each side on its own (see src/protocol/negotiate.ts); default true. */
+  readonly bridge: boolean;
+}
+
+/** Settings of upstreams whose client sessions the gateway owns (stdio, legacy SSE). */
+interface OwnedSessions {
+  /** Most client sessions at once; beyond it a new session gets 503. Absent: no limit. */
+  readonly maxSessions?: number;
+  /** A session with no HTTP exchange and nothing in flight for this long is closed (ms). */
+  readonly idleTimeoutMs: number;
 }
 
 /** A Streamable HTTP upstream (`url:`). */
@@ -72,15 +82,17 @@ export interface HttpUpstreamConfig extends UpstreamCommon {
 }
 
 /** A legacy HTTP+SSE upstream (`sse:`). */
-export interface SseUpstreamConfig extends UpstreamCommon {
+export interface SseUpstreamConfig extends UpstreamCommon, OwnedSessions {
   readonly kind: 'sse';
   readonly sse: string;
   readonly headers: Readonly<Record<string, string>>;
 }
 
 /** A stdio upstream (`command:`). */
-export interface StdioUpstreamConfig extends UpstreamCommon {
+export interface StdioUpstreamConfig extends UpstreamCommon, OwnedSessions {
   readonly kind: 'stdio';
+  /** One child for every session, requests multiplexed with remapped ids. */
+  readonly share: boolean;
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
@@ -109,6 +121,7 @@ export const DEFAULTS = Object.freeze({
   timeoutMs: 60_000,
   maxRequestBytes: 4 * 1024 * 1024,
   maxResultBytes: 16 * 1024 * 1024,
+  idleTimeoutMs: 15 * 60_000,
   onInvalid: 'error' as OnInvalid,
   legacyRoots: 'wrap' as LegacyRoots,
   coerce: true,

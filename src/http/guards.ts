@@ -35,21 +35,21 @@ function reject(reply: FastifyReply, error: RetrofitError, headers: Record<strin
 /** A Fastify onRequest hook in callback style: no promise per request on the hot path. */
 export type Guard = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
 
-/** onRequest hook enforcing the Origin allow-list. */
-export function originGuard(config: GatewayConfig): Guard {
+/** onRequest hook enforcing the Origin allow-list of the current config. */
+export function originGuard(config: (request: FastifyRequest) => GatewayConfig): Guard {
   // Answering without calling done() ends the hook chain; the route handler then never runs.
   return (request, reply, done) => {
     const origin = request.headers.origin;
-    if (originAllowed(origin, config.allowedOrigins)) return done();
+    if (originAllowed(origin, config(request).allowedOrigins)) return done();
     request.log.warn({ origin }, 'origin rejected');
     reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_ORIGIN', [origin]));
   };
 }
 
-/** onRequest hook enforcing config.auth bearer tokens; a no-op without config.auth. */
-export function authGuard(config: GatewayConfig): Guard {
+/** onRequest hook enforcing config.auth bearer tokens of the current config; a no-op without config.auth. */
+export function authGuard(config: (request: FastifyRequest) => GatewayConfig): Guard {
   return (request, reply, done) => {
-    const tokens = config.auth?.bearerTokens;
+    const tokens = config(request).auth?.bearerTokens;
     if (!tokens || bearerMatches(request.headers.authorization, tokens)) return done();
     request.log.warn('bearer token rejected');
     reject(reply, new RetrofitError('RETROFIT_ERR_UNAUTHORIZED'), { 'www-authenticate': 'Bearer' });

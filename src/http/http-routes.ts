@@ -1,24 +1,15 @@
 /**
- * Routes for Streamable HTTP upstreams (`url:`): POST/GET/DELETE on the upstream's path, and the OAuth
- * discovery documents under it passed through untouched.
+ * Routes for Streamable HTTP upstreams (`url:`): POST/GET/DELETE on the upstream's path, proxied
+ * (src/http/proxy.ts), and the OAuth discovery documents under it passed through.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpUpstreamConfig } from '../config/types.js';
-import type { SessionState } from '../session/responses.js';
-import { HttpUpstream, type UpstreamPools } from '../upstream/http.js';
-import type { GatewayDeps } from './deps.js';
-import { authGuard, originGuard } from './guards.js';
-import type { InFlight } from './inflight.js';
-import { forward, type ProxyContext } from './proxy.js';
-import { ServerStreams, TOOLS_LIST_CHANGED } from '../reload/notify.js';
-import type { UpstreamRoutes } from './stdio-routes.js';
-
-/** Shared machinery the HTTP routes need beyond GatewayDeps. */
-export interface HttpRouteShared {
-  readonly pools: UpstreamPools;
-  readonly state: SessionState;
-  readonly inflight: InFlight;
-}
+import { HttpUpstream } from '../upstream/http.js';
+import { ServerStreams, TOOLS_LIST_CHANGED } from './notify.js';
+import { snapshot, type GatewayContext } from './context.js';
+import type { Guard } from './guards.js';
+import { forward, type ProxyTarget } from './proxy.js';
+import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** Readiness probes wait at most this long for any HTTP answer. */
 const READY_TIMEOUT_MS = 2_000;
@@ -33,35 +24,39 @@ function pathOf(request: FastifyRequest): string {
   return i === -1 ? request.url : request.url.slice(0, i);
 }
 
-export function registerHttpRoutes(app: FastifyInstance, config: HttpUpstreamConfig, deps: GatewayDeps, shared: HttpRouteShared): UpstreamRoutes {
-  const upstream = new HttpUpstream(config, shared.pools);
-  const streams = new ServerStreams();
-  const ctx: ProxyContext = { upstream, deps, state: shared.state, inflight: shared.inflight, streams };
-  const origin = originGuard(deps.config);
-  const auth = authGuard(deps.config);
-  const route = config.path.replace(/\/$/, '');
+/** Guards for the MCP route, and for discovery (reachable without the gateway's token: it is how a client learns how to get one). */
+export interface HttpGuards {
+  readonly mcp: readonly Guard[];
+  readonly discovery: readonly Guard[];
+}
+
+export function registerHttpRoutes(app: FastifyInstance, name: string, ctx: GatewayContext, guards: HttpGuards): UpstreamRoutes {
+  const initial = snapshot<HttpUpstreamConfig>(ctx, name).upstream;
+  const upstream = new HttpUpstream(initial.url, ctx.pools);
+  const target: ProxyTarget = { name, upstream, streams: new ServerStreams() };
+  const route = initial.path.replace(/\/$/, '');
 
   app.route({
     method: ['POST', 'GET', 'DELETE'],
-    url: config.path,
-    onRequest: [origin, auth],
-    handler: (request, reply) => forward(request, reply, ctx, { path: upstream.mapPath('', queryOf(request)), mcp: true }),
+    url: initial.path,
+    onRequest: [...guards.mcp],
+    handler: (request, reply) => forward(request, reply, ctx, target, { path: upstream.mapPath('', queryOf(request)), mcp: true }),
   });
 
-  // Discovery must stay reachable without the gateway's token: it is how a client learns how to get one.
-  const discovery = (request: FastifyRequest, target: string): string => upstream.mapPath(target, queryOf(request));
-  app.get(`${route}/.well-known/*`, { onRequest: [origin] }, (request, reply) =>
-    forward(request, reply, ctx, { path: discovery(request, pathOf(request).slice(route.length)), mcp: false }),
+  const discovery = (request: FastifyRequest, suffix: string): string => upstream.mapPath(suffix, queryOf(request));
+  app.get(`${route}/.well-known/*`, { onRequest: [...guards.discovery] }, (request, reply) =>
+    forward(request, reply, ctx, target, { path: discovery(request, pathOf(request).slice(route.length)), mcp: false }),
   );
   const suffixed = `/.well-known/oauth-protected-resource${route}`;
-  app.get(suffixed, { onRequest: [origin] }, (request, reply) => {
+  app.get(suffixed, { onRequest: [...guards.discovery] }, (request, reply) => {
     const own = upstream.url.pathname.replace(/\/$/, '');
     const q = queryOf(request);
-    return forward(request, reply, ctx, { path: `/.well-known/oauth-protected-resource${own}${q ? `?${q}` : ''}`, mcp: false });
+    return forward(request, reply, ctx, target, { path: `/.well-known/oauth-protected-resource${own}${q ? `?${q}` : ''}`, mcp: false });
   });
 
   return {
     async ready() {
+      const config = snapshot<HttpUpstreamConfig>(ctx, name).upstream;
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), READY_TIMEOUT_MS);
       try {
@@ -80,7 +75,8 @@ export function registerHttpRoutes(app: FastifyInstance, config: HttpUpstreamCon
         clearTimeout(timer);
       }
     },
-    async close() {},
-    notifyToolsChanged: () => streams.broadcast(TOOLS_LIST_CHANGED),
+    notifyToolsChanged: () => target.streams.broadcast(TOOLS_LIST_CHANGED),
+    drain: async () => {},
+    close: async () => {},
   };
 }

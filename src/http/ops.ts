@@ -3,8 +3,8 @@
  * /metrics (Prometheus text).
  */
 import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from './deps.js';
-import type { UpstreamRoutes } from './stdio-routes.js';
+import type { GatewayContext } from './context.js';
+import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** /readyz body. */
 export interface ReadyReport {
@@ -12,7 +12,7 @@ export interface ReadyReport {
   readonly upstreams: Record<string, { readonly ok: boolean; readonly detail?: string }>;
 }
 
-export function registerOpsRoutes(app: FastifyInstance, deps: GatewayDeps, upstreams: ReadonlyMap<string, UpstreamRoutes>): void {
+export function registerOpsRoutes(app: FastifyInstance, deps: GatewayContext, upstreams: ReadonlyMap<string, UpstreamRoutes>): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {

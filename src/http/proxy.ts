@@ -1,68 +1,38 @@
 /**
- * One proxied exchange with a Streamable HTTP upstream: check and classify the body once, decide the
- * governing revision, register what awaits rewriting, forward the original bytes, then relay the answer
- * (SSE event by event, JSON whole only when it may be rewritten, anything else streamed). Logs one line
- * and counts one request per exchange.
+ * One proxied exchange with a Streamable HTTP upstream: check and classify the body once, register with the
+ * session what awaits its answer (src/session/state.ts decides: initialize, and what may be rewritten),
+ * forward the original bytes with the headers the upstream's revision understands, then relay the answer
+ * (SSE event by event, JSON whole only when it may be rewritten, anything else streamed). Logs one line and
+ * counts one request per exchange.
  */
-import { isJsonObject } from '../json.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import type { HttpUpstreamConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
-import { classifyBody, type ClassifiedBody, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
-import type { Logger } from '../log.js';
-import { detectRevision, revisionsDisagree } from '../protocol/era.js';
-import { ResponseMatcher, type SessionState } from '../session/responses.js';
-import { pipeRaw, readAndRewriteJson, relaySse } from '../stream/relay.js';
+import { isJsonObject } from '../json.js';
+import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../jsonrpc/classify.js';
+import { detectRevision, type RevisionSource } from '../protocol/era.js';
+import { upstreamProtocolHeader } from '../protocol/negotiate.js';
+import { SessionTable } from '../session/table.js';
+import { SessionState } from '../session/state.js';
 import { Cancel } from '../upstream/cancel.js';
 import { mapUpstreamFailure } from '../upstream/errors.js';
+import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../upstream/headers.js';
 import type { HttpUpstream } from '../upstream/http.js';
-import type { GatewayDeps } from './deps.js';
-import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
-import type { InFlight } from './inflight.js';
-import { subscriptionListChanged, type ServerStreams } from '../reload/notify.js';
+import { subscriptionListChanged, type ServerStreams } from './notify.js';
+import { labelOf, readBody } from './body.js';
+import { snapshot, type GatewayContext } from './context.js';
+import { sendError, writeError } from './reply.js';
+import { pipeRaw, readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
 
 /** What every exchange of one upstream shares. */
-export interface ProxyContext {
+export interface ProxyTarget {
+  readonly name: string;
   readonly upstream: HttpUpstream;
-  readonly deps: GatewayDeps;
-  readonly state: SessionState;
-  readonly inflight: InFlight;
-  /** Open GET streams of this upstream, so a reload can inject notifications/tools/list_changed. */
-  readonly streams?: ServerStreams;
+  /** Open GET and listen streams of this upstream, so a reload can inject notifications/tools/list_changed. */
+  readonly streams: ServerStreams;
 }
 
 type Verb = 'GET' | 'POST' | 'DELETE';
-
-function sendError(reply: FastifyReply, error: RetrofitError, id: JsonRpcId = null): FastifyReply {
-  return reply.code(error.status).type('application/json').send(error.toJsonRpc(id));
-}
-
-function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId): void {
-  const body = JSON.stringify(error.toJsonRpc(id));
-  res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** Parse a POST body: 415 unless JSON, 400 -32700 when it does not parse. */
-function readBody(request: FastifyRequest): { body: Buffer; classified: ClassifiedBody } | RetrofitError {
-  if (mediaType(request.headers['content-type']) !== 'application/json') return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE');
-  const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  try {
-    return { body, classified: classifyBody(JSON.parse(body.toString('utf8'))) };
-  } catch (err) {
-    return new RetrofitError('RETROFIT_ERR_PARSE', [err instanceof Error ? err.message : String(err)], { cause: err });
-  }
-}
-
-/** The tool a tools/call or tasks/result request is about, when known. */
-function toolOf(m: ClassifiedMessage, ctx: ProxyContext, session: string | undefined): string | undefined {
-  if (m.method === 'tools/call') return m.name;
-  if (m.method === 'tasks/result' && isJsonObject(m.message) && isJsonObject(m.message.params)) {
-    const taskId = m.message.params.taskId;
-    if (typeof taskId === 'string') return ctx.state.facts.toolOfTask(ctx.upstream.config.name, session, taskId);
-  }
-  return undefined;
-}
 
 /** The id of a 2026-07-28 `subscriptions/listen` request that opted in to tool list changes. */
 function listensForToolChanges(m: ClassifiedMessage | undefined): string | number | undefined {
@@ -70,24 +40,6 @@ function listensForToolChanges(m: ClassifiedMessage | undefined): string | numbe
   const filter = m.message.params.notifications;
   const id = m.id;
   return isJsonObject(filter) && filter.toolsListChanged === true && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
-}
-
-/** Register every request of the body whose response must be read (rewrites, and initialize). */
-function expectResponses(matcher: ResponseMatcher, classified: ClassifiedBody, ctx: ProxyContext, header: string | undefined, session: string | undefined): void {
-  const name = ctx.upstream.config.name;
-  const sessionRevision = ctx.state.facts.revisionOf(name, session);
-  for (const m of classified.messages) {
-    if (m.kind !== 'request' || m.id === undefined || m.id === null || m.method === undefined) continue;
-    if (m.method === 'initialize') {
-      matcher.expect(m.id, { kind: 'initialize' });
-    } else if (ctx.deps.rewriter.needsRewrite(m.method) && !revisionsDisagree({ meta: m.metaRevision, header })) {
-      const { revision } = detectRevision({ meta: m.metaRevision, header, session: sessionRevision });
-      const tool = toolOf(m, ctx, session);
-      const policy = ctx.deps.rewriter.policyOf(name);
-      const request = { upstream: name, method: m.method, revision, ...(tool !== undefined && { tool }), ...(policy && { policy }) };
-      matcher.expect(m.id, { kind: 'rewrite', request, shared: session !== undefined });
-    }
-  }
 }
 
 /** Options distinguishing MCP exchanges from plain passthrough (OAuth discovery). */
@@ -99,37 +51,51 @@ export interface ForwardOptions {
 }
 
 /** Proxy one request to the upstream. */
-export async function forward(request: FastifyRequest, reply: FastifyReply, ctx: ProxyContext, options: ForwardOptions): Promise<void> {
+export async function forward(request: FastifyRequest, reply: FastifyReply, ctx: GatewayContext, target: ProxyTarget, options: ForwardOptions): Promise<void> {
   const started = performance.now();
-  const { deps, upstream } = ctx;
-  const name = upstream.config.name;
+  const snap = snapshot<HttpUpstreamConfig>(ctx, target.name, request);
+  const config = snap.upstream;
+  const { name } = target;
   const verb = request.method as Verb;
   const session = headerValue(request.headers, 'mcp-session-id');
   const header = headerValue(request.headers, 'mcp-protocol-version');
-  const log: Logger = deps.logger.child({ reqId: request.id, upstream: name, ...(session !== undefined && { session }) });
+  // Bound once, when something is logged: building a child logger per exchange is a visible cost.
+  const log = ctx.logger.child({ reqId: request.id, upstream: name, ...(session !== undefined && { session }) });
 
   let body: Buffer | undefined;
   let classified: ClassifiedBody | undefined;
   if (verb === 'POST' && options.mcp) {
     const read = readBody(request);
     if (read instanceof RetrofitError) {
-      deps.metrics.requests.inc({ upstream: name, method: verb, status: read.status });
+      ctx.metrics.requests.inc({ upstream: name, method: verb, status: read.status });
       log.info({ method: verb, status: read.status, code: read.code, durationMs: Math.round(performance.now() - started) }, 'request rejected');
       await sendError(reply, read);
       return;
     }
-    ({ body, classified } = read);
+    body = read.bytes;
+    classified = read.body;
   }
 
   const first = classified?.messages[0];
-  const method = first?.method ?? (first ? first.kind : verb);
+  const method = labelOf(classified, verb);
   const tool = first?.method === 'tools/call' ? first.name : undefined;
-  const singleId = classified && !classified.batch && first?.kind === 'request' ? (first.id ?? null) : null;
-  const { revision, source } = detectRevision({ meta: first?.metaRevision, header, session: ctx.state.facts.revisionOf(name, session) });
-  if (options.mcp) deps.metrics.revisions.inc({ upstream: name, revision, source });
+  const singleId: JsonRpcId = classified && !classified.batch && first?.kind === 'request' ? (first.id ?? null) : null;
 
-  const matcher = new ResponseMatcher(name, session, ctx.state, log);
-  if (classified) expectResponses(matcher, classified, ctx, header, session);
+  // The session's state: shared with its other exchanges (GET replays of answers) when it has an id.
+  const known = session === undefined ? undefined : verb === 'POST' ? ctx.sessions.open(name, session, config.bridge) : ctx.sessions.get(name, session);
+  let state: SessionState | undefined = known;
+  let revision = detectRevision({ meta: first?.metaRevision, header, session: known?.clientRevision });
+  const own: (string | number)[] = [];
+  if (classified && options.mcp) {
+    for (const m of classified.messages) {
+      if (m.kind !== 'request') continue;
+      state ??= new SessionState(SessionTable.stateOptions(name, config.bridge));
+      const registered = state.expect(m, { header, policy: snap.policy });
+      if (m === first) revision = registered;
+      if (registered.pending) own.push(registered.pending.id);
+    }
+  }
+  if (options.mcp) ctx.metrics.revisions.inc({ upstream: name, revision: revision.revision, source: revision.source });
 
   const cancel = new Cancel();
   // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
@@ -147,20 +113,21 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
   let status = 0;
   let aborted = false;
   let untrack: (() => void) | undefined;
-  const failureContext = { upstream: name, timeoutMs: upstream.config.timeoutMs, method, log, metrics: deps.metrics };
+  let assigned: string | undefined;
+  const failureContext = { upstream: name, timeoutMs: config.timeoutMs, method, log, metrics: ctx.metrics };
   try {
+    const headers = toUpstreamHeaders(request.headers, { host: target.upstream.host, configured: config.headers, dropAuthorization: snap.loaded.config.auth !== undefined });
+    // A bridged session's upstream does not know the client's revision: it gets its own, or none.
+    if (header !== undefined) {
+      const forwarded = upstreamProtocolHeader(header, known?.upstreamRevision);
+      if (forwarded === undefined) delete headers['mcp-protocol-version'];
+      else headers['mcp-protocol-version'] = forwarded;
+    }
     let answer;
     try {
-      answer = await upstream.exchange(
-        {
-          method: verb,
-          path: options.path,
-          headers: toUpstreamHeaders(request.headers, { host: upstream.host, configured: upstream.config.headers, dropAuthorization: deps.config.auth !== undefined }),
-          ...(body !== undefined && { body }),
-        },
-        cancel,
-      );
+      answer = await target.upstream.exchange({ method: verb, path: options.path, headers, ...(body !== undefined && { body }) }, cancel, config.timeoutMs);
     } catch (err) {
+      for (const id of own) state?.pending.release(id);
       const mapped = mapUpstreamFailure(err, failureContext);
       if (!mapped) {
         aborted = true;
@@ -172,32 +139,36 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
       await sendError(reply, mapped, singleId);
       return;
     }
-    deps.metrics.latency.observe({ upstream: name, method }, (performance.now() - started) / 1000);
+    ctx.metrics.latency.observe({ upstream: name, method }, (performance.now() - started) / 1000);
     status = answer.statusCode;
-    matcher.assignSession(headerValue(answer.headers, 'mcp-session-id'));
-    if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.state.facts.forget(name, session);
+    assigned = headerValue(answer.headers, 'mcp-session-id');
+    if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.sessions.forget(name, session);
 
     reply.hijack();
     const type = mediaType(headerValue(answer.headers, 'content-type'));
+    const relay: RelayContext = { state, rewriter: ctx.rewriter, log, max: snap.loaded.config.limits.maxResultBytes, upstream: name, own };
     if (options.mcp && type === 'text/event-stream') {
       res.writeHead(status, toClientHeaders(answer.headers, { dropLength: true }));
       res.flushHeaders();
-      if (verb === 'GET') untrack = ctx.streams?.track(res);
+      if (verb === 'GET') untrack = target.streams.track(res);
       else if (status === 200 && classified && !classified.batch) {
         const listen = listensForToolChanges(first);
-        if (listen !== undefined) untrack = ctx.streams?.track(res, subscriptionListChanged(listen));
+        if (listen !== undefined) untrack = target.streams.track(res, subscriptionListChanged(listen));
       }
-      await relaySse(answer.body, res, matcher, log, { max: deps.config.limits.maxResultBytes, upstream: name });
-    } else if (options.mcp && type === 'application/json' && matcher.active) {
+      await relaySse(answer.body, res, relay);
+    } else if (options.mcp && type === 'application/json' && state !== undefined && !state.pending.empty) {
       let bytes: Buffer;
       try {
-        bytes = await readAndRewriteJson(answer.body, deps.config.limits.maxResultBytes, name, matcher, log);
+        bytes = await readAndRewriteJson(answer.body, relay);
       } catch (err) {
         const mapped = mapUpstreamFailure(err, failureContext);
         if (!mapped) throw err;
         status = mapped.status;
         writeError(res, mapped, singleId);
         return;
+      } finally {
+        // A JSON answer is the only one: whatever of ours it did not answer, nothing will.
+        for (const id of own) state.pending.release(id);
       }
       res.writeHead(status, { ...toClientHeaders(answer.headers, { dropLength: true }), 'content-length': bytes.length });
       res.end(bytes);
@@ -213,13 +184,33 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     if (!aborted) log.warn({ err, method }, 'upstream stream failed mid-body');
     res.destroy();
   } finally {
+    adopt(ctx, name, config.bridge, session, assigned, state);
     res.off('close', onClose);
     untrack?.();
     done();
-    deps.metrics.requests.inc({ upstream: name, method, status });
-    log.info(
-      { method, ...(tool !== undefined && { tool }), revision, revisionSource: source, status, outcome: aborted ? 'aborted' : status === 0 || status >= 400 ? 'error' : 'ok', ...(aborted && { aborted }), durationMs: Math.round(performance.now() - started) },
-      'request',
-    );
+    ctx.metrics.requests.inc({ upstream: name, method, status });
+    logLine(log, method, tool, revision, status, aborted, started);
   }
+}
+
+/** The initialize answer named a new session: what was learnt of it goes where its next exchanges look. */
+function adopt(ctx: GatewayContext, name: string, bridge: boolean, session: string | undefined, assigned: string | undefined, state: SessionState | undefined): void {
+  if (session !== undefined || assigned === undefined || !state?.negotiated) return;
+  ctx.sessions.open(name, assigned, bridge).adopt(state.negotiated);
+}
+
+function logLine(log: GatewayContext['logger'], method: string, tool: string | undefined, revision: { revision: string; source: RevisionSource }, status: number, aborted: boolean, started: number): void {
+  log.info(
+    {
+      method,
+      ...(tool !== undefined && { tool }),
+      revision: revision.revision,
+      revisionSource: revision.source,
+      status,
+      outcome: aborted ? 'aborted' : status === 0 || status >= 400 ? 'error' : 'ok',
+      ...(aborted && { aborted }),
+      durationMs: Math.round(performance.now() - started),
+    },
+    'request',
+  );
 }

@@ -1,32 +1,30 @@
 /**
- * Every route of the gateway: per upstream by kind (HTTP proxied here; stdio and legacy SSE by their own
- * modules), then the operations endpoints.
+ * Every route of the gateway: per upstream by kind — proxied (`url:`), gateway-owned sessions over a stdio
+ * child (`command:`) or a legacy SSE connection (`sse:`) — then the operations endpoints.
  */
 import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from './deps.js';
-import { registerHttpRoutes, type HttpRouteShared } from './http-routes.js';
+import { generationOf, snapshot, type GatewayContext } from './context.js';
+import { authGuard, originGuard } from './guards.js';
+import { registerHttpRoutes } from './http-routes.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerSseRoutes } from './sse-routes.js';
-import { registerStdioRoutes, type UpstreamRoutes } from './stdio-routes.js';
+import { registerStdioRoutes, type StdioOptions } from './stdio-routes.js';
+import type { UpstreamRoutes } from './upstream-routes.js';
 
-/** Register all routes; returns each upstream's handle for readiness and shutdown. */
-export function registerRoutes(app: FastifyInstance, deps: GatewayDeps, shared: HttpRouteShared): Map<string, UpstreamRoutes> {
+/** Register all routes; returns each upstream's handle for readiness, notifications and shutdown. */
+export function registerRoutes(app: FastifyInstance, ctx: GatewayContext, options: { stdio?: StdioOptions } = {}): Map<string, UpstreamRoutes> {
   const upstreams = new Map<string, UpstreamRoutes>();
-  for (const upstream of Object.values(deps.config.upstreams)) {
-    switch (upstream.kind) {
-      case 'http':
-        upstreams.set(upstream.name, registerHttpRoutes(app, upstream, deps, shared));
-        break;
-      case 'stdio':
-        upstreams.set(upstream.name, registerStdioRoutes(app, upstream, deps));
-        break;
-      case 'sse':
-        upstreams.set(upstream.name, registerSseRoutes(app, upstream, deps));
-        break;
-    }
+  // Origin allow-list, then the gateway's bearer tokens; both read the request's config snapshot.
+  const config = (request: Parameters<typeof generationOf>[1]) => generationOf(ctx, request).config;
+  const origin = originGuard(config);
+  const auth = authGuard(config);
+  const guards = [origin, auth];
+  for (const name of Object.keys(ctx.generations.current.config.upstreams)) {
+    const kind = snapshot(ctx, name).upstream.kind;
+    if (kind === 'http') upstreams.set(name, registerHttpRoutes(app, name, ctx, { mcp: guards, discovery: [origin] }));
+    else if (kind === 'stdio') upstreams.set(name, registerStdioRoutes(app, name, ctx, guards, options.stdio));
+    else upstreams.set(name, registerSseRoutes(app, name, ctx, guards));
   }
-  registerOpsRoutes(app, deps, upstreams);
-  // The rewriter's worker threads end with the app (after in-flight requests had their grace period).
-  app.addHook('onClose', async () => deps.rewriter.close?.());
+  registerOpsRoutes(app, ctx, upstreams);
   return upstreams;
 }

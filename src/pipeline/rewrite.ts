@@ -1,191 +1,244 @@
 /**
- * The one hook where responses are rewritten, shared by every transport. The transport matches a response
- * to its request (by session + JSON-RPC id) and calls `rewrite`; this module calls the pure engine, then logs
- * and counts what happened.
+ * The one rewrite entry point, shared by every transport, the worker's callers and `try`: a response to a
+ * request that awaits rewriting goes in (parsed, or as the raw bytes the upstream sent), and what the client
+ * receives comes out. Where the work runs is decided here and nowhere else:
+ * - inline, for most results (a parse and a validation of a few KB);
+ * - on the large-result worker, for tools/call answers over OFFLOAD_BYTES of text (parsed there too when
+ *   they arrive raw, so the event loop only copies bytes);
+ * - on the isolation worker, under a deadline, for tools whose extraction cannot be bounded in time on the
+ *   event loop (a pattern RE2 cannot run, a YAML parse: CompiledTool.isolate). A reading stopped at its
+ *   deadline is a failed reading, answered per the tool's onInvalid.
+ * Outcomes are logged and counted (./report.ts) whichever way they ran. Never rejects: an engine or worker
+ * failure is logged and the response passes through.
  */
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
-import { OFFLOAD_BYTES, planOffload } from '../offload/plan.js';
-import { OffloadPool } from '../offload/pool.js';
-import { spliceResult } from '../offload/splice.js';
 import { rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
+import { errorResult, failureText } from '../retrofit/outcome.js';
+import { projectionFor } from '../retrofit/project.js';
+import { isNonFinal } from '../retrofit/result.js';
+import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
+import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
+import { spliceResult } from './offload/splice.js';
+import { reportOutcome, reportRepairs, type RetrofitMode } from './report.js';
+import type { PendingRequest, RewriteInput, Rewritten } from './request.js';
 
-/** What the transport remembers about a request until its response arrives. */
-export interface PendingRequest {
-  readonly upstream: string;
-  readonly method: string;
-  /** tools/call: the tool name; tasks/result: the tool that created the task, when known. */
-  readonly tool?: string;
-  /** The revision governing this request (see src/protocol/era.ts). */
-  readonly revision: string;
-  /**
-   * The upstream's policy when the request was sent (`Rewriter.policyOf`), so a request in flight across a
-   * config reload is answered by the generation it started on. Absent: the current policy.
-   */
-  readonly policy?: UpstreamPolicy;
-}
+export type { PendingRequest, RewriteInput, Rewritten } from './request.js';
+
+/** How long an isolated extraction may run once a worker took it (ms), before its worker is stopped… */
+export const ISOLATE_DEADLINE_MS = 250;
+/** …plus this much per KiB of text, so a large legitimate input is not cut off (a 1 MiB text gets 506 ms). */
+const ISOLATE_MS_PER_KIB = 0.25;
 
 export interface Rewriter {
-  /** True when responses to this method must be parsed and may be rewritten; all others stream through. */
+  /** True when responses to this method may be rewritten (tools/list, tools/call, tasks/result). */
   needsRewrite(method: string): boolean;
-  /** The upstream's current policy, to stamp on a PendingRequest when it is sent. */
-  policyOf(upstream: string): UpstreamPolicy | undefined;
-  /**
-   * Rewrite one JSON-RPC response message (already parsed). Returns the same object when nothing changed.
-   * Never throws: an engine failure is logged and the original message is returned.
-   */
-  rewrite(request: PendingRequest, message: JsonObject, log: Logger): JsonObject;
-  /**
-   * For a tools/call or tasks/result answer large enough to be retrofitted on a worker thread: a promise of
-   * the outcome (never rejects; a worker failure is logged and the original message comes back). Undefined
-   * when the message takes the synchronous path: call `rewrite`. Callers keep their stream's order.
-   */
-  rewriteLarge?(request: PendingRequest, message: JsonObject, log: Logger): Promise<Rewritten> | undefined;
-  /**
-   * Bodies or SSE data longer than this may go to `rewriteRaw` unparsed (absent: never). A cheap length check
-   * so that small messages pay nothing.
-   */
-  readonly offloadBytes?: number;
-  /**
-   * Like rewriteLarge for a response not parsed yet (`data`, believed to answer `id`): the worker parses it
-   * too. Undefined when it does not qualify (the caller parses it and goes on as usual). Never rejects.
-   */
-  rewriteRaw?(request: PendingRequest, data: Buffer | string, id: string | number, log: Logger): Promise<RawRewritten> | undefined;
-  /** Stop background workers (the app's close calls it). */
-  close?(): Promise<void>;
-}
-
-/**
- * What `rewriteRaw` gives back: `mismatch` (not a response with that id and a result, or the worker
- * failed: parse it on the main thread), or the response's bookkeeping `stub` (id, result.task) and, when
- * the result changed, the whole rewritten message as UTF-8 JSON.
- */
-export type RawRewritten = { readonly mismatch: true } | { readonly mismatch?: undefined; readonly stub: JsonObject; readonly serialized?: Buffer };
-
-/** What `rewriteLarge` gives back. */
-export interface Rewritten {
-  /** The message as received: unchanged when `serialized` is absent. */
-  readonly message: JsonObject;
-  /** The whole rewritten message as UTF-8 JSON, already serialised by the worker (send it as is). */
-  readonly serialized?: Buffer;
+  /** Raw responses longer than this may be handed over unparsed (absent: parse them first, always). */
+  readonly rawThreshold?: number;
+  /** Rewrite one response (see the module comment); synchronous unless a worker is involved. */
+  respond(request: PendingRequest, input: RewriteInput, log: Logger): Rewritten | Promise<Rewritten>;
+  /** Boot the isolation worker ahead of the first call that needs it (config load of a tool that does). */
+  prepare(): void;
+  /** Stop the workers (the app's close calls it). */
+  close(): Promise<void>;
 }
 
 /** createRewriter settings. */
 export interface RewriterOptions {
-  /** Results with more text than this go to a worker (default OFFLOAD_BYTES). */
+  /** Results with more text than this go to the large-result worker (default OFFLOAD_BYTES). */
   readonly offloadBytes?: number;
-  /** The worker pool (default: one worker, started on the first large result); false: never offload. */
+  /** The large-result pool (default: one worker, started with the first large result); false: never offload. */
   readonly pool?: OffloadPool | false;
+  /** The isolation pool (default: one worker, kept booted); false: isolated tools run inline (tests). */
+  readonly isolatePool?: OffloadPool | false;
 }
 
-export function createRewriter(
-  policies: ReadonlyMap<string, UpstreamPolicy>,
-  metrics: Metrics,
-  options: RewriterOptions = {},
-): Rewriter {
-  const threshold = options.offloadBytes ?? OFFLOAD_BYTES;
-  const pool = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
-  let missingLogged = false;
+type Parsed = { readonly ok: true; readonly message: JsonObject } | { readonly ok: false; readonly parsed?: unknown };
 
-  function report(request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger): void {
-    if (outcome.outcome === 'untouched') return;
-    const { format, reasons } = outcome;
-    metrics.retrofits.inc({ upstream: request.upstream, tool, outcome: outcome.outcome, format: format ?? '' });
-    const level = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable' ? 'warn' : 'debug';
-    log[level]({ upstream: request.upstream, tool, outcome: outcome.outcome, format, reasons, revision: request.revision }, 'retrofit');
+/** Raw bytes → the one response with `id` and a result or error, or what they were instead. */
+function parseResponse(raw: Buffer | string, id: string | number): Parsed {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+  } catch {
+    return { ok: false };
+  }
+  if (!isJsonObject(parsed) || parsed.method !== undefined || parsed.id !== id || !('result' in parsed || 'error' in parsed)) return { ok: false, parsed };
+  return { ok: true, message: parsed };
+}
+
+/** The bookkeeping part of a response the worker parsed: id, and result.task (a tools/call that created a task). */
+function stubOf(id: string | number, answer: PoolAnswer): JsonObject {
+  return answer.stub ?? { jsonrpc: '2.0', id, result: {} };
+}
+
+/** A policy view without configured tools, for the native projection of a result whose schema the client never saw. */
+function withoutConfig(policy: UpstreamPolicy): UpstreamPolicy {
+  return { ...policy, resolve: () => undefined };
+}
+
+export function createRewriter(metrics: Metrics, options: RewriterOptions = {}): Rewriter {
+  const threshold = options.offloadBytes ?? OFFLOAD_BYTES;
+  const large = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
+  const isolated = options.isolatePool === false ? undefined : (options.isolatePool ?? new OffloadPool({ warm: true }));
+  const loggedMissing = new Set<string>();
+
+  /** The pool, if it can take jobs; says once, loudly, when it cannot. */
+  function usable(pool: OffloadPool | undefined, what: string, log: Logger): OffloadPool | undefined {
+    if (!pool) return undefined;
+    const unavailable = pool.unavailable;
+    if (unavailable === undefined) return pool;
+    if (!loggedMissing.has(what)) log.error({ reason: unavailable }, `retrofit worker unavailable; ${what} run on the main thread`);
+    loggedMissing.add(what);
+    return undefined;
+  }
+
+  /** How the result reaches the client (see RetrofitMode). */
+  function modeOf(request: PendingRequest, entry: ToolPolicy | undefined): RetrofitMode {
+    const compiled = entry?.compiled;
+    if (!compiled?.output) return 'applied';
+    return projectionFor(request.revision, !compiled.output.needsWrap, compiled.legacyRoots) === 'drop' ? 'unseen' : 'applied';
+  }
+
+  /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
+  function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Logger): JsonObject {
+    const out = rewriteToolCall(result, tool, policy, request.revision);
+    reportOutcome(metrics, request, tool, out.outcome, log, mode);
+    if (mode === 'applied') return out.result;
+    return rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+  }
+
+  /** A worker's answer (or failure) for a parsed message → what the client gets. */
+  function fromWorker(request: PendingRequest, policy: UpstreamPolicy, tool: string, message: JsonObject, job: Promise<PoolAnswer>, mode: RetrofitMode, log: Logger): Promise<Rewritten> {
+    return job.then(
+      (answer): Rewritten => {
+        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode);
+        if (mode !== 'applied') {
+          // Counted only: the client gets the upstream's result, projected as if no schema were configured.
+          const result = message.result as JsonObject;
+          const out = rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+          return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
+        }
+        return answer.bytes === undefined ? { kind: 'unchanged', original: message } : { kind: 'bytes', bytes: spliceResult(message, answer.bytes), original: message };
+      },
+      (err: unknown): Rewritten => failed(request, tool, message, err, log),
+    );
+  }
+
+  /** A job that did not finish: stopped at its deadline (a failed reading), or the worker failed (pass through). */
+  function failed(request: PendingRequest, tool: string, message: JsonObject, err: unknown, log: Logger): Rewritten {
+    const result = message.result as JsonObject;
+    if (err instanceof DeadlineExceeded) {
+      const entry = request.policy?.resolve(tool);
+      const outcome: CallOutcome = { tool, outcome: 'unparseable', reasons: [err.message] };
+      reportOutcome(metrics, request, tool, outcome, log);
+      if (entry?.compiled?.onInvalid !== 'error') return { kind: 'unchanged', original: message };
+      return { kind: 'message', message: { ...message, result: errorResult(result, failureText(tool, 'unparseable', [err.message])) }, original: message };
+    }
+    metrics.offloads.inc({ result: 'failed' });
+    log.error({ err, method: request.method, tool }, 'retrofit engine failed; result passed through');
+    return { kind: 'unchanged', original: message };
+  }
+
+  function respondToMessage(request: PendingRequest, message: JsonObject, log: Logger): Rewritten | Promise<Rewritten> {
+    const policy = request.policy;
+    const result = message.result;
+    const unchanged: Rewritten = { kind: 'unchanged', original: message };
+    if (!policy || !isJsonObject(result)) return unchanged;
+    try {
+      if (request.method === 'tools/list') {
+        const out = rewriteToolsList(result, policy, request.revision);
+        reportRepairs(metrics, request, out.repairs, log);
+        return out.result === result ? unchanged : { kind: 'message', message: { ...message, result: out.result }, original: message };
+      }
+      const tool = request.tool;
+      if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || tool === undefined) return unchanged;
+      const entry = policy.resolve(tool);
+      const mode = modeOf(request, entry);
+      const job = entry?.compiled?.output && !isNonFinal(result) ? offload(request, policy, entry, tool, result, log) : undefined;
+      if (job) return fromWorker(request, policy, tool, message, job, mode, log);
+      const out = callInline(request, policy, tool, result, mode, log);
+      return out === result ? unchanged : { kind: 'message', message: { ...message, result: out }, original: message };
+    } catch (err) {
+      log.error({ err, method: request.method, tool: request.tool }, 'retrofit engine failed; result passed through');
+      return unchanged;
+    }
+  }
+
+  /** A worker job for this result, when it should leave the event loop; undefined to run it inline. */
+  function offload(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy, tool: string, result: JsonObject, log: Logger): Promise<PoolAnswer> | undefined {
+    const bytes = textLength(result, entry.compiled?.isolate ? Infinity : threshold);
+    const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result };
+    if (entry.compiled?.isolate) {
+      const pool = usable(isolated, 'isolated extractions', log);
+      if (pool) {
+        const job = pool.run({ ...base, bytes, deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((bytes / 1024) * ISOLATE_MS_PER_KIB) });
+        if (job) return job;
+      }
+    }
+    if (bytes <= threshold) return undefined;
+    const pool = usable(large, 'large results', log);
+    const job = pool?.run({ ...base, bytes });
+    if (job) {
+      log.debug({ tool, bytes }, 'retrofit offloaded to a worker');
+      void job.then(() => metrics.offloads.inc({ result: 'worker' }), () => {});
+    } else if (pool) {
+      log.debug({ tool, bytes, queued: pool.queuedBytes }, 'retrofit worker queue full; retrofitted on the main thread');
+    }
+    if (!job) metrics.offloads.inc({ result: 'main_thread' });
+    return job;
+  }
+
+  /** A raw response that qualifies goes to the large-result worker unparsed; else undefined. */
+  function offloadRaw(request: PendingRequest, raw: Buffer | string, id: string | number, log: Logger): Promise<Rewritten> | undefined {
+    const policy = request.policy;
+    const tool = request.tool;
+    if (!policy || raw.length <= threshold || tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return undefined;
+    const entry = policy.resolve(tool);
+    // Only results the client gets rewritten travel unparsed; the others are decided on the parsed message.
+    if (!entry?.compiled?.output || modeOf(request, entry) !== 'applied') return undefined;
+    const pool = usable(large, 'large results', log);
+    const job = pool?.run({ entry, policy, tool, revision: request.revision, message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
+    if (!job) return undefined;
+    log.debug({ tool, bytes: raw.length, unparsed: true }, 'retrofit offloaded to a worker');
+    return job.then(
+      (answer): Rewritten | Promise<Rewritten> => {
+        if (answer.mismatch) return respondToRaw(request, raw, id, log, false);
+        metrics.offloads.inc({ result: 'worker' });
+        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log);
+        const original = stubOf(id, answer);
+        return answer.bytes === undefined ? { kind: 'unchanged', original } : { kind: 'bytes', bytes: answer.bytes, original };
+      },
+      // Failed or stopped: decide on the parsed message, as if it had come parsed.
+      (err: unknown): Rewritten => {
+        const parsed = parseResponse(raw, id);
+        if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+        return failed(request, tool, parsed.message, err, log);
+      },
+    );
+  }
+
+  function respondToRaw(request: PendingRequest, raw: Buffer | string, id: string | number, log: Logger, tryWorker: boolean): Rewritten | Promise<Rewritten> {
+    const job = tryWorker ? offloadRaw(request, raw, id, log) : undefined;
+    if (job) return job;
+    const parsed = parseResponse(raw, id);
+    if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+    return respondToMessage(request, parsed.message, log);
   }
 
   return {
     needsRewrite: (method) => REWRITTEN_METHODS.has(method),
-    policyOf: (upstream) => policies.get(upstream),
-    rewrite(request, message, log) {
-      const policy = request.policy ?? policies.get(request.upstream);
-      const result = message.result;
-      if (!policy || !isJsonObject(result)) return message;
-      try {
-        if (request.method === 'tools/list') {
-          const out = rewriteToolsList(result, policy, request.revision);
-          for (const repair of out.repairs) {
-            metrics.repairs.inc({ upstream: request.upstream, tool: repair.tool, kind: repair.kind });
-            // Logged once per upstream, tool and repair at info; repeats of the same list go to debug.
-            log[repair.repeat ? 'debug' : 'info']({ upstream: request.upstream, tool: repair.tool, repair: repair.kind, detail: repair.detail }, 'tool definition repaired');
-          }
-          return out.result === result ? message : { ...message, result: out.result };
-        }
-        if ((request.method === 'tools/call' || request.method === 'tasks/result') && request.tool !== undefined) {
-          const out = rewriteToolCall(result, request.tool, policy, request.revision);
-          report(request, request.tool, out.outcome, log);
-          return out.result === result ? message : { ...message, result: out.result };
-        }
-      } catch (err) {
-        log.error({ err, upstream: request.upstream, method: request.method }, 'retrofit engine failed; result passed through');
-      }
-      return message;
+    ...((large || isolated) && { rawThreshold: threshold }),
+    respond(request, input, log) {
+      if (input.message) return respondToMessage(request, input.message, log);
+      return respondToRaw(request, input.raw, input.id, log, true);
     },
-    rewriteLarge(request, message, log) {
-      const policy = request.policy ?? policies.get(request.upstream);
-      if (!pool || !policy) return undefined;
-      const plan = planOffload(request, policy, message, threshold);
-      if (!plan) return undefined;
-      const unavailable = pool.unavailable;
-      if (unavailable !== undefined) {
-        // Loud, once: a gateway without its worker still answers correctly, on the main thread.
-        if (!missingLogged) log.error({ reason: unavailable }, 'retrofit worker unavailable; large results are retrofitted on the main thread');
-        missingLogged = true;
-        metrics.offloads.inc({ result: 'main_thread' });
-        return undefined;
-      }
-      const job = pool.run({ ...plan, policy, revision: request.revision });
-      if (!job) {
-        // Over the queue bound: the bytes already waiting are the memory worth holding; this one runs here.
-        metrics.offloads.inc({ result: 'main_thread' });
-        log.debug({ upstream: request.upstream, tool: plan.tool, bytes: plan.bytes, queued: pool.queuedBytes }, 'retrofit worker queue full; retrofitted on the main thread');
-        return undefined;
-      }
-      log.debug({ upstream: request.upstream, tool: plan.tool, bytes: plan.bytes }, 'retrofit offloaded to a worker');
-      return job.then(
-        (answer): Rewritten => {
-          metrics.offloads.inc({ result: 'worker' });
-          if (answer.outcome) report(request, plan.tool, answer.outcome, log);
-          return answer.bytes === undefined ? { message } : { message, serialized: spliceResult(message, answer.bytes) };
-        },
-        (err: unknown): Rewritten => {
-          metrics.offloads.inc({ result: 'failed' });
-          log.error({ err, upstream: request.upstream, method: request.method, tool: plan.tool }, 'retrofit engine failed; result passed through');
-          return { message };
-        },
-      );
+    prepare: () => isolated?.warm(),
+    close: async () => {
+      await Promise.all([large?.close(), isolated?.close()]);
     },
-    ...(pool && { offloadBytes: threshold }),
-    rewriteRaw(request, data, id, log) {
-      const policy = request.policy ?? policies.get(request.upstream);
-      if (!pool || !policy || data.length <= threshold || pool.unavailable !== undefined) return undefined;
-      if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || request.tool === undefined) return undefined;
-      const entry = policy.resolve(request.tool);
-      if (!entry || entry.config.outputSchema === undefined) return undefined;
-      const tool = request.tool;
-      // The worker gets its own copy of the bytes (a structured clone); the caller keeps the original to forward.
-      const job = pool.run({ entry, policy, tool, revision: request.revision, message: { data, id }, bytes: data.length });
-      if (!job) return undefined;
-      log.debug({ upstream: request.upstream, tool, bytes: data.length, unparsed: true }, 'retrofit offloaded to a worker');
-      return job.then(
-        (answer): RawRewritten => {
-          if (answer.mismatch || !answer.stub) return { mismatch: true };
-          metrics.offloads.inc({ result: 'worker' });
-          if (answer.outcome) report(request, tool, answer.outcome, log);
-          return { stub: answer.stub, ...(answer.bytes && { serialized: answer.bytes }) };
-        },
-        (err: unknown): RawRewritten => {
-          metrics.offloads.inc({ result: 'failed' });
-          log.error({ err, upstream: request.upstream, method: request.method, tool }, 'retrofit engine failed; result passed through');
-          // The original bytes pass through; the stub only settles the bookkeeping.
-          return { stub: { jsonrpc: '2.0', id, result: {} } };
-        },
-      );
-    },
-    close: async () => pool?.close(),
   };
 }

@@ -9,7 +9,7 @@ import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
 import type { Logger, Redactor } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { Generations } from './generations.js';
+import type { Generations } from '../config/generations.js';
 import { mergeReload } from './merge.js';
 
 /** What one reload did. */

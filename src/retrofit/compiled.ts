@@ -30,6 +30,11 @@ export interface CompiledTool {
   readonly inputSchema?: JsonObject;
   /** `extract.pattern` (format regex, or auto with a pattern), with `g` when `all`. */
   readonly regex?: RegExp;
+  /**
+   * Why this tool's extraction cannot be bounded in time on the event loop (a backtracking pattern, a YAML
+   * parse), when it cannot: the pipeline then runs its retrofits on the isolation worker, under a deadline.
+   */
+  readonly isolate?: string;
 }
 
 /** A compile problem; `path` is relative to the tool's entry (e.g. ['outputSchema', 'type']). */
@@ -96,6 +101,7 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
   if (extract.select !== undefined && extract.select !== '' && !extract.select.startsWith('/')) {
     errors.push({ path: ['extract', 'select'], message: 'select must be a JSON pointer ("" or starting with "/")' });
   }
+  const isolate = extract.format === 'yaml' ? 'yaml parsing' : regex ? 'a configured pattern' : undefined;
   const tool: CompiledTool = {
     onInvalid: config.onInvalid ?? defaults.onInvalid,
     legacyRoots: config.legacyRoots ?? defaults.legacyRoots,
@@ -104,6 +110,7 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
     ...(output && { output }),
     ...(inputSchema && { inputSchema }),
     ...(regex && { regex }),
+    ...(isolate !== undefined && output && { isolate }),
   };
   return { tool, errors };
 }

@@ -1,106 +1,187 @@
 /**
- * Requests whose responses await rewriting, keyed by upstream + session + JSON-RPC id. A response may come
- * back on the POST's own stream or later on a GET stream replayed with Last-Event-ID, so the match is by
- * session and id, not by HTTP exchange. Bounded and expiring: a response that never comes costs nothing.
+ * The requests of one session whose answers the gateway waits for, by JSON-RPC id. Bounded (a client cannot
+ * grow the gateway's memory by never reading answers) and expiring: an entry past `ttlMs` is gone, and a
+ * gateway-owned session fails requests past their deadline (src/session/owned.ts).
+ *
+ * A proxied session's response can be replayed by its upstream on a resumed GET stream (Last-Event-ID), and
+ * must be rewritten the same way again: with `retainAnsweredMs`, an answered entry stays matchable that long.
  */
 import type { JsonRpcId } from '../jsonrpc/classify.js';
-import type { PendingRequest } from '../pipeline/rewrite.js';
-import { Lru } from './lru.js';
+import type { PendingRequest } from '../pipeline/request.js';
 
-/** The session key used for requests without Mcp-Session-Id. */
-export const NO_SESSION = 'no-session';
+/** Why the gateway waits for a response. */
+export type Expectation =
+  /** initialize: the answer carries the upstream's revision (and is bridged, see src/protocol/negotiate.ts). */
+  | { readonly kind: 'initialize'; readonly requested: unknown }
+  /** tools/list, tools/call, tasks/result: the answer goes through the rewrite pipeline. */
+  | { readonly kind: 'rewrite'; readonly request: PendingRequest }
+  /** Anything else a gateway-owned session sends: its answer is routed and deadlined, not changed. */
+  | { readonly kind: 'route' };
 
-/** Options for PendingRequests. */
+/** One request in flight. `S` is whatever the owner routes the answer to (a client stream). */
+export interface Pending<S = unknown> {
+  readonly id: string | number;
+  readonly method: string;
+  readonly expect: Expectation;
+  /** performance.now() when it was sent (latency metric). */
+  readonly started: number;
+  /** Where its answer goes (gateway-owned sessions). */
+  readonly stream?: S;
+  /** The progressToken its `_meta` carried: progress with that token belongs to it. */
+  readonly progressToken?: string | number;
+  /** Date.now() past which it fails (gateway-owned sessions); moved on by progress. */
+  deadline: number;
+  /** Answered, kept only for replays (retainAnsweredMs). */
+  answered: boolean;
+}
+
+/** Ids of different JSON types are different requests: 1 and "1" must not collide. */
+export function idKey(id: JsonRpcId): string {
+  return typeof id === 'number' ? `n${id}` : `s${String(id)}`;
+}
+
 export interface PendingOptions {
+  /** Most entries kept; the oldest is evicted beyond it (default 1000). */
   readonly max?: number;
-  /** How long a request waits for its response (ms). */
+  /** Entries older than this are gone (ms; default: never). */
   readonly ttlMs?: number;
-  /** How long an answered request stays matchable for replays of its response (ms). */
-  readonly answeredTtlMs?: number;
+  /** How long an answered entry stays matchable for replays (ms; default 0: forgotten at once). */
+  readonly retainAnsweredMs?: number;
   readonly now?: () => number;
 }
 
-function sessionKey(upstream: string, session: string | undefined): string {
-  return `${upstream}\u0000${session ?? NO_SESSION}`;
+interface Slot<S> {
+  readonly pending: Pending<S>;
+  /** Date.now() when the slot expires (TTL, or end of the replay retention). */
+  expires: number;
 }
 
-/** Ids of different JSON types must not collide: 1 and "1" are different requests. */
-function idKey(id: JsonRpcId): string {
-  return `${typeof id}:${String(id)}`;
-}
-
-export class PendingRequests {
-  readonly #entries: Lru<{ readonly session: string; readonly request: PendingRequest; readonly answered?: boolean }>;
-  /** Live entries per session, so streams of sessions with nothing pending skip parsing entirely. */
-  readonly #perSession = new Map<string, number>();
-
+export class PendingTable<S = unknown> {
+  readonly #slots = new Map<string, Slot<S>>();
+  readonly #max: number;
+  readonly #ttlMs: number;
+  readonly #retainMs: number;
   readonly #now: () => number;
-  readonly #answeredTtlMs: number;
-  #prunedAt = 0;
+  /** Entries not yet answered (the retained ones do not count as in flight). */
+  #open = 0;
+  readonly #settled: (() => void)[] = [];
 
   constructor(options: PendingOptions = {}) {
+    this.#max = options.max ?? 1000;
+    this.#ttlMs = options.ttlMs ?? Infinity;
+    this.#retainMs = options.retainAnsweredMs ?? 0;
     this.#now = options.now ?? Date.now;
-    this.#answeredTtlMs = options.answeredTtlMs ?? 120_000;
-    this.#entries = new Lru({
-      max: options.max ?? 10_000,
-      ttlMs: options.ttlMs ?? 15 * 60_000,
-      ...(options.now && { now: options.now }),
-      onRemove: (_k, entry) => {
-        const n = (this.#perSession.get(entry.session) ?? 1) - 1;
-        if (n <= 0) this.#perSession.delete(entry.session);
-        else this.#perSession.set(entry.session, n);
-      },
-    });
   }
 
-  add(upstream: string, session: string | undefined, id: JsonRpcId, request: PendingRequest): void {
-    const s = sessionKey(upstream, session);
-    this.#entries.set(`${s}\u0000${idKey(id)}`, { session: s, request });
-    this.#perSession.set(s, (this.#perSession.get(s) ?? 0) + 1);
+  /** Requests waiting for their answer. */
+  get size(): number {
+    return this.#open;
   }
 
-  /**
-   * The request this response answers, if any. It stays matchable for a short while: a client whose stream
-   * dropped resumes with Last-Event-ID and is sent the same response again, which must be rewritten the same
-   * way — whether or not the first copy reached it.
-   */
-  answer(upstream: string, session: string | undefined, id: JsonRpcId): PendingRequest | undefined {
-    const k = `${sessionKey(upstream, session)}\u0000${idKey(id)}`;
-    const entry = this.#entries.get(k);
-    if (!entry) return undefined;
-    if (!entry.answered) {
-      this.#entries.set(k, { ...entry, answered: true }, this.#answeredTtlMs);
-      this.#perSession.set(entry.session, (this.#perSession.get(entry.session) ?? 0) + 1);
+  /** True when nothing at all (not even a retained answer) is kept: the session's streams need no parsing. */
+  get empty(): boolean {
+    return this.#slots.size === 0;
+  }
+
+  /** Register a request; the oldest entry is evicted past `max` (its answer will pass through unchanged). */
+  add(pending: Pending<S>): void {
+    const key = idKey(pending.id);
+    const old = this.#slots.get(key);
+    if (old && !old.pending.answered) this.#open -= 1;
+    this.#slots.delete(key);
+    this.#slots.set(key, { pending, expires: this.#now() + this.#ttlMs });
+    this.#open += 1;
+    while (this.#slots.size > this.#max) {
+      const oldest = this.#slots.keys().next().value as string;
+      this.#remove(oldest);
     }
-    return entry.request;
   }
 
-  /** The request a response with this id would answer, without marking it answered. */
-  peek(upstream: string, session: string | undefined, id: JsonRpcId): PendingRequest | undefined {
-    return this.#entries.get(`${sessionKey(upstream, session)}\u0000${idKey(id)}`)?.request;
+  /** The entry for `id` (answered ones included) without changing it. */
+  peek(id: JsonRpcId): Pending<S> | undefined {
+    const key = idKey(id);
+    const slot = this.#slots.get(key);
+    if (!slot) return undefined;
+    if (this.#now() > slot.expires) {
+      this.#remove(key);
+      return undefined;
+    }
+    return slot.pending;
   }
 
-  /** Remove and return the pending request this response answers, if any. */
-  take(upstream: string, session: string | undefined, id: JsonRpcId): PendingRequest | undefined {
-    const k = `${sessionKey(upstream, session)}\u0000${idKey(id)}`;
-    const entry = this.#entries.get(k);
-    if (!entry) return undefined;
-    this.#entries.delete(k);
-    return entry.request;
+  /** True while `id` waits for its answer. */
+  has(id: JsonRpcId): boolean {
+    const p = this.peek(id);
+    return p !== undefined && !p.answered;
   }
 
   /**
-   * True when the session may have responses awaiting rewrite. Expired entries are pruned at most every
-   * few seconds, so a false positive costs one JSON.parse of an event, never a wrong rewrite.
+   * The entry this response answers: removed, or with retainAnsweredMs kept (marked answered) for replays
+   * of the same response, which must be treated the same way.
    */
-  hasSession(upstream: string, session: string | undefined): boolean {
-    const s = sessionKey(upstream, session);
-    if (!this.#perSession.has(s)) return false;
+  answer(id: JsonRpcId): Pending<S> | undefined {
+    const key = idKey(id);
+    const pending = this.peek(id);
+    if (!pending) return undefined;
+    if (pending.answered) return pending;
+    if (this.#retainMs <= 0) {
+      this.#remove(key);
+      return pending;
+    }
+    pending.answered = true;
+    this.#open -= 1;
+    this.#slots.get(key)!.expires = this.#now() + this.#retainMs;
+    this.#wake();
+    return pending;
+  }
+
+  /** Forget `id` (no answer will come, or it was given already). */
+  release(id: JsonRpcId): void {
+    this.#remove(idKey(id));
+  }
+
+  /** The requests still waiting, oldest first. */
+  open(): Pending<S>[] {
+    const out: Pending<S>[] = [];
+    for (const slot of this.#slots.values()) if (!slot.pending.answered) out.push(slot.pending);
+    return out;
+  }
+
+  /** The first open request `test` accepts, oldest first (no allocation: it runs per notification). */
+  find(test: (pending: Pending<S>) => boolean): Pending<S> | undefined {
+    for (const slot of this.#slots.values()) if (!slot.pending.answered && test(slot.pending)) return slot.pending;
+    return undefined;
+  }
+
+  /** The only open request, when exactly one is open. */
+  only(): Pending<S> | undefined {
+    if (this.#open !== 1) return undefined;
+    return this.find(() => true);
+  }
+
+  /** Drop expired entries (lookups check expiry anyway; this bounds what idle sessions hold). */
+  prune(): void {
     const now = this.#now();
-    if (now - this.#prunedAt > 5_000) {
-      this.#prunedAt = now;
-      this.#entries.prune();
+    for (const [key, slot] of this.#slots) if (now > slot.expires) this.#remove(key);
+  }
+
+  /** Resolves once no request waits for its answer. */
+  settled(): Promise<void> {
+    if (this.#open === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settled.push(resolve));
+  }
+
+  #remove(key: string): void {
+    const slot = this.#slots.get(key);
+    if (!slot) return;
+    this.#slots.delete(key);
+    if (!slot.pending.answered) {
+      this.#open -= 1;
+      this.#wake();
     }
-    return this.#perSession.has(s);
+  }
+
+  #wake(): void {
+    if (this.#open === 0) for (const resolve of this.#settled.splice(0)) resolve();
   }
 }

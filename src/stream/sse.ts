@@ -27,6 +27,33 @@ export interface SseEvent {
    * event was already emitted, and an unterminated tail at end of stream.
    */
   readonly complete: boolean;
+  /**
+   * Set for a block over the splitter's `maxEventBytes`: it was dropped unread (raw is empty, no fields), and
+   * only its size and both ends of its first `data:` value are kept — enough to find the JSON-RPC id of the
+   * response it was (src/jsonrpc/sniff.ts).
+   */
+  readonly overlong?: { readonly bytes: number; readonly head: string; readonly tail: string };
+}
+
+/** Options for SseSplitter. */
+export interface SseSplitterOptions {
+  /**
+   * Longest block kept (bytes): a longer one is discarded as it arrives, so memory stays within about this
+   * bound plus one chunk, and reported as an `overlong` block. Default: unbounded.
+   */
+  readonly maxEventBytes?: number;
+}
+
+/** Bytes of each end of an over-long block kept for sniffing. */
+const ENDS = 512;
+
+interface Discard {
+  bytes: number;
+  readonly head: Buffer;
+  tail: Buffer;
+  /** No byte since the last line terminator (a terminator now ends the block). */
+  lineEmpty: boolean;
+  afterCr: boolean;
 }
 
 interface Fields {
@@ -50,10 +77,28 @@ export class SseSplitter {
   /** The previous CR dispatched a block: a following LF is a lone fragment of it. */
   #dispatchedAtCr = false;
   #firstLine = true;
+  readonly #max: number;
+  /** Bytes of the block being assembled, counted at chunk ends. */
+  #pending = 0;
+  #discard: Discard | undefined;
+
+  constructor(options: SseSplitterOptions = {}) {
+    this.#max = options.maxEventBytes ?? Infinity;
+  }
 
   /** Feed one chunk; returns the blocks it completed. */
   push(chunk: Buffer): SseEvent[] {
     const out: SseEvent[] = [];
+    let from = 0;
+    if (this.#discard) {
+      from = this.#discarding(chunk, 0, out);
+      if (this.#discard) return out;
+    }
+    this.#split(from === 0 ? chunk : chunk.subarray(from), out);
+    return out;
+  }
+
+  #split(chunk: Buffer, out: SseEvent[]): void {
     let rawStart = 0;
     let lineStart = 0;
     for (let i = 0; i < chunk.length; i++) {
@@ -86,6 +131,7 @@ export class SseSplitter {
       if (line.length === 0) {
         this.#rawParts.push(chunk.subarray(rawStart, end));
         out.push(this.#dispatch(true));
+        this.#pending = 0;
         rawStart = end;
         if (this.#afterCr) this.#dispatchedAtCr = true;
       } else {
@@ -93,13 +139,85 @@ export class SseSplitter {
       }
       i = end - 1;
     }
-    if (rawStart < chunk.length) this.#rawParts.push(chunk.subarray(rawStart));
+    if (rawStart < chunk.length) {
+      this.#rawParts.push(chunk.subarray(rawStart));
+      this.#pending += chunk.length - rawStart;
+    }
     if (lineStart < chunk.length) this.#lineParts.push(chunk.subarray(lineStart));
-    return out;
+    if (this.#pending > this.#max) this.#startDiscard();
+  }
+
+  /** The block being assembled is over the bound: keep its first bytes, drop the rest as it comes. */
+  #startDiscard(): void {
+    const all = Buffer.concat(this.#rawParts);
+    this.#discard = { bytes: 0, head: Buffer.from(all.subarray(0, ENDS * 4)), tail: Buffer.alloc(0), lineEmpty: false, afterCr: false };
+    this.#rawParts = [];
+    this.#lineParts = [];
+    this.#fields = emptyFields();
+    this.#consume(all);
+    const last = all[all.length - 1];
+    this.#discard.lineEmpty = last === LF || last === CR;
+    this.#discard.afterCr = last === CR;
+  }
+
+  #consume(piece: Buffer): void {
+    const d = this.#discard!;
+    d.bytes += piece.length;
+    const joined = piece.length >= ENDS ? piece : Buffer.concat([d.tail, piece]);
+    d.tail = Buffer.from(joined.subarray(Math.max(0, joined.length - ENDS)));
+  }
+
+  /** Skip bytes of a discarded block up to its blank line; returns where normal splitting resumes. */
+  #discarding(chunk: Buffer, start: number, out: SseEvent[]): number {
+    const d = this.#discard!;
+    for (let i = start; i < chunk.length; i++) {
+      const b = chunk[i];
+      if (b === LF && d.afterCr) {
+        d.afterCr = false;
+        continue;
+      }
+      d.afterCr = b === CR;
+      if (b !== LF && b !== CR) {
+        d.lineEmpty = false;
+        continue;
+      }
+      if (!d.lineEmpty) {
+        d.lineEmpty = true;
+        continue;
+      }
+      // A blank line: the block ends here (a \r\n terminator's \n is taken with it).
+      let end = i + 1;
+      if (b === CR && chunk[end] === LF) end++;
+      this.#consume(chunk.subarray(start, end));
+      out.push(this.#overlong());
+      if (b === CR && end === i + 1) {
+        this.#afterCr = true;
+        this.#dispatchedAtCr = true;
+      }
+      return end;
+    }
+    this.#consume(chunk.subarray(start));
+    return chunk.length;
+  }
+
+  #overlong(): SseEvent {
+    const d = this.#discard!;
+    this.#discard = undefined;
+    this.#pending = 0;
+    // The ends of the first data value: JSON text, as the id sniffer expects it.
+    const head = d.head.toString('utf8');
+    const at = head.search(/(^|[\r\n])data:/);
+    const value = at < 0 ? '' : head.slice(head.indexOf('data:', at) + 5).replace(/^ /, '');
+    const tail = d.tail.toString('utf8').replace(/[\r\n]+$/, '');
+    return { raw: Buffer.alloc(0), data: [], comments: [], complete: true, overlong: { bytes: d.bytes, head: value, tail } };
   }
 
   /** End of stream: an unterminated tail comes back as an incomplete block (never dispatched by clients). */
   end(): SseEvent[] {
+    if (this.#discard) {
+      this.#discard = undefined;
+      return [];
+    }
     if (this.#rawParts.length === 0) return [];
     this.#lineParts = [];
     return [this.#dispatch(false)];

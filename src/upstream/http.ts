@@ -3,7 +3,6 @@
  * timeout covers the wait for response headers only; bodies (long-lived SSE streams) have no timeout.
  */
 import { Pool, type Dispatcher } from 'undici';
-import type { HttpUpstreamConfig } from '../config/types.js';
 import type { Cancel } from './cancel.js';
 import { exchange, type UpstreamAnswer } from './exchange.js';
 
@@ -53,15 +52,13 @@ export class UpstreamPools {
   }
 }
 
-/** A Streamable HTTP upstream as the proxy sees it. */
+/** A Streamable HTTP upstream as the proxy sees it: where it is (fixed at start) and its connection pool. */
 export class HttpUpstream {
-  readonly config: HttpUpstreamConfig;
   readonly url: URL;
   readonly #pool: Pool;
 
-  constructor(config: HttpUpstreamConfig, pools: UpstreamPools) {
-    this.config = config;
-    this.url = new URL(config.url);
+  constructor(url: string, pools: UpstreamPools) {
+    this.url = new URL(url);
     this.#pool = pools.pool(this.url.origin);
   }
 
@@ -83,27 +80,27 @@ export class HttpUpstream {
   }
 
   /** The proxy's exchange: the body as a plain async iterable, cancelled by `cancel` (see exchange.ts). */
-  exchange(req: Omit<UpstreamRequest, 'signal'>, cancel?: Cancel): Promise<UpstreamAnswer> {
+  exchange(req: Omit<UpstreamRequest, 'signal'>, cancel: Cancel | undefined, timeoutMs: number): Promise<UpstreamAnswer> {
     const options: Dispatcher.DispatchOptions = {
       method: req.method,
       path: req.path,
       headers: req.headers,
       body: req.body ?? null,
-      headersTimeout: req.headersTimeoutMs ?? this.config.timeoutMs,
+      headersTimeout: req.headersTimeoutMs ?? timeoutMs,
       bodyTimeout: 0,
     };
     return exchange(this.#pool, options, cancel);
   }
 
   /** A request with a stream body (probes and readiness checks). */
-  request(req: UpstreamRequest): Promise<Dispatcher.ResponseData> {
+  request(req: UpstreamRequest & { readonly headersTimeoutMs: number }): Promise<Dispatcher.ResponseData> {
     return this.#pool.request({
       method: req.method,
       path: req.path,
       headers: req.headers,
       body: req.body ?? null,
       signal: req.signal ?? null,
-      headersTimeout: req.headersTimeoutMs ?? this.config.timeoutMs,
+      headersTimeout: req.headersTimeoutMs,
       bodyTimeout: 0,
     });
   }

@@ -30,8 +30,8 @@ export interface StdioChildOptions {
   readonly killTimeoutMs: number;
   /** Bound to upstream and session. */
   readonly log: Logger;
-  /** Every stdout line that parsed as JSON, with the line's text (without its terminator). */
-  readonly onMessage: (message: unknown, line: string) => void;
+  /** Every non-empty stdout line that may be a JSON-RPC message (it starts with `{` or `[`), without its terminator. */
+  readonly onLine: (line: string) => void;
   /** A stdout line over `maxLineBytes` (dropped). */
   readonly onOverlong: (line: OverlongLine) => void;
   /** Called exactly once, after the process is gone and its stdout drained. */
@@ -40,6 +40,10 @@ export interface StdioChildOptions {
 
 const STDERR_MAX_LINE = 64 * 1024;
 const LOG_SAMPLE = 200;
+/** The last stderr lines kept to explain a failure: at most this many… */
+const STDERR_TAIL_LINES = 10;
+/** …and this many characters of each. */
+const STDERR_TAIL_CHARS = 400;
 
 /** A running (or failed) child. `pid` is undefined when the spawn failed. */
 export class StdioChild {
@@ -51,6 +55,7 @@ export class StdioChild {
   private done: ChildExit | undefined;
   private stopRequested = false;
   private killTimer: NodeJS.Timeout | undefined;
+  private readonly tail: string[] = [];
 
   constructor(options: StdioChildOptions) {
     this.options = options;
@@ -100,8 +105,14 @@ export class StdioChild {
 
     const stderr = createLineSplitter({
       maxLineBytes: STDERR_MAX_LINE,
-      onLine: (line) => log.info({ stream: 'stderr', line }, 'upstream stderr'),
-      onOverlong: (line) => log.info({ stream: 'stderr', line: line.head, bytes: line.bytes }, 'upstream stderr (truncated)'),
+      onLine: (line) => {
+        this.remember(line);
+        log.info({ stream: 'stderr', line }, 'upstream stderr');
+      },
+      onOverlong: (line) => {
+        this.remember(line.head);
+        log.info({ stream: 'stderr', line: line.head, bytes: line.bytes }, 'upstream stderr (truncated)');
+      },
     });
     this.proc.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     this.proc.stderr.on('end', () => stderr.end());
@@ -109,16 +120,35 @@ export class StdioChild {
     this.proc.stdin.on('error', (err) => log.debug({ err }, 'upstream stdin closed'));
   }
 
+  /** The last lines the child wrote to stderr (bounded), oldest first, joined by newlines; '' when none. */
+  stderrTail(): string {
+    return this.tail.join('\n');
+  }
+
+  private remember(line: string): void {
+    this.tail.push(line.length > STDERR_TAIL_CHARS ? `${line.slice(0, STDERR_TAIL_CHARS)}…` : line);
+    if (this.tail.length > STDERR_TAIL_LINES) this.tail.shift();
+  }
+
   /** True until the child has exited or failed to spawn. */
   get alive(): boolean {
     return this.done === undefined;
   }
 
-  /** Write one message as one line. Returns false when the child is gone. */
-  send(message: unknown): boolean {
+  /** Write one message (JSON text without line breaks) as one line. Returns false when the child is gone. */
+  write(json: string): boolean {
     if (this.done || this.proc.stdin.destroyed || !this.proc.stdin.writable) return false;
-    this.proc.stdin.write(`${JSON.stringify(message)}\n`);
+    this.proc.stdin.write(`${json}\n`);
     return true;
+  }
+
+  /** Stop reading the child's stdout (it blocks once the pipe fills) until resume(). */
+  pause(): void {
+    this.proc.stdout.pause();
+  }
+
+  resume(): void {
+    this.proc.stdout.resume();
   }
 
   /** Stop the child: close stdin and SIGTERM its group, SIGKILL after the grace period. Resolves on exit. */
@@ -146,13 +176,13 @@ export class StdioChild {
   }
 
   private line(line: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
+    // Servers print banners and debug output to stdout: a line that cannot be JSON is skipped here, cheaply;
+    // one that starts like JSON but does not parse is skipped by the session that parses it.
+    const first = line.trimStart().charCodeAt(0);
+    if (first !== 0x7b && first !== 0x5b) {
       this.options.log.warn({ line: line.slice(0, LOG_SAMPLE), bytes: Buffer.byteLength(line) }, 'non-JSON line on upstream stdout skipped');
       return;
     }
-    this.options.onMessage(message, line);
+    this.options.onLine(line);
   }
 }

@@ -10,7 +10,7 @@ import type { UpstreamPolicy } from '../../src/policy/types.js';
 export function httpUpstream(
   name: string,
   url: string,
-  extra: { path?: string; timeoutMs?: number; headers?: Record<string, string>; tools?: Record<string, ToolConfig> } = {},
+  extra: { path?: string; timeoutMs?: number; headers?: Record<string, string>; tools?: Record<string, ToolConfig>; bridge?: boolean } = {},
 ): HttpUpstreamConfig {
   return {
     kind: 'http',
@@ -20,6 +20,7 @@ export function httpUpstream(
     timeoutMs: extra.timeoutMs ?? DEFAULTS.timeoutMs,
     headers: extra.headers ?? {},
     tools: extra.tools ?? {},
+    bridge: extra.bridge ?? true,
   };
 }
 

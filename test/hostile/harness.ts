@@ -36,6 +36,9 @@ export function stdioUpstream(name: string, extra: { args?: string[]; tools?: Re
     env: {},
     // The test config's file lives in a directory that does not exist; run where the fixtures are.
     cwd: REPO,
+    bridge: true,
+    share: false,
+    idleTimeoutMs: DEFAULTS.idleTimeoutMs,
   };
 }
 

@@ -8,7 +8,8 @@
  * refused before any work, which also bounds the copy to the worker.
  */
 import { createRequire } from 'node:module';
-import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker, isMainThread, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { parse as parseYaml } from 'yaml';
 
 /** How long one regex reading may run (ms). The event loop is blocked at most this long per call. */
 export const REGEX_DEADLINE_MS = 100;
@@ -150,11 +151,32 @@ function run<T>(job: Job, what: string): T | { ok: false; reason: string } {
  */
 export function runRegex(text: string, regex: RegExp, all: boolean): RegexRun {
   if (text.length > REGEX_MAX_INPUT) return { ok: false, reason: `the text is longer than ${REGEX_MAX_INPUT} characters, the limit for regex extraction` };
+  // On a worker thread (the pipeline's isolation worker) the match runs here: that thread's deadline bounds it.
+  if (!isMainThread) return matchHere(text, regex, all);
   return run<RegexRun>({ source: regex.source, flags: regex.flags, text, all }, 'pattern');
+}
+
+function matchHere(text: string, regex: RegExp, all: boolean): RegexRun {
+  const plain = (m: RegExpExecArray): RegexMatch => ({ text: m[0], ...(m.groups && { groups: { ...m.groups } }) });
+  try {
+    const re = new RegExp(regex.source, regex.flags);
+    if (all) return { ok: true, matches: Array.from(text.matchAll(re), plain) };
+    const m = re.exec(text);
+    return { ok: true, matches: m ? [plain(m)] : [] };
+  } catch (err) {
+    return { ok: false, reason: `the pattern failed: ${err instanceof Error ? err.message : String(err)}` };
+  }
 }
 
 /** Parse `text` as YAML on the worker, bounded like runRegex. Never throws. */
 export function runYaml(text: string): YamlRun {
   if (text.length > YAML_MAX_INPUT) return { ok: false, reason: `the text is longer than ${YAML_MAX_INPUT} characters, the limit for YAML extraction` };
+  if (!isMainThread) {
+    try {
+      return { ok: true, value: parseYaml(text, { schema: 'core', maxAliasCount: 100, logLevel: 'error', uniqueKeys: false, customTags: [] }) as unknown };
+    } catch {
+      return { ok: false, reason: 'not YAML', invalid: true };
+    }
+  }
   return run<YamlRun>({ yaml: true, text }, 'YAML parse');
 }

@@ -6,10 +6,10 @@
  * the gateway's NativeMemory) stay on the main thread: that memory lives there, and their projection is a
  * shallow copy, not a parse.
  */
-import { isJsonObject, type JsonObject } from '../json.js';
-import type { PendingRequest } from '../pipeline/rewrite.js';
-import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
-import { isNonFinal } from '../retrofit/result.js';
+import { isJsonObject, type JsonObject } from '../../json.js';
+import type { PendingRequest } from '../request.js';
+import type { ToolPolicy, UpstreamPolicy } from '../../policy/types.js';
+import { isNonFinal } from '../../retrofit/result.js';
 
 /** Results whose text content is longer than this (UTF-16 code units) are retrofitted on a worker (256 KiB). */
 export const OFFLOAD_BYTES = 256 * 1024;

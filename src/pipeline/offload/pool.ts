@@ -1,17 +1,19 @@
 /**
- * A small pool of worker threads running large retrofits (src/offload/worker.ts). Jobs queue in order and
- * each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy object, so
+ * A small pool of worker threads running retrofits off the event loop (./worker.ts): large results, and
+ * extractions that cannot be bounded in time on the main thread (a backtracking pattern, a YAML parse), which
+ * run under a deadline. Jobs queue in order and each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy object, so
  * per config generation); its config and defaults travel to a worker only the first time that worker sees
  * the id. A worker that crashes fails its job (the caller passes the original result through) and is
- * replaced; queued jobs go to the replacement. close() terminates every worker.
+ * replaced; queued jobs go to the replacement. A job past its deadline has its worker terminated (that is
+ * the only way to stop a running match) and fails with DeadlineExceeded. close() terminates every worker.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { type JsonObject } from '../json.js';
-import { DEFAULTS } from '../config/types.js';
-import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
-import type { CallOutcome } from '../retrofit/engine.js';
+import { type JsonObject } from '../../json.js';
+import { DEFAULTS } from '../../config/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../../policy/types.js';
+import type { CallOutcome } from '../../retrofit/engine.js';
 import { READY, type OffloadJob, type OffloadReply } from './protocol.js';
 
 /** Pool settings. */
@@ -22,6 +24,11 @@ export interface PoolOptions {
   readonly maxQueuedBytes?: number;
   /** The worker module (tests pass their own); default: the compiled worker.js beside this module. */
   readonly workerUrl?: URL;
+  /**
+   * Keep `size` workers booted (after warm() and after each one stopped), so a job never waits for a worker
+   * to start — for jobs under a deadline, whose budget would otherwise go to the boot.
+   */
+  readonly warm?: boolean;
 }
 
 /**
@@ -46,6 +53,19 @@ export interface PoolRequest {
   readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
   /** Its size estimate (text length), for the queue bound. */
   readonly bytes: number;
+  /** Longest the job may run once a worker took it (ms); absent: no bound. */
+  readonly deadlineMs?: number;
+}
+
+/** The error a job fails with when it ran past its deadline and its worker was stopped. */
+export class DeadlineExceeded extends Error {
+  readonly deadlineMs: number;
+
+  constructor(deadlineMs: number) {
+    super(`the retrofit ran longer than ${deadlineMs} ms and was stopped`);
+    this.name = 'DeadlineExceeded';
+    this.deadlineMs = deadlineMs;
+  }
 }
 
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
@@ -55,7 +75,7 @@ export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
  * a worker cannot load .ts, so the built dist/ counterpart is used.
  */
 export function defaultWorkerUrl(from: string = import.meta.url): URL {
-  if (from.endsWith('.ts')) return new URL(from.replace(/\/src\/offload\/[^/]+\.ts$/, '/dist/offload/worker.js'));
+  if (from.endsWith('.ts')) return new URL(from.replace(/\/src\/pipeline\/offload\/[^/]+\.ts$/, '/dist/pipeline/offload/worker.js'));
   return new URL('./worker.js', from);
 }
 
@@ -69,7 +89,9 @@ interface Slot {
   readonly worker: Worker;
   /** Tool ids whose config this worker already has. */
   readonly known: Set<number>;
-  running: { readonly job: number; readonly queued: Queued } | undefined;
+  running: { readonly job: number; readonly queued: Queued; timer?: NodeJS.Timeout } | undefined;
+  /** The worker posted READY: a deadline counts from then, not from its boot. */
+  ready: boolean;
 }
 
 export class OffloadPool {
@@ -79,17 +101,31 @@ export class OffloadPool {
   readonly #ids = new WeakMap<ToolPolicy, number>();
   readonly #slots: Slot[] = [];
   readonly #queue: Queued[] = [];
+  readonly #warm: boolean;
+  #warmed = false;
   #nextId = 1;
   #nextJob = 1;
   #bytes = 0;
   #closed = false;
   /** Workers replaced after a crash (tests and logs). */
   crashes = 0;
+  /** Jobs stopped at their deadline. */
+  deadlines = 0;
 
   constructor(options: PoolOptions = {}) {
     this.#size = Math.max(1, options.size ?? 1);
     this.#maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.#url = options.workerUrl ?? defaultWorkerUrl();
+    this.#warm = options.warm ?? false;
+  }
+
+  /** Boot the workers now (a warm pool keeps them booted from then on). No-op when unavailable. */
+  warm(): void {
+    if (this.unavailable !== undefined) return;
+    this.#warmed = this.#warm;
+    while (this.#spawn()) {
+      // spawn until size
+    }
   }
 
   /** Why the pool cannot run jobs (its worker module is missing: run `npm run build`), else undefined. */
@@ -130,7 +166,10 @@ export class OffloadPool {
     const err = new Error('the offload pool is closed');
     for (const queued of this.#queue.splice(0)) this.#settle(queued, err);
     const slots = this.#slots.splice(0);
-    for (const slot of slots) if (slot.running) this.#settle(slot.running.queued, err);
+    for (const slot of slots) {
+      clearTimeout(slot.running?.timer);
+      if (slot.running) this.#settle(slot.running.queued, err);
+    }
     await Promise.all(slots.map((slot) => slot.worker.terminate()));
   }
 
@@ -148,9 +187,11 @@ export class OffloadPool {
     const worker = new Worker(this.#url);
     // The pool never keeps the process alive: callers waiting for a job hold their own sockets.
     worker.unref();
-    const slot: Slot = { worker, known: new Set(), running: undefined };
+    const slot: Slot = { worker, known: new Set(), running: undefined, ready: false };
     worker.on('message', (reply: OffloadReply | typeof READY) => {
-      if (reply !== READY) this.#answered(slot, reply);
+      if (reply !== READY) return this.#answered(slot, reply);
+      slot.ready = true;
+      this.#arm(slot);
     });
     worker.on('error', (err) => this.#crashed(slot, err));
     worker.on('exit', (code) => this.#crashed(slot, new Error(`the offload worker exited with code ${code}`)));
@@ -172,10 +213,12 @@ export class OffloadPool {
     };
     slot.known.add(toolId);
     slot.running = { job: job.job, queued };
+    this.#arm(slot);
     try {
       slot.worker.postMessage(job);
     } catch (err) {
       // Not cloneable (cannot happen for parsed JSON): fail this job only.
+      clearTimeout(slot.running.timer);
       slot.running = undefined;
       this.#settle(queued, err instanceof Error ? err : new Error(String(err)));
     }
@@ -184,6 +227,7 @@ export class OffloadPool {
   #answered(slot: Slot, reply: OffloadReply): void {
     const running = slot.running;
     if (!running || running.job !== reply.job) return;
+    clearTimeout(running.timer);
     slot.running = undefined;
     if (reply.ok) {
       const bytes = reply.bytes && Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
@@ -194,16 +238,38 @@ export class OffloadPool {
     this.#dispatch();
   }
 
+  /** Start the running job's deadline, once its worker is up. */
+  #arm(slot: Slot): void {
+    const running = slot.running;
+    const deadline = running?.queued.request.deadlineMs;
+    if (!running || deadline === undefined || running.timer || !slot.ready) return;
+    running.timer = setTimeout(() => this.#expired(slot, deadline), deadline);
+    running.timer.unref();
+  }
+
+  /** A job ran past its deadline: stop its worker (the match cannot be interrupted otherwise). */
+  #expired(slot: Slot, deadlineMs: number): void {
+    this.deadlines += 1;
+    this.#retire(slot, new DeadlineExceeded(deadlineMs));
+  }
+
   /** A worker died (error, or an exit nobody asked for): fail its job, drop it, let the queue respawn one. */
   #crashed(slot: Slot, err: Error): void {
+    if (this.#slots.includes(slot)) this.crashes += 1;
+    this.#retire(slot, err);
+  }
+
+  #retire(slot: Slot, err: Error): void {
     const index = this.#slots.indexOf(slot);
     if (index < 0) return;
     this.#slots.splice(index, 1);
-    this.crashes += 1;
     void slot.worker.terminate();
+    clearTimeout(slot.running?.timer);
     if (slot.running) this.#settle(slot.running.queued, err);
     slot.running = undefined;
-    if (!this.#closed) this.#dispatch();
+    if (this.#closed) return;
+    this.#dispatch();
+    if (this.#warmed) this.warm();
   }
 
   #settle(queued: Queued, err: Error | undefined, answer?: PoolAnswer): void {

@@ -5,11 +5,11 @@
  * job that names its id, and kept (bounded) for the jobs after.
  */
 import { parentPort } from 'node:worker_threads';
-import { isJsonObject, type JsonObject } from '../json.js';
-import { type ToolDefaults } from '../config/types.js';
-import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
-import { compileTool } from '../retrofit/compiled.js';
-import { rewriteToolCall } from '../retrofit/engine.js';
+import { isJsonObject, type JsonObject } from '../../json.js';
+import { type ToolDefaults } from '../../config/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../../policy/types.js';
+import { compileTool } from '../../retrofit/compiled.js';
+import { rewriteToolCall } from '../../retrofit/engine.js';
 import { READY, type OffloadJob, type OffloadReply } from './protocol.js';
 
 /** Compiled tools kept at most; a reload makes new ids, so old ones age out in insertion order. */

@@ -2,9 +2,9 @@
  * The messages between the main thread and an offload worker (src/offload/worker.ts). Plain data only:
  * they cross a thread boundary by structured clone.
  */
-import type { JsonObject } from '../json.js';
-import type { ToolConfig, ToolDefaults } from '../config/types.js';
-import type { CallOutcome } from '../retrofit/engine.js';
+import type { JsonObject } from '../../json.js';
+import type { ToolConfig, ToolDefaults } from '../../config/types.js';
+import type { CallOutcome } from '../../retrofit/engine.js';
 
 /** One tools/call (or tasks/result) retrofit to run off the event loop. */
 export interface OffloadJob {

@@ -3,8 +3,8 @@
  * re-serialising or re-encoding it: its JSON-RPC envelope, a batch, an SSE event. The only work left on the
  * main thread is one copy of the bytes.
  */
-import type { JsonObject } from '../json.js';
-import { serializeEvent, type SseEvent } from '../stream/sse.js';
+import type { JsonObject } from '../../json.js';
+import { serializeEvent, type SseEvent } from '../../stream/sse.js';
 
 /** `message` with its `result` replaced by `result` (JSON bytes), as JSON bytes; `result` comes last. */
 export function spliceResult(message: JsonObject, result: Buffer): Buffer {

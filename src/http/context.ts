@@ -1,0 +1,60 @@
+/**
+ * What every route of the gateway shares: the config generations (each request takes one snapshot), the
+ * logger, metrics, the rewrite pipeline, what is known of proxied sessions, the upstream connection pools,
+ * the exchanges in flight (for shutdown) and the secret scrubber for client-facing error texts.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Generations } from '../config/generations.js';
+import type { LoadedConfig } from '../config/load.js';
+import type { UpstreamConfig } from '../config/types.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { Rewriter } from '../pipeline/rewrite.js';
+import type { UpstreamPolicy } from '../policy/types.js';
+import type { SessionTable } from '../session/table.js';
+import type { UpstreamPools } from '../upstream/http.js';
+import type { InFlight } from './inflight.js';
+
+export interface GatewayContext {
+  readonly generations: Generations;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly rewriter: Rewriter;
+  readonly sessions: SessionTable;
+  readonly pools: UpstreamPools;
+  readonly inflight: InFlight;
+  /** Replace every configured secret in `text` (stderr quoted in an error sent to a client). */
+  readonly scrub: (text: string) => string;
+}
+
+/** One request's view of one upstream: its config and policy, from the same generation. */
+export interface Snapshot<U extends UpstreamConfig = UpstreamConfig> {
+  readonly loaded: LoadedConfig;
+  readonly upstream: U;
+  readonly policy: UpstreamPolicy | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The config generation this request is served under, taken once when it arrived (see generationOf). */
+    generation: LoadedConfig | null;
+  }
+}
+
+/** The request's config generation: the first call takes it, every later one (guards, handler) sees the same. */
+export function generationOf(ctx: GatewayContext, request: FastifyRequest | undefined): LoadedConfig {
+  if (!request) return ctx.generations.current;
+  request.generation ??= ctx.generations.current;
+  return request.generation;
+}
+
+/**
+ * The snapshot for upstream `name` (routes exist only for upstreams every generation keeps): the request's
+ * generation when a request is given, else the current one (timers, readiness).
+ */
+export function snapshot<U extends UpstreamConfig>(ctx: GatewayContext, name: string, request?: FastifyRequest): Snapshot<U> {
+  const loaded = generationOf(ctx, request);
+  const upstream = loaded.config.upstreams[name];
+  if (!upstream) throw new Error(`upstream "${name}" is missing from the config generation`);
+  return { loaded, upstream: upstream as U, policy: loaded.policies.get(name) };
+}

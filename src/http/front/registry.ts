@@ -1,0 +1,134 @@
+/**
+ * The gateway-owned sessions of one upstream: found by Mcp-Session-Id, capped (`maxSessions`: beyond it a new
+ * session gets 503), closed when idle (`idleTimeoutMs` without an HTTP exchange and nothing in flight),
+ * ticked for keep-alives (one timer for all of them), told about tool changes, drained on shutdown.
+ */
+import { RetrofitError } from '../../errors.js';
+import type { Metrics } from '../../metrics.js';
+import type { FrontSession } from './session.js';
+
+/** Keep-alive interval of waiting answers and open streams (ms), as the SDK servers'. */
+export const KEEP_ALIVE_MS = 15_000;
+
+export interface RegistryOptions {
+  readonly upstream: string;
+  readonly metrics: Metrics;
+  /** Read when a session is created / touched: a reload may change them. */
+  readonly maxSessions: () => number | undefined;
+  readonly idleTimeoutMs: () => number;
+  /** Keep-alive interval (tests shorten it). */
+  readonly keepAliveMs?: number;
+}
+
+interface Entry {
+  readonly session: FrontSession;
+  idle: NodeJS.Timeout | undefined;
+}
+
+export class FrontSessions {
+  readonly #options: RegistryOptions;
+  readonly #sessions = new Map<string, Entry>();
+  /** Sessions that are closing: their links still count until gone. */
+  readonly #closing = new Set<Promise<void>>();
+  #ticker: NodeJS.Timeout | undefined;
+  #shuttingDown = false;
+
+  constructor(options: RegistryOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  /** Sessions in creation order. */
+  all(): FrontSession[] {
+    return [...this.#sessions.values()].map((e) => e.session);
+  }
+
+  /** Room for one more session, or the error to answer with. */
+  admit(): RetrofitError | undefined {
+    if (this.#shuttingDown) return new RetrofitError('RETROFIT_ERR_SHUTTING_DOWN');
+    const max = this.#options.maxSessions();
+    if (max !== undefined && this.#sessions.size >= max) return new RetrofitError('RETROFIT_ERR_TOO_MANY_SESSIONS', [this.#options.upstream, max]);
+    return undefined;
+  }
+
+  add(session: FrontSession): void {
+    this.#sessions.set(session.id, { session, idle: undefined });
+    this.#options.metrics.sessions.inc({ upstream: this.#options.upstream });
+    this.touch(session);
+    this.#ticker ??= setInterval(() => this.#tick(), this.#options.keepAliveMs ?? KEEP_ALIVE_MS).unref();
+  }
+
+  get(id: string): FrontSession | undefined {
+    const entry = this.#sessions.get(id);
+    return entry && !entry.session.closed ? entry.session : undefined;
+  }
+
+  /** An HTTP exchange of the session: it is not idle. */
+  touch(session: FrontSession): void {
+    const entry = this.#sessions.get(session.id);
+    if (!entry) return;
+    if (entry.idle) clearTimeout(entry.idle);
+    entry.idle = setTimeout(() => {
+      // A long tool call is not idleness: look again later.
+      if (session.owned.state.pending.size > 0) return this.touch(session);
+      void this.close(session, 'idle timeout');
+    }, this.#options.idleTimeoutMs());
+    entry.idle.unref();
+  }
+
+  /** Close one session and forget it. */
+  close(session: FrontSession, reason: string): Promise<void> {
+    this.#forget(session);
+    const closing = session.close(reason);
+    this.#closing.add(closing);
+    void closing.finally(() => this.#closing.delete(closing));
+    return closing;
+  }
+
+  /** The session's link ended by itself: forget it (its streams were told). */
+  ended(session: FrontSession): void {
+    if (this.#sessions.has(session.id)) void this.close(session, 'upstream ended');
+  }
+
+  /** Put a message of the gateway's own on every session's server stream; returns how many got it. */
+  notifyAll(json: string): number {
+    for (const { session } of this.#sessions.values()) session.notify(json);
+    return this.#sessions.size;
+  }
+
+  /** Graceful shutdown: no new sessions; in-flight requests get up to `graceMs`; then every session closes. */
+  async drain(graceMs: number): Promise<void> {
+    this.#shuttingDown = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(this.all().map((s) => s.settled())),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
+    clearTimeout(timer);
+    await this.closeAll('shutting down');
+  }
+
+  /** Close every session and wait until every link is gone. */
+  async closeAll(reason: string): Promise<void> {
+    this.#shuttingDown = true;
+    await Promise.all(this.all().map((s) => this.close(s, reason)));
+    await Promise.all([...this.#closing]);
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
+  }
+
+  #forget(session: FrontSession): void {
+    const entry = this.#sessions.get(session.id);
+    if (!entry) return;
+    if (entry.idle) clearTimeout(entry.idle);
+    this.#sessions.delete(session.id);
+    this.#options.metrics.sessions.dec({ upstream: this.#options.upstream });
+  }
+
+  #tick(): void {
+    for (const { session } of this.#sessions.values()) session.tick();
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The legacy HTTP+SSE edge (the 2024-11-05 transport) for clients of `sse:` upstreams that speak it: a GET
+ * on the upstream's path opens a gateway-owned session over an SSE link (src/upstream/sse-link.ts) and gets
+ * the upstream's stream with its `endpoint` event pointing at `<path>/message?sessionId=…`; POSTs there are
+ * registered with the session and forwarded, and their answers, rewritten where they change, arrive on the
+ * GET stream. What is not rewritten is forwarded byte for byte (comments and other events included).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { SseUpstreamConfig } from '../config/types.js';
+import { RetrofitError } from '../errors.js';
+import type { ClassifiedMessage, JsonRpcId } from '../jsonrpc/classify.js';
+import { OwnedSession, type ClientSide, type Delivery } from '../session/owned.js';
+import type { Pending } from '../session/pending.js';
+import { SessionState } from '../session/state.js';
+import { serializeEvent } from '../stream/sse.js';
+import { headerValue, toClientHeaders } from '../upstream/headers.js';
+import type { SendOutcome } from '../upstream/link.js';
+import { LinkRefused, SseLink } from '../upstream/sse-link.js';
+import { labelOf, readBody } from './body.js';
+import { snapshot, type GatewayContext } from './context.js';
+import { logWhenDone, type ExchangeFacts } from './exchange-log.js';
+import type { Guard } from './guards.js';
+import { sendError } from './reply.js';
+import { messageEvent } from './sse-frame.js';
+
+/** One legacy client's connection: its GET stream is where everything for it goes. */
+class LegacyConnection implements ClientSide<undefined> {
+  readonly id = randomUUID();
+  readonly owned: OwnedSession<undefined>;
+  readonly #res: ServerResponse;
+
+  constructor(owned: OwnedSession<undefined>, res: ServerResponse) {
+    this.owned = owned;
+    this.#res = res;
+    owned.attach(this);
+  }
+
+  deliver(_stream: undefined, delivery: Delivery): boolean {
+    return this.#write(delivery.raw ?? messageEvent(delivery.json));
+  }
+
+  abandon(): void {
+    // Every answer shares the one stream: nothing to end.
+  }
+
+  passthrough(raw: Buffer): void {
+    this.#write(raw);
+  }
+
+  /** A message of the gateway's own (tools/list_changed after a reload). */
+  notify(json: string): void {
+    this.#write(messageEvent(json));
+  }
+
+  #write(bytes: Buffer): boolean {
+    const res = this.#res;
+    if (res.destroyed || res.writableEnded) return true;
+    if (res.write(bytes)) return true;
+    this.owned.backedUp();
+    res.once('drain', () => this.owned.drained());
+    return false;
+  }
+}
+
+export interface LegacyEdge {
+  /** GET on the upstream's path without a session: a legacy client's stream. */
+  readonly get: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /** Put a message of the gateway's own on every legacy stream; returns how many got it. */
+  notifyAll(json: string): number;
+  /** End every legacy stream and its link. */
+  closeAll(): Promise<void>;
+}
+
+export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayContext, guards: readonly Guard[]): LegacyEdge {
+  const first = snapshot<SseUpstreamConfig>(ctx, name);
+  const route = first.upstream.path.replace(/\/$/, '');
+  const messagePath = `${route}/message`;
+  const connections = new Map<string, LegacyConnection>();
+  const log = ctx.logger.child({ upstream: name });
+
+  async function get(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const snap = snapshot<SseUpstreamConfig>(ctx, name, req);
+    const upstream = snap.upstream;
+    const link = new SseLink({
+      upstream: name,
+      url: new URL(upstream.sse),
+      clientHeaders: req.headers,
+      headers: upstream.headers,
+      dropAuthorization: snap.loaded.config.auth !== undefined,
+      timeoutMs: upstream.timeoutMs,
+      maxEventBytes: snap.loaded.config.limits.maxResultBytes,
+      log,
+    });
+    const res = reply.raw;
+    const owned = new OwnedSession<undefined>({
+      upstream: name,
+      link,
+      state: new SessionState<undefined>({ upstream: name, bridge: upstream.bridge }),
+      rewriter: ctx.rewriter,
+      metrics: ctx.metrics,
+      log,
+      timeoutMs: () => snapshot(ctx, name).upstream.timeoutMs,
+      maxResultBytes: () => ctx.generations.current.config.limits.maxResultBytes,
+      onclose: () => res.end(),
+    });
+    const conn = new LegacyConnection(owned, res);
+    logWhenDone(res, name, log.child({ reqId: req.id, connection: conn.id }), ctx.metrics, () => ({ method: 'GET', aborted: false }));
+    const done = ctx.inflight.start({ abort: () => void owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down') }, true);
+    res.once('close', () => {
+      connections.delete(conn.id);
+      done();
+      void owned.close('RETROFIT_ERR_UPSTREAM_EXITED', 'the client closed its stream');
+    });
+    try {
+      await link.ready;
+    } catch (err) {
+      if (err instanceof LinkRefused) {
+        // Not a stream (401 with WWW-Authenticate, 404, …): the client sees the upstream's answer.
+        return void reply.code(err.answer.status).headers(toClientHeaders(err.answer.headers, { dropLength: false })).send(err.answer.body);
+      }
+      return void sendError(reply, new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [name], { cause: err }));
+    }
+    reply.hijack();
+    connections.set(conn.id, conn);
+    res.writeHead(200, toClientHeaders(link.streamHeaders, { dropLength: true }));
+    res.write(serializeEvent(link.endpointEvent ?? { comments: [], event: 'endpoint' }, `${messagePath}?sessionId=${conn.id}`));
+  }
+
+  async function message(req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply): Promise<void> {
+    const facts: { -readonly [K in keyof ExchangeFacts]: ExchangeFacts[K] } = { method: 'POST' };
+    const id = req.query.sessionId;
+    const conn = id === undefined ? undefined : connections.get(id);
+    logWhenDone(reply.raw, name, log.child({ reqId: req.id, ...(id !== undefined && { connection: id }) }), ctx.metrics, () => facts);
+    if (!conn) return void sendError(reply, new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
+    const read = readBody(req);
+    if (read instanceof RetrofitError) return void sendError(reply, read);
+    facts.method = labelOf(read.body, 'POST');
+    const first = read.body.messages[0];
+    if (!read.body.batch && first?.method === 'tools/call') facts.tool = first.name;
+    const snap = snapshot(ctx, name, req);
+    const header = headerValue(req.headers, 'mcp-protocol-version');
+    const registered: Pending<undefined>[] = [];
+    for (const m of read.body.messages as readonly ClassifiedMessage[]) {
+      if (m.kind === 'request') {
+        const r = conn.owned.expect(m, { header, policy: snap.policy });
+        ctx.metrics.revisions.inc({ upstream: name, revision: r.revision, source: r.source });
+        if (r.pending) registered.push(r.pending);
+      } else {
+        conn.owned.observe(m);
+      }
+    }
+    // The body goes upstream as the client sent it, batch and all: one POST for one POST.
+    const outcome: SendOutcome = await conn.owned.send(read.text, registered, { headers: req.headers });
+    if (outcome.answer) {
+      return void reply.code(outcome.answer.status).headers(toClientHeaders(outcome.answer.headers, { dropLength: false })).send(outcome.answer.body);
+    }
+    if (!outcome.ok) {
+      const only: JsonRpcId = !read.body.batch && first?.kind === 'request' ? (first.id ?? null) : null;
+      return void sendError(reply, outcome.error, only);
+    }
+    void reply.code(202).send();
+  }
+
+  app.post<{ Querystring: { sessionId?: string } }>(messagePath, { onRequest: [...guards] }, message);
+  return {
+    get,
+    notifyAll(json) {
+      for (const conn of connections.values()) conn.notify(json);
+      return connections.size;
+    },
+    async closeAll() {
+      await Promise.all([...connections.values()].map((c) => c.owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down')));
+    },
+  };
+}

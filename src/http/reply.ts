@@ -1,0 +1,20 @@
+/**
+ * Answering with the gateway's own errors: a JSON-RPC error body from the registry (src/errors.ts) with its
+ * HTTP status, on a Fastify reply or on a raw response once the reply was hijacked.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import type { RetrofitError } from '../errors.js';
+import type { JsonRpcId } from '../jsonrpc/classify.js';
+
+/** Send `error` as the whole answer. */
+export function sendError(reply: FastifyReply, error: RetrofitError, id: JsonRpcId = null, headers: Record<string, string> = {}): FastifyReply {
+  return reply.code(error.status).headers(headers).type('application/json').send(error.toJsonRpc(id));
+}
+
+/** Write `error` as the whole answer on a raw response. */
+export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId = null, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(error.toJsonRpc(id));
+  res.writeHead(error.status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

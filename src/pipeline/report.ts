@@ -1,0 +1,35 @@
+/**
+ * Logging and counting what the engine did, in one place for every path (inline, worker, failed worker).
+ * The logger is the caller's, already bound to upstream, session and request: nothing here adds those again.
+ */
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics.js';
+import type { CallOutcome, ToolRepair } from '../retrofit/engine.js';
+import type { PendingRequest } from './request.js';
+
+/**
+ * How a retrofit's result reached the client: `applied` (the client got it), `shadow` (configured to run
+ * and be counted only), `unseen` (the client was shown no outputSchema for the tool — a revision without
+ * structured output, or a dropped non-object root — so its result passed through untouched).
+ */
+export type RetrofitMode = 'applied' | 'shadow' | 'unseen';
+
+/** Count and log one tools/call outcome. */
+export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger, mode: RetrofitMode = 'applied'): void {
+  if (outcome.outcome === 'untouched') return;
+  const { format, reasons } = outcome;
+  // One label for one thing: native results are format "native" whether they validated or not.
+  const label = outcome.outcome === 'native' ? 'native' : (format ?? '');
+  metrics.retrofits.inc({ upstream: request.upstream, tool, outcome: outcome.outcome, format: label, mode });
+  const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
+  const level = failed && mode !== 'unseen' ? 'warn' : 'debug';
+  log[level]({ tool, outcome: outcome.outcome, format: label, mode, reasons, revision: request.revision }, 'retrofit');
+}
+
+/** Count every repair of a tools/list; log each once per upstream, tool and kind (repeats at debug). */
+export function reportRepairs(metrics: Metrics, request: PendingRequest, repairs: readonly ToolRepair[], log: Logger): void {
+  for (const repair of repairs) {
+    metrics.repairs.inc({ upstream: request.upstream, tool: repair.tool, kind: repair.kind });
+    log[repair.repeat ? 'debug' : 'info']({ tool: repair.tool, repair: repair.kind, detail: repair.detail }, 'tool definition repaired');
+  }
+}

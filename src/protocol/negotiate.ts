@@ -1,0 +1,44 @@
+/**
+ * Negotiating each side on its own. The gateway is the server its clients talk to: when a client asks for a
+ * revision with structured output (2025-06-18 or later) and the upstream answers one without (2025-03-26 or
+ * older — the old SDK releases that the servers answering with text are built on), the client is answered
+ * the revision it asked for and the upstream keeps its own. Within one era nothing is bridged: a 2025-06-18
+ * server in front of a 2025-11-25 client is left alone and the client adapts, as the protocol intends.
+ * Clients of 2025-03-26 and older are never bridged up: their revision has no structured output.
+ */
+import { eraOf, FIRST_HEADER_REVISION, isKnownRevision, isRevision, isStateless, LATEST_STATEFUL_REVISION } from './era.js';
+
+/** The outcome of one initialize exchange. */
+export interface Negotiated {
+  /** The revision the client is answered (InitializeResult.protocolVersion as the gateway sends it). */
+  readonly client: string;
+  /** The revision the upstream answered. */
+  readonly upstream: string;
+  /** True when the two differ because the gateway bridged the client up. */
+  readonly bridged: boolean;
+}
+
+/**
+ * `requested`: the initialize request's `params.protocolVersion`; `answered`: the upstream's
+ * InitializeResult.protocolVersion; `bridge`: the upstream's `bridge` setting.
+ */
+export function negotiate(requested: unknown, answered: string, bridge: boolean): Negotiated {
+  const unbridged = { client: answered, upstream: answered, bridged: false };
+  if (!bridge || !isRevision(requested) || !isRevision(answered)) return unbridged;
+  if (eraOf(answered) !== 'none' || eraOf(requested) === 'none') return unbridged;
+  // A revision the gateway serves with sessions, else the newest such one (initialize is stateful).
+  const client = isKnownRevision(requested) && !isStateless(requested) ? requested : LATEST_STATEFUL_REVISION;
+  return { client, upstream: answered, bridged: true };
+}
+
+/**
+ * The `MCP-Protocol-Version` header to send an HTTP upstream, given the client's and what is known of the
+ * session: for a bridged session none (revisions before 2025-06-18 have no such header, and a server that
+ * reads it rejects values it does not know); otherwise the client's own, unchanged. A replica that never saw
+ * the session's initialize forwards the client's header: the old servers that sessions are bridged for do
+ * not read it.
+ */
+export function upstreamProtocolHeader(clientHeader: string | undefined, upstreamRevision: string | undefined): string | undefined {
+  if (clientHeader === undefined || upstreamRevision === undefined) return clientHeader;
+  return upstreamRevision < FIRST_HEADER_REVISION ? undefined : clientHeader;
+}

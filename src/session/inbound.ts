@@ -1,0 +1,141 @@
+/**
+ * One message (or batch) from an upstream, through the session: answers are matched to the requests that
+ * await them, settled (negotiation, task memory) and, where they may change, rewritten by the pipeline.
+ * Every transport calls this: the HTTP proxy per JSON body or SSE event, gateway-owned sessions per message
+ * their link delivers. A large answer to a request that goes to a worker is not even parsed here: its id is
+ * read from its ends and the worker parses it.
+ */
+import { isJsonObject, type JsonObject } from '../json.js';
+import { classifyMessage } from '../jsonrpc/classify.js';
+import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import type { Logger } from '../log.js';
+import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
+import type { Pending } from './pending.js';
+import type { SessionState } from './state.js';
+
+/** One message of the data, as the session saw it. */
+export interface InboundMessage<S = unknown> {
+  /** The message as received (parsed), or a worker's stub of it (id, result.task) when only the worker parsed it. */
+  readonly message: JsonObject;
+  /** The request it answers, when it answers one of ours. */
+  readonly pending?: Pending<S>;
+  /** The message to send instead, when it changed (serialised by a worker when `bytes`). */
+  readonly replaced?: JsonObject | Buffer;
+}
+
+/** The data after the session: what to send, and what it held. */
+export interface Inbound<S = unknown> {
+  /** JSON to send instead of the data, when anything in it changed; else send the data as received. */
+  readonly out?: string | Buffer;
+  /** Its messages in order (empty when the data was not parsed: nothing in it concerned the session). */
+  readonly messages: readonly InboundMessage<S>[];
+  /** The data was a JSON array (a batch). */
+  readonly batch: boolean;
+  /** The data was not JSON at all. */
+  readonly invalid?: boolean;
+}
+
+const UNPARSED: Inbound<never> = Object.freeze({ messages: [], batch: false });
+
+/** Options for one call. */
+export interface InboundOptions {
+  /** Parse even when nothing is pending (gateway-owned sessions route every message). */
+  readonly always?: boolean;
+}
+
+function answerOf<S>(state: SessionState<S>, message: unknown): Pending<S> | undefined {
+  if (!isJsonObject(message) || message.method !== undefined || !('result' in message || 'error' in message)) return undefined;
+  const id = message.id;
+  return typeof id === 'string' || typeof id === 'number' ? state.pending.answer(id) : undefined;
+}
+
+/** Settle and rewrite one parsed message. */
+function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Logger): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
+  if (!isJsonObject(message)) return undefined;
+  const pending = answerOf(state, message);
+  if (!pending) return { message };
+  const settled = state.settle(pending, message);
+  if (settled.message) return { message, pending, replaced: settled.message };
+  if (pending.expect.kind !== 'rewrite') return { message, pending };
+  const out = rewriter.respond(pending.expect.request, { message }, log);
+  return out instanceof Promise ? out.then((r) => fromRewritten(message, pending, r)) : fromRewritten(message, pending, out);
+}
+
+function fromRewritten<S>(message: JsonObject, pending: Pending<S>, r: Rewritten): InboundMessage<S> {
+  if (r.kind === 'message') return { message, pending, replaced: r.message };
+  if (r.kind === 'bytes') return { message, pending, replaced: r.bytes };
+  return { message, pending };
+}
+
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean): string | Buffer | undefined {
+  if (!messages.some((m) => m.replaced !== undefined)) return undefined;
+  const parts = messages.map((m) => m.replaced ?? m.message);
+  if (!batch) {
+    const only = parts[0]!;
+    return Buffer.isBuffer(only) ? only : JSON.stringify(only);
+  }
+  if (!parts.some((p) => Buffer.isBuffer(p))) return JSON.stringify(parts);
+  const bytes = parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(JSON.stringify(p), 'utf8')));
+  const joined: Buffer[] = [Buffer.from('[')];
+  bytes.forEach((b, i) => joined.push(...(i > 0 ? [Buffer.from(','), b] : [b])));
+  joined.push(Buffer.from(']'));
+  return Buffer.concat(joined);
+}
+
+/** `parsed` (already JSON.parse'd data) through the session. */
+export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Logger): Inbound<S> | Promise<Inbound<S>> {
+  const batch = Array.isArray(parsed);
+  const items = batch ? (parsed as unknown[]) : [parsed];
+  const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m) => one(state, rewriter, m, log));
+  const done = (all: readonly (InboundMessage<S> | undefined)[]): Inbound<S> => {
+    const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
+    // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
+    if (messages.length !== items.length) return { messages, batch };
+    const out = serialize(messages, batch);
+    return out === undefined ? { messages, batch } : { out, messages, batch };
+  };
+  return handled.some((h) => h instanceof Promise) ? Promise.all(handled).then(done) : done(handled as (InboundMessage<S> | undefined)[]);
+}
+
+/**
+ * Raw data from the upstream (a JSON body, an SSE event's data, a stdio line) through the session. Nothing
+ * is parsed while the session waits for nothing, unless `always`.
+ */
+export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger, options: InboundOptions = {}): Inbound<S> | Promise<Inbound<S>> {
+  if (state.pending.empty && !options.always) return UNPARSED;
+  const threshold = rewriter.rawThreshold;
+  if (threshold !== undefined && data.length > threshold) {
+    const id = sniffResponseId(endsOf(data));
+    const pending = id === undefined ? undefined : state.pending.peek(id);
+    if (id !== undefined && pending?.expect.kind === 'rewrite') {
+      const out = rewriter.respond(pending.expect.request, { raw: data, id }, log);
+      const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => {
+        if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log) : inboundParsed(state, rewriter, r.parsed, log);
+        // The bookkeeping the parsed path does, on the original (or the worker's stub of it).
+        const answered = state.pending.answer(id) ?? pending;
+        state.settle(answered, r.original);
+        const replaced = r.kind === 'message' ? r.message : r.kind === 'bytes' ? r.bytes : undefined;
+        const message: InboundMessage<S> = { message: r.original, pending: answered, ...(replaced !== undefined && { replaced }) };
+        const json = serialize([message], false);
+        return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
+      };
+      return out instanceof Promise ? out.then(finish) : finish(out);
+    }
+  }
+  return parseAndGo(state, rewriter, data, log);
+}
+
+function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger): Inbound<S> | Promise<Inbound<S>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
+  } catch {
+    return { messages: [], batch: false, invalid: true };
+  }
+  return inboundParsed(state, rewriter, parsed, log);
+}
+
+/** True when the message is a JSON-RPC response (result or error). */
+export function isResponse(message: JsonObject): boolean {
+  return classifyMessage(message).kind === 'response';
+}

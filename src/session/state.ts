@@ -1,0 +1,178 @@
+/**
+ * What the gateway knows of one session, whatever carries it (a proxied Streamable HTTP session, a stdio
+ * child, a legacy SSE connection): both sides' revisions once initialize was answered, the requests whose
+ * answers it waits for, and which tool created each task (so `tasks/result` is retrofitted like its call).
+ *
+ * Requests are registered here as they go upstream (`expect`), answers settled here as they come back
+ * (`settle`): the revision rules and the negotiation live in src/protocol, the rewriting in src/pipeline;
+ * this class only decides, per message, whether either is needed.
+ */
+import { isJsonObject, type JsonObject } from '../json.js';
+import type { ClassifiedMessage } from '../jsonrpc/classify.js';
+import type { PendingRequest } from '../pipeline/request.js';
+import type { UpstreamPolicy } from '../policy/types.js';
+import { detectRevision, isRevision, revisionsDisagree, type RevisionSource } from '../protocol/era.js';
+import { negotiate, type Negotiated } from '../protocol/negotiate.js';
+import { Lru } from './lru.js';
+import { PendingTable, type Expectation, type Pending, type PendingOptions } from './pending.js';
+
+/** Methods whose answers may be rewritten. */
+const REWRITTEN = new Set(['tools/list', 'tools/call', 'tasks/result']);
+
+/** What a request needs to be registered: the config snapshot's view of its upstream, and the headers. */
+export interface RequestContext<S = unknown> {
+  /** The `MCP-Protocol-Version` header of the HTTP request that carried it. */
+  readonly header: string | undefined;
+  /** The upstream's policy in the config generation serving this request. */
+  readonly policy: UpstreamPolicy | undefined;
+  /** Register every request, not only those to rewrite (gateway-owned sessions route and deadline them all). */
+  readonly routeAll?: boolean;
+  /** Where the answer goes (gateway-owned sessions). */
+  readonly stream?: S;
+  /** Date.now() past which the request fails (gateway-owned sessions). */
+  readonly deadline?: number;
+}
+
+/** The governing revision of a registered request, for the revisions metric and the request log. */
+export interface Registered<S = unknown> {
+  readonly revision: string;
+  readonly source: RevisionSource;
+  /** The entry, when the request is awaited. */
+  readonly pending?: Pending<S>;
+}
+
+/** What settling an answer found out. */
+export interface Settled {
+  /** The InitializeResult's negotiation, when the answer was one. */
+  readonly negotiated?: Negotiated;
+  /** The answer to send instead (a bridged InitializeResult), when it changes. */
+  readonly message?: JsonObject;
+}
+
+export interface SessionStateOptions {
+  readonly upstream: string;
+  /** The upstream's `bridge` setting (see src/protocol/negotiate.ts). */
+  readonly bridge: boolean;
+  readonly pending?: PendingOptions;
+  /** Most task → tool entries kept (default 1000). */
+  readonly maxTasks?: number;
+}
+
+export class SessionState<S = unknown> {
+  readonly upstream: string;
+  readonly pending: PendingTable<S>;
+  #tasks: Lru<string> | undefined;
+  readonly #maxTasks: number;
+  readonly #bridge: boolean;
+  #negotiated: Negotiated | undefined;
+
+  constructor(options: SessionStateOptions) {
+    this.upstream = options.upstream;
+    this.#bridge = options.bridge;
+    this.pending = new PendingTable<S>(options.pending);
+    this.#maxTasks = options.maxTasks ?? 1000;
+  }
+
+  /** Both sides' revisions, once initialize was answered. */
+  get negotiated(): Negotiated | undefined {
+    return this.#negotiated;
+  }
+
+  /** The revision the client was answered (the session's governing revision). */
+  get clientRevision(): string | undefined {
+    return this.#negotiated?.client;
+  }
+
+  /** The revision the upstream answered. */
+  get upstreamRevision(): string | undefined {
+    return this.#negotiated?.upstream;
+  }
+
+  /** Adopt what another exchange learnt (the initialize answer of a proxied session). */
+  adopt(negotiated: Negotiated): void {
+    this.#negotiated = negotiated;
+  }
+
+  /**
+   * Register one client request going upstream. Returns its governing revision, and the entry when its
+   * answer is awaited: initialize (negotiation), methods to rewrite when they may need it, and with
+   * `routeAll` every request.
+   */
+  expect(c: ClassifiedMessage, ctx: RequestContext<S>): Registered<S> {
+    const { revision, source } = detectRevision({ meta: c.metaRevision, header: ctx.header, session: this.clientRevision });
+    if (c.kind !== 'request' || c.id === undefined || c.id === null || c.method === undefined) return { revision, source };
+    const expect = this.#expectation(c, ctx, revision, source);
+    if (!expect && !ctx.routeAll) return { revision, source };
+    const params = isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params : undefined;
+    const token = isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
+    const pending: Pending<S> = {
+      id: c.id,
+      method: c.method,
+      expect: expect ?? { kind: 'route' },
+      started: performance.now(),
+      deadline: ctx.deadline ?? Infinity,
+      answered: false,
+      ...(ctx.stream !== undefined && { stream: ctx.stream }),
+      ...((typeof token === 'string' || typeof token === 'number') && { progressToken: token }),
+    };
+    this.pending.add(pending);
+    return { revision, source, pending };
+  }
+
+  #expectation(c: ClassifiedMessage, ctx: RequestContext<S>, revision: string, source: RevisionSource): Expectation | undefined {
+    const method = c.method!;
+    if (method === 'initialize') {
+      const params = isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params : undefined;
+      return { kind: 'initialize', requested: params?.protocolVersion };
+    }
+    const policy = ctx.policy;
+    if (!policy || !REWRITTEN.has(method)) return undefined;
+    // With both revisions named and different, the gateway changes nothing: the upstream answers the conflict.
+    if (revisionsDisagree({ meta: c.metaRevision, header: ctx.header })) return undefined;
+    const tool = method === 'tools/call' ? c.name : method === 'tasks/result' ? this.#taskTool(c) : undefined;
+    if (method !== 'tools/list' && !this.#mayChange(policy, tool, revision, source)) return undefined;
+    const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }) };
+    return { kind: 'rewrite', request };
+  }
+
+  /**
+   * Whether a tools/call answer may need rewriting: always for a configured tool; for any other only when
+   * the upstream may have served another revision than the client's (its native structuredContent is then
+   * projected), i.e. unless the upstream answered exactly this revision or it was named on the request itself.
+   */
+  #mayChange(policy: UpstreamPolicy, tool: string | undefined, revision: string, source: RevisionSource): boolean {
+    if (tool === undefined) return false;
+    if (policy.resolve(tool)?.compiled?.output !== undefined) return true;
+    return source !== 'meta' && this.upstreamRevision !== revision;
+  }
+
+  #taskTool(c: ClassifiedMessage): string | undefined {
+    const params = isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params : undefined;
+    return typeof params?.taskId === 'string' ? this.#tasks?.get(params.taskId) : undefined;
+  }
+
+  /**
+   * Book an answer: initialize is negotiated (and bridged: `message` then carries the revision the client is
+   * answered); a tools/call that created a task remembers its tool. `message` is the upstream's answer, or the
+   * bookkeeping stub of it a worker returned (id, result.task).
+   */
+  settle(pending: Pending<S>, message: JsonObject): Settled {
+    const result = message.result;
+    if (pending.expect.kind === 'initialize') {
+      if (!isJsonObject(result) || !isRevision(result.protocolVersion)) return {};
+      const negotiated = negotiate(pending.expect.requested, result.protocolVersion, this.#bridge);
+      this.#negotiated = negotiated;
+      if (!negotiated.bridged) return { negotiated };
+      return { negotiated, message: { ...message, result: { ...result, protocolVersion: negotiated.client } } };
+    }
+    if (pending.expect.kind === 'rewrite' && pending.method === 'tools/call' && pending.expect.request.tool !== undefined && isJsonObject(result)) {
+      const task = result.task;
+      if (isJsonObject(task) && typeof task.taskId === 'string') {
+        // Made on first use: most sessions never create a task.
+        this.#tasks ??= new Lru<string>({ max: this.#maxTasks, ttlMs: 24 * 3600_000 });
+        this.#tasks.set(task.taskId, pending.expect.request.tool);
+      }
+    }
+    return {};
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The sessions of proxied Streamable HTTP upstreams the gateway has seen, by upstream and Mcp-Session-Id:
+ * their revisions, the requests whose answers may be rewritten (kept a while after the answer, for replays
+ * on a resumed GET stream), their tasks. The upstream owns these sessions; this is only what the gateway
+ * learnt of them, bounded (least recently used first out), and forgotten on DELETE or when the upstream
+ * answers 404 for the session. Another replica may hold another part: nothing here is needed for a request
+ * to be served right, only to skip work (see src/protocol/negotiate.ts for the header rule).
+ */
+import type { Metrics } from '../metrics.js';
+import { Lru } from './lru.js';
+import { SessionState } from './state.js';
+
+/** How long a proxied request waits for its answer before it is forgotten (ms). */
+const PENDING_TTL_MS = 15 * 60_000;
+/** How long an answered request stays matchable for replays of its answer (ms). */
+const RETAIN_ANSWERED_MS = 120_000;
+
+export interface SessionTableOptions {
+  /** Most sessions remembered across all upstreams (default 10 000). */
+  readonly max?: number;
+  readonly metrics?: Metrics;
+}
+
+export class SessionTable {
+  readonly #sessions: Lru<SessionState>;
+  readonly #metrics: Metrics | undefined;
+
+  constructor(options: SessionTableOptions = {}) {
+    this.#metrics = options.metrics;
+    this.#sessions = new Lru<SessionState>({
+      max: options.max ?? 10_000,
+      onRemove: (_key, state) => this.#metrics?.sessions.dec({ upstream: state.upstream }),
+    });
+  }
+
+  /** The options every proxied session's state gets (also for an exchange without a session). */
+  static stateOptions(upstream: string, bridge: boolean): ConstructorParameters<typeof SessionState>[0] {
+    return { upstream, bridge, pending: { ttlMs: PENDING_TTL_MS, retainAnsweredMs: RETAIN_ANSWERED_MS } };
+  }
+
+  /** The state of a known session, if any. */
+  get(upstream: string, session: string): SessionState | undefined {
+    return this.#sessions.get(`${upstream}\u0000${session}`);
+  }
+
+  /** The state of a session, created (and counted) when first seen. */
+  open(upstream: string, session: string, bridge: boolean): SessionState {
+    const key = `${upstream}\u0000${session}`;
+    let state = this.#sessions.get(key);
+    if (!state) {
+      state = new SessionState(SessionTable.stateOptions(upstream, bridge));
+      this.#sessions.set(key, state);
+      this.#metrics?.sessions.inc({ upstream });
+    }
+    return state;
+  }
+
+  /** Forget a session (DELETE, or the upstream said 404). */
+  forget(upstream: string, session: string): void {
+    this.#sessions.delete(`${upstream}\u0000${session}`);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * One upstream link: how a gateway-owned session talks to its upstream, whatever carries the messages — a
+ * stdio child (./stdio-link.ts) or a legacy HTTP+SSE connection (./sse-link.ts). Shaped like the SDK's
+ * Transport (send; onmessage; onclose), with the raw text of every message both ways so nothing is
+ * re-serialised that need not be, and with backpressure: the session pauses the link while its client
+ * cannot keep up, and the link stops reading from the upstream meanwhile.
+ *
+ * Proxied Streamable HTTP upstreams are not links: the gateway does not own their sessions, and their
+ * answers keep their HTTP status, headers and SSE framing; src/http/proxy.ts relays them.
+ */
+import type { RetrofitError } from '../errors.js';
+
+/** One message from the upstream. */
+export interface LinkFrame {
+  /** The message's JSON text exactly as the upstream sent it (a stdio line, an SSE event's data). */
+  readonly data: string;
+  /** The bytes it arrived in when it came framed (an SSE event, `id:` and all): forwarded as is when unchanged. */
+  readonly raw?: Buffer;
+}
+
+/** A message over the size bound (limits.maxResultBytes): dropped unread, its id read from its ends. */
+export interface LinkOverlong {
+  readonly bytes: number;
+  /** The JSON-RPC id of the response it was, when its ends show one. */
+  readonly id?: string | number;
+}
+
+/** Why a link ended. */
+export interface LinkClosed {
+  /**
+   * `requested`: the gateway closed it; `exited`: a child ended; `spawn`: a child never started;
+   * `unreachable`: the upstream refused or dropped the connection; `protocol`: it sent something not MCP.
+   */
+  readonly kind: 'requested' | 'exited' | 'spawn' | 'unreachable' | 'protocol';
+  /** Short cause for logs and JSON-RPC errors: `code 1`, `spawn ENOENT`, `stream ended`. */
+  readonly reason: string;
+  /** The last lines the upstream wrote on stderr (stdio), redacted, when there are any. */
+  readonly stderr?: string;
+  readonly error?: Error;
+}
+
+/** The upstream's own HTTP answer to a send (legacy SSE POSTs): passed to a legacy client as it is. */
+export interface LinkHttpAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[]>;
+  readonly body: Buffer;
+}
+
+/** What became of one send. */
+export type SendOutcome =
+  | { readonly ok: true; readonly answer?: LinkHttpAnswer }
+  /** Not delivered: `error` for the client's JSON-RPC error; `answer` when the upstream itself refused it. */
+  | { readonly ok: false; readonly error: RetrofitError; readonly answer?: LinkHttpAnswer };
+
+/** Per-send details a link may use (the client's HTTP headers for an HTTP-carried link). */
+export interface SendOptions {
+  readonly headers?: Record<string, string | string[] | undefined>;
+}
+
+export interface UpstreamLink {
+  /** Send one message (its JSON text, one line of it). */
+  send(json: string, options?: SendOptions): SendOutcome | Promise<SendOutcome>;
+  /** Every message from the upstream, in its order. */
+  onframe: (frame: LinkFrame) => void;
+  /** A message dropped for its size. */
+  onoverlong: (overlong: LinkOverlong) => void;
+  /** Something the upstream sent that is not a message but belongs on a legacy client's stream (SSE comments). */
+  onpassthrough?: (raw: Buffer) => void;
+  /** Exactly once, when the link is gone for good. */
+  onclose: (closed: LinkClosed) => void;
+  /** Stop reading from the upstream until resume() (the client side is backed up). */
+  pause(): void;
+  resume(): void;
+  /** End the link (a child is stopped, its process group killed after a grace); resolves when it is gone. */
+  close(): Promise<void>;
+  /** False once the link closed. */
+  readonly alive: boolean;
+  /** The child's pid (stdio), while it runs. */
+  readonly pid?: number | undefined;
+}

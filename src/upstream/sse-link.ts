@@ -1,0 +1,211 @@
+/**
+ * The link to a legacy HTTP+SSE upstream (the 2024-11-05 transport): one GET stream carries everything the
+ * upstream sends; its first `endpoint` event names where to POST. Messages are `message` events (or events
+ * without a type); anything else on the stream (comments, other event types) is handed on as it came, for a
+ * legacy client's stream. Events are bounded by maxEventBytes: a longer one is dropped as it arrives (never
+ * held whole) and reported with the id read from its ends. While the session is paused the stream is not
+ * read, so the upstream's connection backs up instead of the gateway's memory.
+ */
+import { request, type Dispatcher } from 'undici';
+import { RetrofitError } from '../errors.js';
+import { sniffResponseId } from '../jsonrpc/sniff.js';
+import type { Logger } from '../log.js';
+import { SseSplitter, type SseEvent } from '../stream/sse.js';
+import { headerValue, mediaType, toUpstreamHeaders } from './headers.js';
+import type { LinkClosed, LinkFrame, LinkHttpAnswer, LinkOverlong, SendOptions, SendOutcome, UpstreamLink } from './link.js';
+
+export interface SseLinkOptions {
+  readonly upstream: string;
+  /** The upstream's SSE URL. */
+  readonly url: URL;
+  /** The headers of the client request that opened the session (forwarded, filtered). */
+  readonly clientHeaders: Record<string, string | string[] | undefined>;
+  /** The upstream's configured headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Drop the client's Authorization (it carried the gateway's own token). */
+  readonly dropAuthorization: boolean;
+  readonly timeoutMs: number;
+  /** limits.maxResultBytes. */
+  readonly maxEventBytes: number;
+  readonly log: Logger;
+}
+
+/** The GET did not give an event stream: the upstream's answer, for the client that opened the session. */
+export class LinkRefused extends Error {
+  readonly answer: LinkHttpAnswer;
+
+  constructor(answer: LinkHttpAnswer) {
+    super(`the upstream answered ${answer.status} instead of an event stream`);
+    this.name = 'LinkRefused';
+    this.answer = answer;
+  }
+}
+
+export class SseLink implements UpstreamLink {
+  onframe: (frame: LinkFrame) => void = () => {};
+  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  onpassthrough?: (raw: Buffer) => void;
+  onclose: (closed: LinkClosed) => void = () => {};
+  /** Resolves with the POST endpoint once announced; rejects (LinkRefused, or a connection error) otherwise. */
+  readonly ready: Promise<URL>;
+  readonly #options: SseLinkOptions;
+  readonly #abort = new AbortController();
+  #endpoint: URL | undefined;
+  #endpointEvent: SseEvent | undefined;
+  #streamHeaders: Record<string, string | string[]> = {};
+  #closed: LinkClosed | undefined;
+  #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  #announce!: (url: URL) => void;
+  #refuse!: (err: Error) => void;
+
+  constructor(options: SseLinkOptions) {
+    this.#options = options;
+    this.ready = new Promise<URL>((resolve, reject) => {
+      this.#announce = resolve;
+      this.#refuse = reject;
+    });
+    // Nobody may wait for it (a session that closes first): never an unhandled rejection.
+    this.ready.catch(() => {});
+    void this.#run();
+  }
+
+  get alive(): boolean {
+    return this.#closed === undefined;
+  }
+
+  /** The upstream's response headers of its event stream (a legacy client's stream carries them on). */
+  get streamHeaders(): Record<string, string | string[]> {
+    return this.#streamHeaders;
+  }
+
+  /** The `endpoint` event as the upstream sent it (a legacy client gets it with the gateway's endpoint). */
+  get endpointEvent(): SseEvent | undefined {
+    return this.#endpointEvent;
+  }
+
+  #headers(client: Record<string, string | string[] | undefined>, host: string): Record<string, string | string[]> {
+    return toUpstreamHeaders(client, { host, configured: this.#options.headers, dropAuthorization: this.#options.dropAuthorization });
+  }
+
+  async #run(): Promise<void> {
+    const { url, timeoutMs, log } = this.#options;
+    let res: Dispatcher.ResponseData;
+    try {
+      const headers = { ...this.#headers(this.#options.clientHeaders, url.host), accept: 'text/event-stream' };
+      res = await request(url, { method: 'GET', headers, signal: this.#abort.signal, headersTimeout: timeoutMs, bodyTimeout: 0 });
+    } catch (err) {
+      return this.#end({ kind: this.#abort.signal.aborted ? 'requested' : 'unreachable', reason: err instanceof Error ? err.message : String(err), ...(err instanceof Error && { error: err }) });
+    }
+    if (res.statusCode !== 200 || mediaType(headerValue(res.headers, 'content-type')) !== 'text/event-stream') {
+      const body = Buffer.from(await res.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
+      const refused = new LinkRefused({ status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body });
+      return this.#end({ kind: 'unreachable', reason: refused.message, error: refused });
+    }
+    this.#streamHeaders = res.headers as Record<string, string | string[]>;
+    // A stream that never names its endpoint is no MCP stream: give up after timeoutMs.
+    const silent = setTimeout(() => {
+      if (this.#endpoint) return;
+      this.#end({ kind: 'protocol', reason: `no endpoint event within ${timeoutMs}ms` });
+      this.#abort.abort();
+    }, timeoutMs);
+    silent.unref();
+    const splitter = new SseSplitter({ maxEventBytes: this.#options.maxEventBytes });
+    try {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        for (const event of splitter.push(chunk)) this.#event(event);
+        if (this.#paused) await this.#paused.promise;
+      }
+      for (const event of splitter.end()) this.#event(event);
+      clearTimeout(silent);
+      this.#end({ kind: this.#abort.signal.aborted ? 'requested' : 'unreachable', reason: 'the upstream ended its event stream' });
+    } catch (err) {
+      clearTimeout(silent);
+      if (!this.#abort.signal.aborted) log.warn({ err }, 'legacy SSE stream from the upstream failed');
+      this.#end({ kind: this.#abort.signal.aborted ? 'requested' : 'unreachable', reason: err instanceof Error ? err.message : String(err), ...(err instanceof Error && { error: err }) });
+    }
+  }
+
+  #event(event: SseEvent): void {
+    if (event.overlong) {
+      const id = sniffResponseId({ head: event.overlong.head, tail: event.overlong.tail });
+      this.onoverlong({ bytes: event.overlong.bytes, ...(id !== undefined && { id }) });
+      return;
+    }
+    if (!event.complete) {
+      if (event.raw.length > 0) this.onpassthrough?.(event.raw);
+      return;
+    }
+    if (event.event === 'endpoint') return this.#announced(event);
+    if ((event.event !== undefined && event.event !== 'message') || event.data.length === 0) {
+      this.onpassthrough?.(event.raw);
+      return;
+    }
+    this.onframe({ data: event.data.join('\n'), raw: event.raw });
+  }
+
+  #announced(event: SseEvent): void {
+    try {
+      this.#endpoint = new URL(event.data.join('\n').trim(), this.#options.url);
+      this.#endpointEvent = event;
+      this.#announce(this.#endpoint);
+    } catch (err) {
+      this.#options.log.warn({ err, data: event.data }, 'upstream announced an invalid endpoint');
+    }
+  }
+
+  async send(json: string, options: SendOptions = {}): Promise<SendOutcome> {
+    let endpoint: URL;
+    try {
+      endpoint = this.#endpoint ?? (await this.ready);
+    } catch {
+      return { ok: false, error: this.#error() };
+    }
+    if (this.#closed) return { ok: false, error: this.#error() };
+    try {
+      const headers = { ...this.#headers(options.headers ?? {}, endpoint.host), 'content-type': 'application/json' };
+      const res = await request(endpoint, { method: 'POST', headers, body: json, headersTimeout: this.#options.timeoutMs });
+      const answer: LinkHttpAnswer = { status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: Buffer.from(await res.body.arrayBuffer()) };
+      if (res.statusCode < 300) return { ok: true, answer };
+      return { ok: false, answer, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#options.upstream]) };
+    } catch (err) {
+      const timeout = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
+      const error = timeout
+        ? new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [this.#options.upstream, this.#options.timeoutMs], { cause: err })
+        : new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [this.#options.upstream], { cause: err });
+      return { ok: false, error };
+    }
+  }
+
+  #error(): RetrofitError {
+    return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [this.#options.upstream], this.#closed?.error ? { cause: this.#closed.error } : undefined);
+  }
+
+  pause(): void {
+    if (this.#paused) return;
+    let resume!: () => void;
+    const promise = new Promise<void>((r) => (resume = r));
+    this.#paused = { promise, resume };
+  }
+
+  resume(): void {
+    const paused = this.#paused;
+    this.#paused = undefined;
+    paused?.resume();
+  }
+
+  async close(): Promise<void> {
+    this.#abort.abort();
+    this.resume();
+    await this.ready.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  #end(closed: LinkClosed): void {
+    if (this.#closed) return;
+    this.#closed = closed;
+    this.#refuse(closed.error ?? new Error(closed.reason));
+    this.onclose(closed);
+  }
+}
