@@ -28,6 +28,7 @@ export const ERRORS = {
   RETROFIT_ERR_UNSUPPORTED_VERSION: { status: 400, rpcCode: -32022, message: 'unsupported protocol version %s; supported: %s' },
   RETROFIT_ERR_UPSTREAM_EXITED: { status: 502, rpcCode: -32000, message: 'upstream "%s" exited (%s)' },
   RETROFIT_ERR_DUPLICATE_ID: { status: 409, rpcCode: -32600, message: 'request id %s is already in flight in this session' },
+  RETROFIT_ERR_PROTOCOL_VERSION_HEADER: { status: 400, rpcCode: -32000, message: 'unsupported protocol version: %s (supported versions: %s)' },
   RETROFIT_ERR_NOT_ACCEPTABLE: { status: 406, rpcCode: -32000, message: 'Accept must list %s' },
   RETROFIT_ERR_CONFLICT: { status: 409, rpcCode: -32000, message: '%s' },
   RETROFIT_ERR_ALREADY_INITIALIZED: { status: 400, rpcCode: -32600, message: 'the session is already initialized' },

@@ -156,6 +156,11 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
         if (listen !== undefined) untrack = target.streams.track(res, subscriptionListChanged(listen));
       }
       await relaySse(answer.body, res, relay);
+      // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
+      for (const id of own) {
+        const p = state?.pending.peek(id);
+        if (p?.expect.kind === 'rewrite' && p.expect.nativeOnly) state?.pending.release(id);
+      }
     } else if (options.mcp && type === 'application/json' && state !== undefined && !state.pending.empty) {
       let bytes: Buffer;
       try {

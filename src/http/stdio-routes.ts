@@ -18,6 +18,8 @@ export interface StdioOptions {
   readonly killTimeoutMs?: number;
   /** Overrides the upstream's idleTimeoutMs (tests). */
   readonly idleTimeoutMs?: number;
+  /** Keep-alive interval of waiting answers and open streams (default 15 s; tests shorten it). */
+  readonly keepAliveMs?: number;
 }
 
 export const STDIO_DEFAULTS = Object.freeze({ killTimeoutMs: 5_000 });
@@ -57,6 +59,7 @@ export function registerStdioRoutes(app: FastifyInstance, name: string, ctx: Gat
       maxSessions: (snap) => stdio(snap).maxSessions,
       idleTimeoutMs: (snap) => options.idleTimeoutMs ?? stdio(snap).idleTimeoutMs,
       bridge: (snap) => snap.upstream.bridge,
+      ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
     },
     ctx,
     guards,

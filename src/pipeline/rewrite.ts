@@ -103,12 +103,22 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     return projectionFor(request.revision, !compiled.output.needsWrap, compiled.legacyRoots) === 'drop' ? 'unseen' : 'applied';
   }
 
+  /**
+   * What the client gets of a result the engine produced `out` for. A client that was shown no schema for
+   * the tool (mode unseen) never gets a failure's isError: it gets the upstream's result, projected as if no
+   * schema were configured (the contract's result for its revision).
+   */
+  function deliverable(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, out: JsonObject, outcome: CallOutcome, mode: RetrofitMode): JsonObject {
+    if (mode === 'applied') return out;
+    const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable' || outcome.outcome === 'passthrough';
+    return failed ? rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result : out;
+  }
+
   /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
   function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Logger): JsonObject {
     const out = rewriteToolCall(result, tool, policy, request.revision);
     reportOutcome(metrics, request, tool, out.outcome, log, mode);
-    if (mode === 'applied') return out.result;
-    return rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+    return deliverable(request, policy, tool, result, out.result, out.outcome, mode);
   }
 
   /** A worker's answer (or failure) for a parsed message → what the client gets. */
@@ -117,10 +127,13 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       (answer): Rewritten => {
         if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode);
         if (mode !== 'applied') {
-          // Counted only: the client gets the upstream's result, projected as if no schema were configured.
+          // Decided on this thread (see deliverable): a success is the worker's bytes, a failure the projection.
           const result = message.result as JsonObject;
-          const out = rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
-          return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
+          const failed = !answer.outcome || answer.outcome.outcome === 'invalid' || answer.outcome.outcome === 'unparseable' || answer.outcome.outcome === 'passthrough';
+          if (failed) {
+            const out = rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+            return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
+          }
         }
         return answer.bytes === undefined ? { kind: 'unchanged', original: message } : { kind: 'bytes', bytes: spliceResult(message, answer.bytes), original: message };
       },

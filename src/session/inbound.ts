@@ -6,7 +6,6 @@
  * read from its ends and the worker parses it.
  */
 import { isJsonObject, type JsonObject } from '../json.js';
-import { classifyMessage } from '../jsonrpc/classify.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import type { Logger } from '../log.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
@@ -36,6 +35,7 @@ export interface Inbound<S = unknown> {
 }
 
 const UNPARSED: Inbound<never> = Object.freeze({ messages: [], batch: false });
+const STRUCTURED = '"structuredContent"';
 
 /** Options for one call. */
 export interface InboundOptions {
@@ -102,7 +102,11 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
  * is parsed while the session waits for nothing, unless `always`.
  */
 export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger, options: InboundOptions = {}): Inbound<S> | Promise<Inbound<S>> {
-  if (state.pending.empty && !options.always) return UNPARSED;
+  if (!options.always) {
+    if (state.pending.empty) return UNPARSED;
+    // Only tools without a configured schema await answers: a message without structuredContent cannot change.
+    if (state.pending.onlyNative && !data.includes(STRUCTURED)) return UNPARSED;
+  }
   const threshold = rewriter.rawThreshold;
   if (threshold !== undefined && data.length > threshold) {
     const id = sniffResponseId(endsOf(data));
@@ -133,9 +137,4 @@ function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer 
     return { messages: [], batch: false, invalid: true };
   }
   return inboundParsed(state, rewriter, parsed, log);
-}
-
-/** True when the message is a JSON-RPC response (result or error). */
-export function isResponse(message: JsonObject): boolean {
-  return classifyMessage(message).kind === 'response';
 }

@@ -281,7 +281,8 @@ export class OwnedSession<S> {
     const error = this.#exitError(closed);
     if (closed.kind !== 'requested') {
       this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: closed.kind === 'spawn' ? 'spawn' : closed.kind === 'exited' ? 'exited' : closed.kind });
-      this.#log.warn({ reason: closed.reason, stderr: closed.stderr, err: closed.error }, closed.kind === 'spawn' ? 'upstream child failed to spawn' : 'upstream link ended');
+      const what = { spawn: 'upstream child failed to spawn', exited: 'upstream child exited', unreachable: 'upstream connection ended', protocol: 'upstream sent something that is not MCP' } as const;
+      this.#log.warn({ reason: closed.reason, ...(closed.stderr !== undefined && { stderr: closed.stderr }), err: closed.error }, what[closed.kind]);
     }
     for (const pending of this.state.pending.open()) this.#fail(pending, error);
     this.#options.onclose(closed);

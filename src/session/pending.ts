@@ -13,8 +13,12 @@ import type { PendingRequest } from '../pipeline/request.js';
 export type Expectation =
   /** initialize: the answer carries the upstream's revision (and is bridged, see src/protocol/negotiate.ts). */
   | { readonly kind: 'initialize'; readonly requested: unknown }
-  /** tools/list, tools/call, tasks/result: the answer goes through the rewrite pipeline. */
-  | { readonly kind: 'rewrite'; readonly request: PendingRequest }
+  /**
+   * tools/list, tools/call, tasks/result: the answer goes through the rewrite pipeline. `nativeOnly`: no schema
+   * is configured for the tool, so only upstream structuredContent can change (be projected): an answer
+   * without any need not even be parsed.
+   */
+  | { readonly kind: 'rewrite'; readonly request: PendingRequest; readonly nativeOnly?: boolean }
   /** Anything else a gateway-owned session sends: its answer is routed and deadlined, not changed. */
   | { readonly kind: 'route' };
 
@@ -33,6 +37,10 @@ export interface Pending<S = unknown> {
   deadline: number;
   /** Answered, kept only for replays (retainAnsweredMs). */
   answered: boolean;
+}
+
+function isStrict(pending: Pending<unknown>): boolean {
+  return pending.expect.kind !== 'rewrite' || pending.expect.nativeOnly !== true;
 }
 
 /** Ids of different JSON types are different requests: 1 and "1" must not collide. */
@@ -64,6 +72,8 @@ export class PendingTable<S = unknown> {
   readonly #now: () => number;
   /** Entries not yet answered (the retained ones do not count as in flight). */
   #open = 0;
+  /** Entries (answered or not) whose answer must be parsed whatever it holds (see Expectation nativeOnly). */
+  #strict = 0;
   readonly #settled: (() => void)[] = [];
 
   constructor(options: PendingOptions = {}) {
@@ -83,14 +93,18 @@ export class PendingTable<S = unknown> {
     return this.#slots.size === 0;
   }
 
+  /** True when every entry is a nativeOnly rewrite: only messages holding structuredContent need parsing. */
+  get onlyNative(): boolean {
+    return this.#strict === 0;
+  }
+
   /** Register a request; the oldest entry is evicted past `max` (its answer will pass through unchanged). */
   add(pending: Pending<S>): void {
     const key = idKey(pending.id);
-    const old = this.#slots.get(key);
-    if (old && !old.pending.answered) this.#open -= 1;
-    this.#slots.delete(key);
+    if (this.#slots.has(key)) this.#remove(key);
     this.#slots.set(key, { pending, expires: this.#now() + this.#ttlMs });
     this.#open += 1;
+    if (isStrict(pending)) this.#strict += 1;
     while (this.#slots.size > this.#max) {
       const oldest = this.#slots.keys().next().value as string;
       this.#remove(oldest);
@@ -175,6 +189,7 @@ export class PendingTable<S = unknown> {
     const slot = this.#slots.get(key);
     if (!slot) return;
     this.#slots.delete(key);
+    if (isStrict(slot.pending)) this.#strict -= 1;
     if (!slot.pending.answered) {
       this.#open -= 1;
       this.#wake();

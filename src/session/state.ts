@@ -101,7 +101,7 @@ export class SessionState<S = unknown> {
   expect(c: ClassifiedMessage, ctx: RequestContext<S>): Registered<S> {
     const { revision, source } = detectRevision({ meta: c.metaRevision, header: ctx.header, session: this.clientRevision });
     if (c.kind !== 'request' || c.id === undefined || c.id === null || c.method === undefined) return { revision, source };
-    const expect = this.#expectation(c, ctx, revision, source);
+    const expect = this.#expectation(c, ctx, revision);
     if (!expect && !ctx.routeAll) return { revision, source };
     const params = isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params : undefined;
     const token = isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
@@ -119,7 +119,7 @@ export class SessionState<S = unknown> {
     return { revision, source, pending };
   }
 
-  #expectation(c: ClassifiedMessage, ctx: RequestContext<S>, revision: string, source: RevisionSource): Expectation | undefined {
+  #expectation(c: ClassifiedMessage, ctx: RequestContext<S>, revision: string): Expectation | undefined {
     const method = c.method!;
     if (method === 'initialize') {
       const params = isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params : undefined;
@@ -130,20 +130,11 @@ export class SessionState<S = unknown> {
     // With both revisions named and different, the gateway changes nothing: the upstream answers the conflict.
     if (revisionsDisagree({ meta: c.metaRevision, header: ctx.header })) return undefined;
     const tool = method === 'tools/call' ? c.name : method === 'tasks/result' ? this.#taskTool(c) : undefined;
-    if (method !== 'tools/list' && !this.#mayChange(policy, tool, revision, source)) return undefined;
+    if (method !== 'tools/list' && tool === undefined) return undefined;
     const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }) };
-    return { kind: 'rewrite', request };
-  }
-
-  /**
-   * Whether a tools/call answer may need rewriting: always for a configured tool; for any other only when
-   * the upstream may have served another revision than the client's (its native structuredContent is then
-   * projected), i.e. unless the upstream answered exactly this revision or it was named on the request itself.
-   */
-  #mayChange(policy: UpstreamPolicy, tool: string | undefined, revision: string, source: RevisionSource): boolean {
-    if (tool === undefined) return false;
-    if (policy.resolve(tool)?.compiled?.output !== undefined) return true;
-    return source !== 'meta' && this.upstreamRevision !== revision;
+    // Without a configured schema only the upstream's own structuredContent can change (projection, text block).
+    const nativeOnly = method !== 'tools/list' && tool !== undefined && policy.resolve(tool)?.compiled?.output === undefined;
+    return { kind: 'rewrite', request, ...(nativeOnly && { nativeOnly }) };
   }
 
   #taskTool(c: ClassifiedMessage): string | undefined {

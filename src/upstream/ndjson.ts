@@ -2,7 +2,7 @@
  * NDJSON framing for stdio upstreams: one JSON-RPC message per line. Pure and synchronous so it can be
  * unit-tested byte by byte. Lines are bounded: a line longer than `maxLineBytes` is dropped (never
  * truncated into invalid JSON) and reported with its first and last bytes, so the caller can still find
- * the JSON-RPC id of an over-long response and fail the pending request.
+ * the JSON-RPC id of an over-long response (src/jsonrpc/sniff.ts) and fail the pending request.
  */
 
 /** A dropped over-long line: its total size and bounded samples of both ends. */
@@ -117,26 +117,4 @@ export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
       if (overlong || size > 0) completeLine();
     },
   };
-}
-
-const ID = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
-const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
-const TAIL_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID}\s*\}\s*$`);
-
-/**
- * Best-effort JSON-RPC id of a response whose line was too long to parse: serializers put `id` either
- * first (after `jsonrpc`) or last (the SDKs emit `{"result":…,"jsonrpc":"2.0","id":1}`). Returns
- * undefined when the line looks like a request or notification (it has a `method` up front) or no id is found.
- */
-export function sniffResponseId(line: OverlongLine): string | number | undefined {
-  if (/^\s*\{\s*(?:"[^"]*"\s*:\s*(?:"[^"]*"|-?\d+)\s*,\s*)*"method"\s*:/.test(line.head)) return undefined;
-  const match = HEAD_ID.exec(line.head) ?? TAIL_ID.exec(line.tail);
-  const raw = match?.[1];
-  if (raw === undefined) return undefined;
-  try {
-    const id: unknown = JSON.parse(raw);
-    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -2,7 +2,7 @@
  * Build a LoadedConfig in code (no YAML), compiling policies the way the loader does.
  */
 import type { LoadedConfig } from '../../src/config/load.js';
-import { DEFAULTS, type GatewayConfig, type HttpUpstreamConfig, type ToolConfig, type UpstreamConfig } from '../../src/config/types.js';
+import { DEFAULTS, type GatewayConfig, type HttpUpstreamConfig, type SseUpstreamConfig, type StdioUpstreamConfig, type ToolConfig, type UpstreamConfig } from '../../src/config/types.js';
 import { compileUpstreamPolicy } from '../../src/policy/compile.js';
 import type { UpstreamPolicy } from '../../src/policy/types.js';
 
@@ -22,6 +22,16 @@ export function httpUpstream(
     tools: extra.tools ?? {},
     bridge: extra.bridge ?? true,
   };
+}
+
+/** A legacy HTTP+SSE upstream from its SSE url and a few optional settings. */
+export function sseUpstream(name: string, sse: string, extra: Partial<Omit<SseUpstreamConfig, 'kind' | 'name' | 'sse'>> = {}): SseUpstreamConfig {
+  return { kind: 'sse', name, sse, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, headers: {}, tools: {}, bridge: true, idleTimeoutMs: DEFAULTS.idleTimeoutMs, ...extra };
+}
+
+/** A stdio upstream from its command and a few optional settings. */
+export function stdioUpstream(name: string, command: string, extra: Partial<Omit<StdioUpstreamConfig, 'kind' | 'name' | 'command'>> = {}): StdioUpstreamConfig {
+  return { kind: 'stdio', name, command, args: [], env: {}, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, tools: {}, bridge: true, share: false, idleTimeoutMs: DEFAULTS.idleTimeoutMs, ...extra };
 }
 
 /** A whole config around the given upstreams; `overrides` replaces top-level fields. */

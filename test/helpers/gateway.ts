@@ -1,9 +1,8 @@
 /**
  * Start the gateway on port 0 for a test, with its log lines captured as objects and its own metrics.
  */
-import type { FastifyInstance } from 'fastify';
 import { onTestFinished } from 'vitest';
-import { buildApp, type BuildOptions } from '../../src/app.js';
+import { buildApp, type BuildOptions, type GatewayApp } from '../../src/app.js';
 import type { LoadedConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
@@ -12,7 +11,7 @@ import { createMetrics, type Metrics } from '../../src/metrics.js';
 export type LogLine = Record<string, unknown> & { msg?: string; level?: number };
 
 export interface TestGateway {
-  readonly app: FastifyInstance;
+  readonly app: GatewayApp;
   /** `http://127.0.0.1:PORT` */
   readonly origin: string;
   readonly logs: LogLine[];

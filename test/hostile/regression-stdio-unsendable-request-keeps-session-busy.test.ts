@@ -10,7 +10,7 @@ import { echoCall, echoed, openSession, post, sessionHeaders } from './harness.j
 
 describe('regression: a request too deep to send to a stdio child', () => {
   it('gets 400 and leaves nothing pending: the session still works and shutdown does not wait', async () => {
-    const gateway = await startStdioGateway({ stdio: { shutdownGraceMs: 3_600_000, killTimeoutMs: 1_000 } });
+    const gateway = await startStdioGateway({ shutdownGraceMs: 3_600_000, stdio: { killTimeoutMs: 1_000 } });
     try {
       const session = await openSession(gateway.url);
       const h = sessionHeaders(session);

@@ -98,7 +98,8 @@ async function openLegacyStream(url: string): Promise<{ next: (until: (text: str
 function messages(text: string): Record<string, unknown>[] {
   return text
     .split('\n')
-    .filter((l) => l.startsWith('data: '))
+    // Priming events (2025-11-25 resumable streams) carry empty data.
+    .filter((l) => l.startsWith('data: ') && l.length > 'data: '.length)
     .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
 }
 

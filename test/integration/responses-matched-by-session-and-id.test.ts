@@ -11,11 +11,13 @@ function markingRewriter(): Rewriter & { seen: PendingRequest[] } {
   return {
     seen,
     needsRewrite: (method) => method === 'tools/call',
-    policyOf: () => undefined,
-    rewrite(request, message) {
+    respond(request, input) {
+      const message = input.message!;
       seen.push(request);
-      return { ...message, result: { ...(message.result as JsonObject), marked: `${request.tool ?? '?'}@${request.revision}` } };
+      return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), marked: `${request.tool ?? '?'}@${request.revision}` } } };
     },
+    prepare: () => {},
+    close: async () => {},
   };
 }
 
@@ -65,7 +67,9 @@ describe('responses are matched to requests by session and JSON-RPC id', () => {
   it('rewrites JSON bodies, SSE events and GET replays, and nothing else', async () => {
     const upstream = await scriptedUpstream();
     const rewriter = markingRewriter();
-    const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`)]), { rewriter });
+    // Configured tools: their answers are read wherever they arrive (a tool without a schema only when it has structuredContent).
+    const tools = { '*': { outputSchema: { type: 'object' } } };
+    const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`, { tools })]), { rewriter });
     const url = gw.url('/up/mcp');
 
     const json = await call(url, 1, 'json', 'A');

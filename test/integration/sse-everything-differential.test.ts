@@ -4,49 +4,27 @@
  * schemas turn text results (which arrive on the GET stream) into structuredContent.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { DEFAULTS, type SseUpstreamConfig, type ToolConfig } from '../../src/config/types.js';
-import { registerSseRoutes } from '../../src/http/sse-routes.js';
-import type { UpstreamRoutes } from '../../src/http/stdio-routes.js';
-import { gatewayDeps } from '../helpers/stdio-gateway.js';
+import type { ToolConfig } from '../../src/config/types.js';
+import { gatewayConfig, sseUpstream } from '../helpers/config.js';
+import { startGateway as startTestGateway } from '../helpers/gateway.js';
 import { startEverythingSse, type EverythingSse } from '../helpers/everything-sse.js';
 
 let upstreamServer: EverythingSse | undefined;
-let app: FastifyInstance | undefined;
-let routes: UpstreamRoutes | undefined;
+let routes: { ready(): Promise<{ ok: boolean; detail?: string }> } | undefined;
 const clients: Client[] = [];
 
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
-  await routes?.close();
-  await app?.close();
   await upstreamServer?.close();
-  routes = undefined;
-  app = undefined;
   upstreamServer = undefined;
 });
 
 async function startGateway(sse: string, tools: Record<string, ToolConfig> = {}): Promise<string> {
-  const upstream: SseUpstreamConfig = { kind: 'sse', name: 'legacy', path: '/legacy/mcp', timeoutMs: 10_000, tools, sse, headers: {} };
-  const logs: Record<string, unknown>[] = [];
-  const deps = gatewayDeps(
-    {
-      file: '/tmp/gateway.yaml',
-      listen: { host: '127.0.0.1', port: 0 },
-      allowedOrigins: [],
-      limits: { maxRequestBytes: DEFAULTS.maxRequestBytes, maxResultBytes: DEFAULTS.maxResultBytes },
-      defaults: { onInvalid: 'error', legacyRoots: 'wrap', coerce: true },
-      upstreams: { legacy: upstream },
-      secrets: [],
-    },
-    logs,
-  );
-  app = Fastify({ forceCloseConnections: true });
-  routes = registerSseRoutes(app, upstream, deps);
-  const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  return `${address}${upstream.path}`;
+  const gw = await startTestGateway(gatewayConfig([sseUpstream('legacy', sse, { timeoutMs: 10_000, tools })], { file: '/tmp/gateway.yaml' }));
+  routes = gw.app.upstreams.get('legacy');
+  return gw.url('/legacy/mcp');
 }
 
 async function connect(url: string): Promise<Client> {

@@ -48,7 +48,7 @@ describe('server-everything over stdio with configured schemas', () => {
     expect(echo.structuredContent).toEqual({ result: 'Echo: hi' });
 
     const outcomes = (await gateway.metrics.retrofits.get()).values.map((v) => v.labels);
-    expect(outcomes).toContainEqual({ upstream: 'everything', tool: 'get-sum', outcome: 'extracted', format: 'regex' });
+    expect(outcomes).toContainEqual({ upstream: 'everything', tool: 'get-sum', outcome: 'extracted', format: 'regex', mode: 'applied' });
   });
 
   it('gives a v2 client the same', async () => {

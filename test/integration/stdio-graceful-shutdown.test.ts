@@ -7,7 +7,7 @@ import { alive, connectV1, firstText, startStdioGateway } from '../helpers/stdio
 
 describe('stdio upstream: app close', () => {
   it('drains and stops every child when the Fastify app closes', async () => {
-    const gateway = await startStdioGateway({ stdio: { shutdownGraceMs: 100 } });
+    const gateway = await startStdioGateway({ shutdownGraceMs: 100 });
     const client = await connectV1(gateway.url, 'shutdown');
     const pid = Number(firstText(await client.callTool({ name: 'pid', arguments: {} })));
     const blocked = client.callTool({ name: 'block', arguments: {} });

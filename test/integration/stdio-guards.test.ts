@@ -2,37 +2,21 @@
  * stdio routes sit behind the same guards as HTTP upstreams: the gateway's bearer tokens and the Origin
  * allow-list. A rejected request never spawns a child.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { registerStdioRoutes, type StdioUpstreamRoutes } from '../../src/http/stdio-routes.js';
-import type { StdioUpstreamConfig } from '../../src/config/types.js';
-import { FIXTURE_SERVER, firstText, gatewayConfig, gatewayDeps } from '../helpers/stdio-gateway.js';
+import type { StdioUpstreamRoutes } from '../../src/http/upstream-routes.js';
+import { firstText, startStdioGateway } from '../helpers/stdio-gateway.js';
 
-let app: FastifyInstance | undefined;
 let routes: StdioUpstreamRoutes | undefined;
-let client: Client | undefined;
 
-afterEach(async () => {
-  await client?.close();
-  await routes?.close();
-  await app?.close();
-  client = undefined;
-  routes = undefined;
-  app = undefined;
-});
-
-const upstream: StdioUpstreamConfig = { kind: 'stdio', name: 'guarded', path: '/guarded/mcp', timeoutMs: 1000, tools: {}, command: process.execPath, args: [FIXTURE_SERVER], env: {} };
 const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 async function start(): Promise<string> {
-  const config = { ...gatewayConfig(upstream), auth: { bearerTokens: ['s3cret-token'] }, allowedOrigins: ['https://ok.example'] };
-  app = Fastify({ forceCloseConnections: true });
-  routes = registerStdioRoutes(app, upstream, gatewayDeps(config, []));
-  const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  return `${address}${upstream.path}`;
+  const gw = await startStdioGateway({ name: 'guarded', upstream: { timeoutMs: 1000 }, config: { auth: { bearerTokens: ['s3cret-token'] }, allowedOrigins: ['https://ok.example'] } });
+  routes = gw.routes;
+  return gw.url;
 }
 
 describe('stdio upstream: guards', () => {
@@ -48,7 +32,8 @@ describe('stdio upstream: guards', () => {
 
   it('serves a client that presents the token', async () => {
     const url = await start();
-    client = new Client({ name: 'guarded', version: '1.0.0' });
+    const client = new Client({ name: 'guarded', version: '1.0.0' });
+    onTestFinished(() => client.close());
     await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer s3cret-token', origin: 'https://ok.example' } } }));
     expect(firstText(await client.callTool({ name: 'echo', arguments: { text: 'in' } }))).toBe('in');
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/json.js';
 import type { PendingRequest, Rewriter } from '../../src/pipeline/rewrite.js';
+import type { ToolConfig } from '../../src/config/types.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
@@ -29,13 +30,17 @@ describe('tasks/result and JSON-RPC batches', () => {
     const seen: PendingRequest[] = [];
     const rewriter: Rewriter = {
       needsRewrite: (method) => method === 'tools/call' || method === 'tasks/result',
-      policyOf: () => undefined,
-      rewrite: (request, message) => {
+      respond: (request, input) => {
+        const message = input.message!;
         seen.push(request);
-        return { ...message, result: { ...(message.result as JsonObject), by: `${request.method}:${request.tool ?? '-'}` } };
+        return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), by: `${request.method}:${request.tool ?? '-'}` } } };
       },
+      prepare: () => {},
+      close: async () => {},
     };
-    const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`)]), { rewriter });
+    // Configured tools: their answers are always read (a tool without a schema is read only when it has structuredContent).
+    const tools: Record<string, ToolConfig> = { slow: { outputSchema: { type: 'object' } }, a: { outputSchema: { type: 'object' } }, b: { outputSchema: { type: 'object' } } };
+    const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`, { tools })]), { rewriter });
     const post = async (body: unknown) =>
       (await fetch(gw.url('/up/mcp'), {
         method: 'POST',

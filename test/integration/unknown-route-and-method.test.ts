@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { SseUpstreamConfig, StdioUpstreamConfig } from '../../src/config/types.js';
-import { gatewayConfig, httpUpstream } from '../helpers/config.js';
+import { gatewayConfig, httpUpstream, sseUpstream, stdioUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 
-const sse: SseUpstreamConfig = { kind: 'sse', name: 'old', sse: 'http://127.0.0.1:9/sse', path: '/old/mcp', timeoutMs: 1000, headers: {}, tools: {} };
-const stdio: StdioUpstreamConfig = { kind: 'stdio', name: 'local', command: 'node', args: [], env: {}, path: '/local/mcp', timeoutMs: 1000, tools: {} };
+const sse: SseUpstreamConfig = sseUpstream('old', 'http://127.0.0.1:9/sse', { timeoutMs: 1000 });
+const stdio: StdioUpstreamConfig = stdioUpstream('local', 'node', { timeoutMs: 1000 });
 
 describe('routes nothing serves', () => {
   it('405 with Allow on an upstream path, 404 elsewhere, always a JSON-RPC error body', async () => {
@@ -16,7 +16,7 @@ describe('routes nothing serves', () => {
     const cases: [string, string, number, string | null][] = [
       ['PUT', '/web/mcp', 405, 'GET, POST, DELETE'],
       ['PATCH', '/local/mcp', 405, 'GET, POST, DELETE'],
-      ['POST', '/old/mcp', 405, 'GET'],
+      ['PUT', '/old/mcp', 405, 'GET, POST, DELETE'],
       ['GET', '/old/mcp/message', 405, 'POST'],
       ['GET', '/nowhere', 404, null],
       ['POST', '/web/mcp/extra', 404, null],

@@ -4,10 +4,12 @@
  * the SDK servers check them (Accept 406, Content-Type 415, body -32700, Mcp-Session-Id 400/404,
  * MCP-Protocol-Version 400), then handed to the session. Each exchange is logged and counted once.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RetrofitError } from '../../errors.js';
 import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.js';
+import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../jsonrpc/strict.js';
 import type { Logger } from '../../log.js';
 import { acceptsHeaderRevision, eraOf, isRevision, STATEFUL_REVISIONS } from '../../protocol/era.js';
 import { OwnedSession } from '../../session/owned.js';
@@ -32,6 +34,8 @@ export interface FrontTarget {
   readonly maxSessions: (snap: Snapshot) => number | undefined;
   readonly idleTimeoutMs: (snap: Snapshot) => number;
   readonly bridge: (snap: Snapshot) => boolean;
+  /** Keep-alive interval (tests shorten it). */
+  readonly keepAliveMs?: number;
 }
 
 function accepts(req: FastifyRequest, ...types: string[]): boolean {
@@ -69,12 +73,14 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     metrics: ctx.metrics,
     maxSessions: () => target.maxSessions(snapshot(ctx, target.name)),
     idleTimeoutMs: () => target.idleTimeoutMs(snapshot(ctx, target.name)),
+    ...(target.keepAliveMs !== undefined && { keepAliveMs: target.keepAliveMs }),
   });
   const log = ctx.logger.child({ upstream: target.name });
 
   function create(snap: Snapshot, headers: IncomingHttpHeaders): FrontSession {
-    const linkLog = log;
-    const link = target.link(snap, headers, linkLog);
+    const id = randomUUID();
+    const sessionLog = log.child({ session: id });
+    const link = target.link(snap, headers, sessionLog);
     const state = new SessionState<PostStream>({ upstream: target.name, bridge: target.bridge(snap) });
     let session: FrontSession | undefined;
     const owned = new OwnedSession<PostStream>({
@@ -83,14 +89,14 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
       state,
       rewriter: ctx.rewriter,
       metrics: ctx.metrics,
-      log,
+      log: sessionLog,
       timeoutMs: () => snapshot(ctx, target.name).upstream.timeoutMs,
       maxResultBytes: () => ctx.generations.current.config.limits.maxResultBytes,
       onclose: () => {
         if (session) sessions.ended(session);
       },
     });
-    session = new FrontSession(owned, log);
+    session = new FrontSession(id, owned, sessionLog);
     sessions.add(session);
     return session;
   }
@@ -106,7 +112,8 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     facts.method = labelOf(body, 'POST');
     const first = body.messages[0];
     if (!body.batch && first?.method === 'tools/call') facts.tool = first.name;
-    if (body.messages.some((m) => m.kind === 'invalid')) return void sendError(reply, new RetrofitError('RETROFIT_ERR_PARSE', ['invalid JSON-RPC message']));
+    const problem = nestedTooDeeply(read.text) ? `nested deeper than ${MAX_DEPTH} levels` : body.messages.map(strictProblem).find((p) => p !== undefined);
+    if (problem !== undefined) return void sendError(reply, new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (${problem})`]));
     const header = headerValue(req.headers, 'mcp-protocol-version');
     const snap = snapshot(ctx, target.name, req);
     const initialize = body.messages.some((m) => m.kind === 'request' && m.method === 'initialize');
@@ -124,7 +131,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
       const found = sessions.get(sessionId);
       if (!found) return void sendError(reply, new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
       if (initialize) return void sendError(reply, new RetrofitError('RETROFIT_ERR_ALREADY_INITIALIZED'));
-      if (header !== undefined && !acceptsHeaderRevision(header)) return void sendError(reply, new RetrofitError('RETROFIT_ERR_UNSUPPORTED_VERSION', [header, STATEFUL_REVISIONS.join(', ')]));
+      if (header !== undefined && !acceptsHeaderRevision(header)) return void sendError(reply, new RetrofitError('RETROFIT_ERR_PROTOCOL_VERSION_HEADER', [header, STATEFUL_REVISIONS.join(', ')]));
       session = found;
     }
     sessions.touch(session);
@@ -180,7 +187,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     else {
       const header = headerValue(req.headers, 'mcp-protocol-version');
       if (header !== undefined && !acceptsHeaderRevision(header)) {
-        sendError(reply, new RetrofitError('RETROFIT_ERR_UNSUPPORTED_VERSION', [header, STATEFUL_REVISIONS.join(', ')]));
+        sendError(reply, new RetrofitError('RETROFIT_ERR_PROTOCOL_VERSION_HEADER', [header, STATEFUL_REVISIONS.join(', ')]));
         return undefined;
       }
       sessions.touch(session);

@@ -3,7 +3,6 @@
  * standalone GET stream, the events kept for resumption, and the session's owned core (src/session/owned.ts)
  * behind them. This is the client side the core delivers to.
  */
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
@@ -17,7 +16,7 @@ import { PostStream } from './post-stream.js';
 export type GetOutcome = { readonly ok: true } | { readonly ok: false; readonly status: 400 | 409; readonly message: string };
 
 export class FrontSession implements ClientSide<PostStream> {
-  readonly id: string = randomUUID();
+  readonly id: string;
   readonly owned: OwnedSession<PostStream>;
   readonly log: Logger;
   readonly #live = new Map<number, PostStream>();
@@ -27,9 +26,11 @@ export class FrontSession implements ClientSide<PostStream> {
   #pressure = 0;
   #closed = false;
 
-  constructor(owned: OwnedSession<PostStream>, log: Logger) {
+  /** `log` is already bound to the session. */
+  constructor(id: string, owned: OwnedSession<PostStream>, log: Logger) {
+    this.id = id;
     this.owned = owned;
-    this.log = log.child({ session: this.id });
+    this.log = log;
     owned.attach(this, this.log);
   }
 

@@ -15,9 +15,9 @@ import { listen } from '../../helpers/listen.js';
 import { startV1Server } from '../../helpers/v1-server.js';
 
 const CONFIG = { file: '/tmp/gw.yaml' };
-const common = { path: '/x/mcp', timeoutMs: 60_000, tools: {} };
+const common = { path: '/x/mcp', timeoutMs: 60_000, tools: {}, bridge: true, idleTimeoutMs: 900_000 };
 const http = (url: string, headers: Record<string, string> = {}): UpstreamConfig => ({ ...common, name: 'h', kind: 'http', url, headers });
-const stdio = (command: string, args: string[]): UpstreamConfig => ({ ...common, name: 's', kind: 'stdio', command, args, env: {} });
+const stdio = (command: string, args: string[]): UpstreamConfig => ({ ...common, name: 's', kind: 'stdio', command, args, env: {}, share: false });
 
 /** An SDK server whose tools/list is answered by `handler` (raw result, not validated by the SDK). */
 function rawList(handler: (cursor: string | undefined, headers: Record<string, unknown>) => Record<string, unknown>): () => McpServer {

@@ -12,8 +12,11 @@ const stdio = (name: string, extra: Partial<StdioUpstreamConfig> = {}): StdioUps
   command: 'node',
   args: ['server.js'],
   env: { KEY: 'old-secret-value' },
+  bridge: true,
+  share: false,
+  idleTimeoutMs: 900_000,
   ...extra,
-});
+} as StdioUpstreamConfig);
 
 describe('mergeReload', () => {
   it('applies tools, headers, timeouts, auth and result limits; keeps start-fixed fields and reports them', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, type LoadedConfig } from '../../../src/config/load.js';
 import { createLogger, Redactor } from '../../../src/log.js';
 import { createMetrics } from '../../../src/metrics.js';
-import { Generations } from '../../../src/reload/generations.js';
+import { Generations } from '../../../src/config/generations.js';
 import { Reloader } from '../../../src/reload/reloader.js';
 import { gatewayConfig, httpUpstream } from '../../helpers/config.js';
 import { captureLogs } from '../../helpers/gateway.js';
@@ -27,7 +27,7 @@ describe('Reloader', () => {
     const results = await Promise.all([reloader.reload('a'), reloader.reload('b'), reloader.reload('c')]);
     expect(loads).toBe(2);
     expect(results.map((r) => r.ok && r.generation)).toEqual([2, 3, 3]);
-    expect(generations.config.upstreams.web?.timeoutMs).toBe(2);
+    expect(generations.current.config.upstreams.web?.timeoutMs).toBe(2);
   });
 
   it('scrubs the new generation’s secrets from the first line it could appear in', async () => {

@@ -8,7 +8,7 @@ export const TEST_DEFAULTS: ToolDefaults = { onInvalid: 'error', legacyRoots: 'w
 /** Compile a policy for an upstream named `u` with these tools; throws on compile errors. */
 export function upstreamWith(tools: Record<string, ToolConfig>, defaults: ToolDefaults = TEST_DEFAULTS): UpstreamPolicy {
   const { policy, errors } = compileUpstreamPolicy(
-    { kind: 'http', name: 'u', path: '/u/mcp', timeoutMs: 1000, url: 'http://127.0.0.1:1/mcp', headers: {}, tools },
+    { kind: 'http', name: 'u', path: '/u/mcp', timeoutMs: 1000, url: 'http://127.0.0.1:1/mcp', headers: {}, tools, bridge: true },
     defaults,
   );
   if (errors.length > 0) throw new Error(errors.map((e) => `${e.path.join('.')}: ${e.message}`).join('\n'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../../src/http/headers.js';
+import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../../src/upstream/headers.js';
 
 const base = { host: 'upstream.test:9000', configured: {}, dropAuthorization: false };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createLineSplitter, sniffResponseId, type OverlongLine } from '../../../src/upstream/ndjson.js';
+import { sniffResponseId } from '../../../src/jsonrpc/sniff.js';
+import { createLineSplitter, type OverlongLine } from '../../../src/upstream/ndjson.js';
 
 function collect(maxLineBytes: number, sampleBytes?: number) {
   const lines: string[] = [];
@@ -69,16 +70,16 @@ describe('createLineSplitter', () => {
 
 describe('sniffResponseId', () => {
   it('finds the id at the end, as the SDKs serialise responses', () => {
-    expect(sniffResponseId({ bytes: 0, head: '{"result":{"content":[{"type":"text","text":"xx', tail: 'xx"}]},"jsonrpc":"2.0","id":7}' })).toBe(7);
+    expect(sniffResponseId({ head: '{"result":{"content":[{"type":"text","text":"xx', tail: 'xx"}]},"jsonrpc":"2.0","id":7}' })).toBe(7);
   });
   it('finds a string id at the start', () => {
-    expect(sniffResponseId({ bytes: 0, head: '{"jsonrpc":"2.0","id":"a-1","result":{"x":"', tail: 'zzz"}}' })).toBe('a-1');
+    expect(sniffResponseId({ head: '{"jsonrpc":"2.0","id":"a-1","result":{"x":"', tail: 'zzz"}}' })).toBe('a-1');
   });
   it('ignores requests and notifications', () => {
-    expect(sniffResponseId({ bytes: 0, head: '{"jsonrpc":"2.0","method":"notifications/message","params":{', tail: '"}}' })).toBeUndefined();
-    expect(sniffResponseId({ bytes: 0, head: '{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage"', tail: '"}}' })).toBeUndefined();
+    expect(sniffResponseId({ head: '{"jsonrpc":"2.0","method":"notifications/message","params":{', tail: '"}}' })).toBeUndefined();
+    expect(sniffResponseId({ head: '{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage"', tail: '"}}' })).toBeUndefined();
   });
   it('gives up when no id is visible', () => {
-    expect(sniffResponseId({ bytes: 0, head: '{"result":{"a":"', tail: 'b"}}' })).toBeUndefined();
+    expect(sniffResponseId({ head: '{"result":{"a":"', tail: 'b"}}' })).toBeUndefined();
   });
 });

@@ -37,7 +37,7 @@ function start(script: string, killTimeoutMs = 5_000): { child: StdioChild; mess
     maxLineBytes: 1024,
     killTimeoutMs,
     log,
-    onMessage: (m) => messages.push(m),
+    onLine: (line) => messages.push(JSON.parse(line)),
     onOverlong: () => {},
     onExit: resolveExit,
   });
@@ -48,17 +48,17 @@ function start(script: string, killTimeoutMs = 5_000): { child: StdioChild; mess
 describe('StdioChild', () => {
   it('round-trips NDJSON and reports a natural exit with its code', async () => {
     const { child, messages, exit } = start(`process.stdin.on('data', (d) => { process.stdout.write(d); process.exit(3); });`);
-    expect(child.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBe(true);
+    expect(child.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }))).toBe(true);
     expect(await exit).toMatchObject({ kind: 'exited', code: 3, requested: false, reason: 'code 3' });
     expect(messages).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
     expect(child.alive).toBe(false);
-    expect(child.send({})).toBe(false);
+    expect(child.write('{}')).toBe(false);
   });
 
   it('reports a spawn failure without a pid', async () => {
     const messages: unknown[] = [];
     const exited = new Promise<ChildExit>((onExit) => {
-      children.push(new StdioChild({ command: 'mcp-retrofit-missing-binary', args: [], env: { PATH: '/nonexistent' }, cwd: process.cwd(), maxLineBytes: 10, killTimeoutMs: 10, log, onMessage: (m) => messages.push(m), onOverlong: () => {}, onExit }));
+      children.push(new StdioChild({ command: 'mcp-retrofit-missing-binary', args: [], env: { PATH: '/nonexistent' }, cwd: process.cwd(), maxLineBytes: 10, killTimeoutMs: 10, log, onLine: (line) => messages.push(line), onOverlong: () => {}, onExit }));
     });
     expect(await exited).toMatchObject({ kind: 'spawn', reason: 'spawn ENOENT' });
     expect(children.at(-1)!.pid).toBeUndefined();

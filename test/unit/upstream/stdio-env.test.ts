@@ -14,8 +14,11 @@ const upstream = (extra: Partial<StdioUpstreamConfig> = {}): StdioUpstreamConfig
   command: 'node',
   args: [],
   env: {},
+  bridge: true,
+  share: false,
+  idleTimeoutMs: 900_000,
   ...extra,
-});
+} as StdioUpstreamConfig);
 
 let dir: string;
 beforeEach(async () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../../src/json.js';
-import { OFFLOAD_BYTES, planOffload, textLength } from '../../../src/offload/plan.js';
-import { eventWithJson, joinMessages, spliceResult } from '../../../src/offload/splice.js';
-import type { PendingRequest } from '../../../src/pipeline/rewrite.js';
-import { upstreamWith } from '../retrofit/helpers.js';
+import type { JsonObject } from '../../../../src/json.js';
+import { OFFLOAD_BYTES, planOffload, textLength } from '../../../../src/pipeline/offload/plan.js';
+import { eventWithJson, joinMessages, spliceResult } from '../../../../src/pipeline/offload/splice.js';
+import type { PendingRequest } from '../../../../src/pipeline/request.js';
+import { upstreamWith } from '../../retrofit/helpers.js';
 
 const policy = upstreamWith({ typed: { outputSchema: { type: 'object' } }, plain: {} });
 const call = (tool: string, method = 'tools/call'): PendingRequest => ({ upstream: 'u', method, tool, revision: '2025-11-25' });

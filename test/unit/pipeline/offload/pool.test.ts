@@ -2,14 +2,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { JsonObject } from '../../../src/json.js';
-import type { ToolConfig } from '../../../src/config/types.js';
-import { OffloadPool, defaultWorkerUrl, type PoolAnswer, type PoolRequest } from '../../../src/offload/pool.js';
-import type { UpstreamPolicy } from '../../../src/policy/types.js';
-import { rewriteToolCall } from '../../../src/retrofit/engine.js';
-import { upstreamWith } from '../retrofit/helpers.js';
+import type { JsonObject } from '../../../../src/json.js';
+import type { ToolConfig } from '../../../../src/config/types.js';
+import { DeadlineExceeded, OffloadPool, defaultWorkerUrl, type PoolAnswer, type PoolRequest } from '../../../../src/pipeline/offload/pool.js';
+import type { UpstreamPolicy } from '../../../../src/policy/types.js';
+import { rewriteToolCall } from '../../../../src/retrofit/engine.js';
+import { upstreamWith } from '../../retrofit/helpers.js';
 
-const PROBE = new URL('../../fixtures/offload/probe-worker.mjs', import.meta.url);
+const PROBE = new URL('../../../fixtures/offload/probe-worker.mjs', import.meta.url);
 const pools: OffloadPool[] = [];
 afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
@@ -44,7 +44,7 @@ interface Case {
   readonly input: JsonObject;
 }
 
-const CORPUS = join(import.meta.dirname, '../../fixtures/corpus');
+const CORPUS = join(import.meta.dirname, '../../../fixtures/corpus');
 const cases = readdirSync(CORPUS)
   .filter((f) => f.endsWith('.yaml'))
   .sort()
@@ -55,8 +55,8 @@ describe('the offload worker module', () => {
     const p = pool();
     // A missing dist/offload/worker.js must fail here, loudly, not fall back to the main thread unnoticed.
     expect(p.unavailable, 'run `npm run build` before the tests').toBeUndefined();
-    expect(defaultWorkerUrl('file:///x/src/offload/pool.ts').href).toBe('file:///x/dist/offload/worker.js');
-    expect(defaultWorkerUrl('file:///x/dist/offload/pool.js').href).toBe('file:///x/dist/offload/worker.js');
+    expect(defaultWorkerUrl('file:///x/src/pipeline/offload/pool.ts').href).toBe('file:///x/dist/pipeline/offload/worker.js');
+    expect(defaultWorkerUrl('file:///x/dist/pipeline/offload/pool.js').href).toBe('file:///x/dist/pipeline/offload/worker.js');
   });
 
   it('names a missing worker module in its reason', () => {
@@ -124,6 +124,20 @@ describe('the pool', () => {
     const next = upstreamWith({ t: { outputSchema: { type: 'object' } } });
     expect(p.idOf(next.resolve('t')!)).not.toBe(first.toolId);
     expect(p.idOf(policy.resolve('t')!)).toBe(first.toolId);
+  });
+
+  it('stops a job past its deadline (terminating its worker) and runs the next one on a fresh worker', async () => {
+    const p = pool({ workerUrl: PROBE, warm: true });
+    p.warm();
+    const policy = upstreamWith({ t: { outputSchema: { type: 'object' } }, hang: { outputSchema: { type: 'object' } } });
+    const hung = p.run({ ...requestFor(policy, 'hang', { content: [] }), deadlineMs: 50 })!;
+    const next = p.run(requestFor(policy, 't', { content: [] }))!;
+    await expect(hung).rejects.toBeInstanceOf(DeadlineExceeded);
+    await expect(hung).rejects.toThrow(/ran longer than 50 ms and was stopped/);
+    expect(JSON.parse((await next).bytes!.toString())).toMatchObject({ tool: 't', compiled: true });
+    expect(p.deadlines).toBe(1);
+    expect(p.crashes).toBe(0);
+    expect(p.queuedBytes).toBe(0);
   });
 
   it('fails the job of a worker that crashes, replaces the worker, and the new one gets configs again', async () => {

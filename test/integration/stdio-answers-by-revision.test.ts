@@ -1,9 +1,10 @@
 /**
- * The direct path of a stdio session (src/upstream/stdio-direct.ts), seen by a raw HTTP client in front of
- * the stdio fixture and server-everything: a plain request on an open session is answered as JSON; one whose notifications come
- * before its answer gets an SSE stream with the SDK's framing, the answer last, and so does a call that
- * outlasts a keep-alive interval (with keep-alive comments); requests the SDK transport
- * would refuse still get the SDK's errors, and the session keeps working after them.
+ * How a stdio session's answers are framed (src/http/front/), seen by a raw HTTP client in front of the stdio
+ * fixture and server-everything: a client that cannot resume a stream (2025-03-26 and older) gets a plain
+ * request answered as JSON, or an SSE stream when notifications come before the answer or the call outlasts
+ * a keep-alive interval; a client that can resume (2025-06-18, 2025-11-25) always gets an SSE stream whose
+ * events carry ids (and, for 2025-11-25, a priming event with `retry:`). Requests a strict JSON-RPC reader
+ * would refuse get the SDK servers' answers, and the session keeps working after them.
  */
 import { describe, expect, it } from 'vitest';
 import { EVERYTHING_SERVER, startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
@@ -18,13 +19,13 @@ async function post(headers: Record<string, string>, message: unknown): Promise<
 }
 
 /** Open a session the way any client does; returns the headers for its later requests. */
-async function open(): Promise<Record<string, string>> {
-  const init = await post({}, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'direct', version: '1' } } });
+async function open(revision = '2025-03-26'): Promise<Record<string, string>> {
+  const init = await post({}, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'direct', version: '1' } } });
   expect(init.status).toBe(200);
   await init.text();
   const session = init.headers.get('mcp-session-id');
   expect(session).toBeTruthy();
-  const headers = { 'mcp-session-id': session!, 'mcp-protocol-version': '2025-06-18' };
+  const headers: Record<string, string> = { 'mcp-session-id': session!, ...(revision >= '2025-06-18' && { 'mcp-protocol-version': revision }) };
   expect((await post(headers, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
   return headers;
 }
@@ -40,8 +41,8 @@ function events(text: string): Record<string, unknown>[] {
     });
 }
 
-describe('stdio upstream: requests answered directly', () => {
-  it('answers a plain request as JSON on its own response', async () => {
+describe('stdio upstream: answers by revision', () => {
+  it('answers a plain request of a client that cannot resume as JSON on its own response', async () => {
     // The fixture sends nothing unasked (server-everything announces tools/list_changed after initialize,
     // which goes on the first request's stream, as it did through the SDK transport).
     gateway = await startStdioGateway();
@@ -51,6 +52,21 @@ describe('stdio upstream: requests answered directly', () => {
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('mcp-session-id')).toBe(headers['mcp-session-id']);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 'e-1', result: { content: [{ type: 'text', text: 'hi' }] } });
+  });
+
+  it('gives a 2025-06-18 client an SSE answer whose events carry ids, and a 2025-11-25 client a priming event first', async () => {
+    gateway = await startStdioGateway();
+    for (const revision of ['2025-06-18', '2025-11-25']) {
+      const headers = await open(revision);
+      const res = await post(headers, { jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'echo', arguments: { text: revision } } });
+      expect(res.headers.get('content-type')).toBe('text/event-stream');
+      const blocks = (await res.text()).split('\n\n').filter((b) => b !== '');
+      const answer = blocks.at(-1)!;
+      expect(answer).toMatch(/^event: message\nid: \d+-\d+\ndata: /);
+      expect(JSON.parse(answer.slice(answer.indexOf('data: ') + 6))).toMatchObject({ id: 'r', result: { content: [{ text: revision }] } });
+      if (revision === '2025-11-25') expect(blocks[0]).toMatch(/^id: \d+-0\nretry: \d+\ndata: $/);
+      else expect(blocks).toHaveLength(1);
+    }
   });
 
   it('streams notifications that come before the answer, the answer last', async () => {
@@ -87,18 +103,18 @@ describe('stdio upstream: requests answered directly', () => {
     expect(JSON.parse(last.slice('event: message\ndata: '.length))).toMatchObject({ id: 5, error: { code: -32000 } });
   });
 
-  it('leaves what the SDK transport refuses to it, and the session keeps working', async () => {
+  it('refuses what a strict JSON-RPC reader refuses, as the SDK servers do, and the session keeps working', async () => {
     gateway = await startStdioGateway();
     const headers = await open();
     const echo = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } };
 
     const extraKey = await post(headers, { ...echo, extra: true });
     expect(extraKey.status).toBe(400);
-    expect(await extraKey.json()).toMatchObject({ error: { code: -32700, message: 'Parse error: Invalid JSON-RPC message' } });
+    expect(await extraKey.json()).toMatchObject({ error: { code: -32700, message: expect.stringMatching(/^parse error: invalid JSON-RPC message/), data: { code: 'RETROFIT_ERR_PARSE' } } });
 
     const version = await post({ ...headers, 'mcp-protocol-version': '1999-01-01' }, echo);
     expect(version.status).toBe(400);
-    expect(await version.json()).toMatchObject({ error: { code: -32000, message: expect.stringContaining('Unsupported protocol version: 1999-01-01') } });
+    expect(await version.json()).toMatchObject({ error: { code: -32000, message: expect.stringContaining('unsupported protocol version: 1999-01-01'), data: { code: 'RETROFIT_ERR_PROTOCOL_VERSION_HEADER' } } });
 
     const accept = await post({ ...headers, accept: 'application/json' }, echo);
     expect(accept.status).toBe(406);
