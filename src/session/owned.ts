@@ -14,7 +14,7 @@
  */
 import { RetrofitError, type ErrorCode } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
-import type { ClassifiedMessage, JsonRpcId } from '../jsonrpc/classify.js';
+import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
@@ -193,7 +193,11 @@ export class OwnedSession<S> {
   }
 
   #route(messages: readonly InboundMessage<S>[], out: string | Buffer | undefined, frame: LinkFrame, invalid?: boolean): void {
-    if (invalid || messages.length === 0) {
+    if (invalid) {
+      this.#log.warn({ line: frame.data.slice(0, 200), bytes: frame.data.length }, 'upstream sent something that is not JSON; skipped');
+      return;
+    }
+    if (messages.length === 0 || messages.some((m) => classifyMessage(m.message).kind === 'invalid')) {
       this.#log.warn({ line: frame.data.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
       return;
     }

@@ -90,8 +90,6 @@ interface Slot {
   /** Tool ids whose config this worker already has. */
   readonly known: Set<number>;
   running: { readonly job: number; readonly queued: Queued; timer?: NodeJS.Timeout } | undefined;
-  /** The worker posted READY: a deadline counts from then, not from its boot. */
-  ready: boolean;
 }
 
 export class OffloadPool {
@@ -187,11 +185,12 @@ export class OffloadPool {
     const worker = new Worker(this.#url);
     // The pool never keeps the process alive: callers waiting for a job hold their own sockets.
     worker.unref();
-    const slot: Slot = { worker, known: new Set(), running: undefined, ready: false };
+    const slot: Slot = { worker, known: new Set(), running: undefined };
     worker.on('message', (reply: OffloadReply | typeof READY) => {
-      if (reply !== READY) return this.#answered(slot, reply);
-      slot.ready = true;
-      this.#arm(slot);
+      if (reply === READY) return;
+      // A timed job's deadline counts from when its retrofit starts (not the worker's boot or the compile).
+      if (reply.ok === undefined) return this.#arm(slot, reply.job);
+      this.#answered(slot, reply);
     });
     worker.on('error', (err) => this.#crashed(slot, err));
     worker.on('exit', (code) => this.#crashed(slot, new Error(`the offload worker exited with code ${code}`)));
@@ -210,10 +209,10 @@ export class OffloadPool {
       ...(request.result && { result: request.result }),
       ...(request.message && { message: request.message }),
       ...(!slot.known.has(toolId) && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? DEFAULTS } }),
+      ...(request.deadlineMs !== undefined && { timed: true as const }),
     };
     slot.known.add(toolId);
     slot.running = { job: job.job, queued };
-    this.#arm(slot);
     try {
       slot.worker.postMessage(job);
     } catch (err) {
@@ -224,7 +223,7 @@ export class OffloadPool {
     }
   }
 
-  #answered(slot: Slot, reply: OffloadReply): void {
+  #answered(slot: Slot, reply: Exclude<OffloadReply, { running: true }>): void {
     const running = slot.running;
     if (!running || running.job !== reply.job) return;
     clearTimeout(running.timer);
@@ -238,11 +237,11 @@ export class OffloadPool {
     this.#dispatch();
   }
 
-  /** Start the running job's deadline, once its worker is up. */
-  #arm(slot: Slot): void {
+  /** Start the running job's deadline (its worker said the retrofit starts). */
+  #arm(slot: Slot, job: number): void {
     const running = slot.running;
     const deadline = running?.queued.request.deadlineMs;
-    if (!running || deadline === undefined || running.timer || !slot.ready) return;
+    if (!running || running.job !== job || deadline === undefined || running.timer) return;
     running.timer = setTimeout(() => this.#expired(slot, deadline), deadline);
     running.timer.unref();
   }

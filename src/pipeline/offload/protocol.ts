@@ -26,6 +26,8 @@ export interface OffloadJob {
    * believed to carry: the worker parses it, and checks that it is a response with that id and a result.
    */
   readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
+  /** The job runs under a deadline: the worker says when the retrofit itself starts (after compiling). */
+  readonly timed?: true;
 }
 
 /** The worker's answer to one job. */
@@ -44,7 +46,9 @@ export type OffloadReply =
       /** For a `message` job: it is not a response with that id and a result object; nothing was done. */
       readonly mismatch?: true;
     }
-  | { readonly job: number; readonly ok: false; readonly error: string };
+  | { readonly job: number; readonly ok: false; readonly error: string }
+  /** A timed job's retrofit starts now (its deadline counts from here). */
+  | { readonly job: number; readonly running: true; readonly ok?: undefined };
 
 /** The first message a worker posts once it has loaded the engine. */
 export const READY = 'ready';

@@ -61,6 +61,8 @@ function runMessage(job: OffloadJob, data: Uint8Array | string, id: string | num
 function run(job: OffloadJob): OffloadReply {
   try {
     const { policy } = compiledPolicy(job);
+    // A deadline covers the retrofit, not the tool's one-time compile: say when the retrofit starts.
+    if (job.timed) port.postMessage({ job: job.job, running: true } satisfies OffloadReply);
     if (job.message) return runMessage(job, job.message.data, job.message.id, policy);
     if (!job.result) throw new Error('offload job without a result or a message');
     const out = rewriteToolCall(job.result, job.tool, policy, job.revision);
@@ -72,8 +74,9 @@ function run(job: OffloadJob): OffloadReply {
   }
 }
 
-const port = parentPort;
-if (!port) throw new Error('src/offload/worker.ts runs as a worker thread only');
+const worker = parentPort;
+if (!worker) throw new Error('src/pipeline/offload/worker.ts runs as a worker thread only');
+const port = worker;
 port.on('message', (job: OffloadJob) => {
   const reply = run(job);
   port.postMessage(reply, reply.ok && reply.bytes ? [reply.bytes.buffer as ArrayBuffer] : []);

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { endsOf, sniffResponseId, SNIFF_BYTES } from '../../../src/jsonrpc/sniff.js';
+
+const sniff = (data: string | Buffer): string | number | undefined => sniffResponseId(endsOf(data));
+const bulk = (n = 10_000): string => JSON.stringify({ content: [{ type: 'text', text: `{"id": 99, "x": "${'y'.repeat(n)}"}` }] });
+
+describe('sniffResponseId', () => {
+  it('reads an id that comes first (after jsonrpc) or first of all', () => {
+    expect(sniff(`{"jsonrpc":"2.0","id":7,"result":${bulk()}}`)).toBe(7);
+    expect(sniff(`{ "jsonrpc" : "2.0" , "id" : "abc" , "result" : ${bulk()} }`)).toBe('abc');
+    expect(sniff(`{"id":-3,"jsonrpc":"2.0","result":${bulk()}}`)).toBe(-3);
+  });
+
+  it('reads an id that comes last, as the SDKs serialise responses', () => {
+    expect(sniff(`{"result":${bulk()},"jsonrpc":"2.0","id":12}`)).toBe(12);
+    expect(sniff(`{"result":${bulk()},"jsonrpc":"2.0","id":"k-1"}\n`)).toBe('k-1');
+    expect(sniff(`{"error":{"code":-32000,"message":"${'m'.repeat(2000)}"},"jsonrpc":"2.0","id":1.5}`)).toBe(1.5);
+  });
+
+  it('keeps the type of the id and decodes escapes in a string id', () => {
+    expect(sniff('{"jsonrpc":"2.0","id":"1","result":{}}')).toBe('1');
+    expect(sniff(`{"result":${bulk()},"id":"a\\"b\\\\"}`)).toBe('a"b\\');
+    expect(sniff(`{"jsonrpc":"2.0","id":"\\u00e9","result":{}}`)).toBe('é');
+  });
+
+  it('finds no id in requests and notifications, even with an id before the method', () => {
+    expect(sniff(`{"jsonrpc":"2.0","method":"notifications/message","params":${bulk()}}`)).toBeUndefined();
+    expect(sniff(`{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":${bulk()}}`)).toBeUndefined();
+  });
+
+  it('finds nothing where no id is at either end: a null id, an id nested in the result, not JSON', () => {
+    expect(sniff(`{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}`)).toBeUndefined();
+    expect(sniff(`{"jsonrpc":"2.0","result":{"item":{"id":5}}}`)).toBeUndefined();
+    expect(sniff(`{"result":${bulk()}}`)).toBeUndefined();
+    expect(sniff('[{"jsonrpc":"2.0","id":1,"result":{}}]')).toBeUndefined();
+    expect(sniff('not json "id":1}')).toBeUndefined();
+    expect(sniff('')).toBeUndefined();
+  });
+
+  it('reads ids from bytes as from text, a multi-byte character cut at either end included', () => {
+    const text = `{"jsonrpc":"2.0","result":{"t":"${'é'.repeat(3000)}"},"id":"ü"}`;
+    expect(sniff(Buffer.from(text))).toBe('ü');
+    const head = `{"jsonrpc":"2.0","id":"ü","result":{"t":"${'é'.repeat(3000)}"}}`;
+    expect(sniff(Buffer.from(head))).toBe('ü');
+  });
+});
+
+describe('endsOf', () => {
+  it('takes SNIFF_BYTES of each end of bytes and the same many characters of text', () => {
+    const data = `${'a'.repeat(SNIFF_BYTES)}middle${'z'.repeat(SNIFF_BYTES)}`;
+    expect(endsOf(data)).toEqual({ head: 'a'.repeat(SNIFF_BYTES), tail: 'z'.repeat(SNIFF_BYTES) });
+    expect(endsOf(Buffer.from(data))).toEqual({ head: 'a'.repeat(SNIFF_BYTES), tail: 'z'.repeat(SNIFF_BYTES) });
+  });
+
+  it('gives short data whole at both ends', () => {
+    expect(endsOf('{"id":1}')).toEqual({ head: '{"id":1}', tail: '{"id":1}' });
+    expect(endsOf(Buffer.from('{"id":1}'))).toEqual({ head: '{"id":1}', tail: '{"id":1}' });
+  });
+});

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { classifyMessage } from '../../../src/jsonrpc/classify.js';
+import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../../src/jsonrpc/strict.js';
+
+const problem = (message: unknown): string | undefined => strictProblem(classifyMessage(message));
+
+describe('strictProblem', () => {
+  it('accepts the messages a strict JSON-RPC reader takes', () => {
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).toBeUndefined();
+    expect(problem({ jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 't' } })).toBeUndefined();
+    expect(problem({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBeUndefined();
+    expect(problem({ jsonrpc: '2.0', id: 1, result: {} })).toBeUndefined();
+    expect(problem({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } })).toBeUndefined();
+  });
+
+  it('refuses what is not a JSON-RPC message at all', () => {
+    for (const m of [null, [], 'x', { id: 1, method: 'm' }, { jsonrpc: '1.0', id: 1, method: 'm' }, { jsonrpc: '2.0', id: 1 }]) {
+      expect(problem(m)).toBe('not a JSON-RPC message');
+    }
+  });
+
+  it('refuses requests with unknown keys, non-integer ids or params that are not an object', () => {
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', extra: true })).toBe('a request has only jsonrpc, id, method and params');
+    expect(problem({ jsonrpc: '2.0', id: 1.5, method: 'm' })).toBe('a request id is a string or an integer');
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', params: [1, 2] })).toBe('params is an object');
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', params: null })).toBe('params is an object');
+  });
+
+  it('refuses notifications with unknown keys or params that are not an object', () => {
+    expect(problem({ jsonrpc: '2.0', method: 'n', extra: 1 })).toBe('a notification has only jsonrpc, method and params');
+    expect(problem({ jsonrpc: '2.0', method: 'n', params: 'p' })).toBe('params is an object');
+  });
+
+  it('refuses responses with unknown keys or both a result and an error', () => {
+    expect(problem({ jsonrpc: '2.0', id: 1, result: {}, extra: 1 })).toBe('a response has a result or an error');
+    expect(problem({ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'x' } })).toBe('a response has a result or an error');
+  });
+});
+
+const nest = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+describe('nestedTooDeeply', () => {
+  it('counts arrays and objects, up to and over the limit', () => {
+    expect(nestedTooDeeply(nest(3), 3)).toBe(false);
+    expect(nestedTooDeeply(nest(4), 3)).toBe(true);
+    expect(nestedTooDeeply('{"a":{"b":[{}]}}', 4)).toBe(false);
+    expect(nestedTooDeeply('{"a":{"b":[{}]}}', 3)).toBe(true);
+    // Siblings do not add up: depth goes back down.
+    expect(nestedTooDeeply('[[1],[2],[3],[4]]', 2)).toBe(false);
+  });
+
+  it('defaults to MAX_DEPTH', () => {
+    expect(nestedTooDeeply(nest(MAX_DEPTH))).toBe(false);
+    expect(nestedTooDeeply(nest(MAX_DEPTH + 1))).toBe(true);
+  });
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    expect(nestedTooDeeply(`["${'[{'.repeat(50)}"]`, 1)).toBe(false);
+    // An escaped quote does not end the string: the brackets after it are still inside it.
+    expect(nestedTooDeeply(`["a\\"${'['.repeat(50)}"]`, 1)).toBe(false);
+    // An escaped backslash does end it: the brackets after the closing quote count.
+    expect(nestedTooDeeply(`["a\\\\",${nest(3)}]`, 3)).toBe(true);
+    expect(nestedTooDeeply(`{"k\\"[[[":"v\\\\\\"]]]]"}`, 1)).toBe(false);
+  });
+
+  it('agrees with the depth of what JSON.parse builds, for strings full of brackets and escapes', () => {
+    const depthOf = (v: unknown): number => (v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
+    const samples = [{ a: ['[', '\\', '"[{', { b: '\\"}]' }] }, [[['\\\\'], '"'], { '[': { '{': '}' } }], { s: '\\'.repeat(7) + '[[[' }];
+    for (const value of samples) {
+      const text = JSON.stringify(value);
+      const depth = depthOf(value);
+      expect(nestedTooDeeply(text, depth), text).toBe(false);
+      expect(nestedTooDeeply(text, depth - 1), text).toBe(true);
+    }
+  });
+});
