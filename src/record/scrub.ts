@@ -1,9 +1,10 @@
 /**
  * What a recording must not hold: the config's secrets (GatewayConfig.secrets, as the logs scrub them) and the
  * call's argument values, which a result often echoes ("Weather for <city>", a path, a query). Both are
- * replaced by `[Redacted]` in every string of the result, keys included, with the logs' Redactor (so strings
- * shorter than 4 characters stay). Argument names are kept; number and boolean arguments are not searched
- * for (scrubbing `1` from every number would ruin the sample).
+ * replaced by REDACTED in every string of the result, keys included, with the logs' Redactor (so strings
+ * shorter than 4 characters stay). A bare word, not the logs' `[Redacted]`: in a `city: Paris` report the
+ * latter would read back as a YAML list and teach infer the wrong type. Argument names are kept; number and
+ * boolean arguments are not searched for (scrubbing `1` from every number would ruin the sample).
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { Redactor } from '../log.js';
@@ -20,6 +21,9 @@ export function argumentStrings(args: Json | undefined, out: string[] = [], dept
 export function argumentNames(args: Json | undefined): string[] {
   return isJsonObject(args) ? Object.keys(args) : [];
 }
+
+/** What a scrubbed string shows in place of a secret or an argument value. */
+export const CENSOR = 'REDACTED';
 
 function scrubValue(value: Json, redactor: Redactor): Json {
   if (typeof value === 'string') return redactor.scrub(value);
@@ -38,6 +42,6 @@ function scrubValue(value: Json, redactor: Redactor): Json {
  * nested deeper than the stack allows (the caller counts that sample as not written).
  */
 export function scrubResult(result: JsonObject, secrets: readonly string[], args: Json | undefined): JsonObject {
-  const redactor = new Redactor([...secrets, ...argumentStrings(args)]);
+  const redactor = new Redactor([...secrets, ...argumentStrings(args)], CENSOR);
   return redactor.size === 0 ? result : (scrubValue(result, redactor) as JsonObject);
 }

@@ -46,8 +46,8 @@ describe('createRecorder', () => {
     expect(written).not.toContain('s3cr3t-token');
     expect(file?.json.argumentNames).toEqual(['city', 'opts', 'n']);
     expect(file?.json.result).toEqual({
-      content: [{ type: 'text', text: 'Weather for [Redacted] (key [Redacted]): cold' }],
-      structuredContent: { '[Redacted]': { note: 'in [Redacted]' } },
+      content: [{ type: 'text', text: 'Weather for REDACTED (key REDACTED): cold' }],
+      structuredContent: { REDACTED: { note: 'in REDACTED' } },
     });
   });
 
