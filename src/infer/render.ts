@@ -1,10 +1,10 @@
 /**
  * The `tools:` block infer prints, to paste under an upstream: one entry per tool that got one, each with
- * its notes as comments above it, and comment lines for the tools that got none. Small collections are
- * written in flow style (`{ type: string }`) so the schema reads at a glance; the text parses back to
- * exactly the entries.
+ * its notes as comments above it, and comment lines for the tools that got none. Small collections and
+ * lists of names are written in flow style (`{ type: string }`, `[ a, b ]`) so the schema reads at a
+ * glance; the text parses back to exactly the entries.
  */
-import { Document, isCollection, visit } from 'yaml';
+import { Document, isCollection, isScalar, isSeq, visit } from 'yaml';
 import type { ToolInference } from './tool.js';
 
 /** Collections whose JSON is at most this long are written on one line. */
@@ -30,7 +30,9 @@ function entryLines(inference: ToolInference): string[] {
   const flow = (node: unknown, path: readonly unknown[]): symbol | undefined => {
     // The tool's map and its entry stay in block style; below them, short collections go on one line.
     if (!isCollection(node) || collectionsIn(path) < 2) return undefined;
-    if (JSON.stringify(node.toJSON()).length > FLOW_MAX) return undefined;
+    // A list of names (`required`, `enum`) reads best on one line, however long.
+    const scalars = isSeq(node) && node.items.every((item) => isScalar(item));
+    if (!scalars && JSON.stringify(node.toJSON()).length > FLOW_MAX) return undefined;
     node.flow = true;
     return visit.SKIP;
   };
