@@ -10,6 +10,7 @@ export interface QueueLimits {
   readonly maxBytes: number;
 }
 
+/** The FIFO itself: O(1) push and shift, never more than its limits hold. */
 export class BoundedQueue<T> {
   readonly #limits: QueueLimits;
   #items: (T | undefined)[] = [];

@@ -11,13 +11,14 @@
  * Error results (`isError: true`) and non-final ones (`input_required`, task creation) are not samples and
  * are ignored without counting. Pure Node: no Fastify, no sockets.
  */
-import type { Json, JsonObject } from '../json.js';
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import type { GatewayConfig, RecordConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { recordingFileName, type Recording } from './files.js';
+import { isNonFinal } from '../retrofit/result.js';
+import { parseJson } from '../retrofit/safe-json.js';
 import { BoundedQueue } from './queue.js';
-import { resultOf, isSample } from './result.js';
 import { argumentNames, scrubResult } from './scrub.js';
 import { writeRecording } from './write.js';
 
@@ -28,7 +29,8 @@ export interface RecordSample {
   /**
    * The upstream's answer as received, before any retrofit: the parsed CallToolResult, or the raw bytes
    * (Buffer or string) of its JSON-RPC response or of the bare result, e.g. what a transport is about to
-   * forward unparsed.
+   * forward unparsed. It is read later, on the drain loop: do not mutate it after offering (the engine
+   * never mutates results; it returns new objects).
    */
   readonly result: JsonObject | Buffer | string;
   /** The size of the result in bytes when known (the message's length will do); raw bytes measure themselves. */
@@ -39,6 +41,7 @@ export interface RecordSample {
   readonly revision?: string;
 }
 
+/** What the pipeline holds: one per gateway, fed from the point where upstream answers are matched to requests. */
 export interface Recorder {
   /**
    * Queue a result for recording; never throws, never waits. O(1) for raw bytes and for a parsed result
@@ -81,6 +84,28 @@ interface Queued {
 
 type Counters = Pick<Metrics, 'recorded' | 'recordDrops'>;
 
+/** A final, non-error CallToolResult: what infer can learn from. */
+function isSample(result: JsonObject): boolean {
+  return !isNonFinal(result);
+}
+
+/**
+ * The CallToolResult in a parsed result or in raw bytes (a whole JSON-RPC response or the bare result),
+ * parsed with the gateway's prototype-safe parser; undefined for an error response or junk.
+ */
+function resultOf(value: JsonObject | Buffer | string): JsonObject | undefined {
+  if (typeof value !== 'string' && !Buffer.isBuffer(value)) return value;
+  const parsed = parseJson(typeof value === 'string' ? value : value.toString('utf8'));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return undefined;
+  const message = parsed.value;
+  if (message.jsonrpc === '2.0') return isJsonObject(message.result) ? message.result : undefined;
+  return message;
+}
+
+/**
+ * A recorder for the upstreams whose config sets `record`. `metrics` are the gateway's (the two record
+ * counters), `log` its logger (write failures, rate-limited).
+ */
 export function createRecorder(config: RecorderConfig, metrics: Counters, log: Logger, options: RecorderOptions = {}): Recorder {
   const queue = new BoundedQueue<Queued>({ maxItems: options.maxQueueItems ?? DEFAULT_QUEUE_ITEMS, maxBytes: options.maxQueueBytes ?? DEFAULT_QUEUE_BYTES });
   const now = options.now ?? Date.now;
@@ -176,12 +201,17 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
       if (closed) return;
       const own = settings.get(sample.upstream);
       if (own === undefined) return;
-      const { result } = sample;
-      if (typeof result === 'object' && !Buffer.isBuffer(result) && !isSample(result)) return;
-      const bytes = measure(sample);
-      if (bytes > own.maxBytes) return drop(sample.upstream, 'too_large');
-      if (!queue.push({ sample, bytes, settings: own, secrets, at: now(), seq: ++seq }, bytes)) return drop(sample.upstream, 'queue_full');
-      kick();
+      try {
+        const { result } = sample;
+        if (typeof result === 'object' && !Buffer.isBuffer(result) && !isSample(result)) return;
+        const bytes = measure(sample);
+        if (bytes > own.maxBytes) return drop(sample.upstream, 'too_large');
+        if (!queue.push({ sample, bytes, settings: own, secrets, at: now(), seq: ++seq }, bytes)) return drop(sample.upstream, 'queue_full');
+        kick();
+      } catch {
+        // A value JSON cannot measure (it did not come from JSON): not a sample worth failing a call for.
+        drop(sample.upstream, 'write_failed');
+      }
     },
     configure,
     flush,
