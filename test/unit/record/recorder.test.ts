@@ -2,6 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../../src/json.js';
 import { createRecorder } from '../../../src/record/index.js';
 import { toolDir } from '../../../src/record/write.js';
 import { capturingLogger, counter, filesIn, metrics, recorderConfig, tempRoot, text } from './helpers.js';
@@ -96,6 +97,15 @@ describe('createRecorder', () => {
     await recorder.flush();
     expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'write_failed' })).toBe(5);
     expect(lines.filter((l) => String(l.msg).startsWith('record: cannot write'))).toHaveLength(1);
+  });
+
+  it('never throws into the caller: a value JSON cannot measure is counted, not thrown', async () => {
+    const { m, recorder } = await setup();
+    const circular: Record<string, unknown> = { content: [] };
+    circular.self = circular;
+    expect(() => recorder.offer({ upstream: 'w', tool: 't', result: circular as unknown as JsonObject })).not.toThrow();
+    await recorder.flush();
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'write_failed' })).toBe(1);
   });
 
   it('takes new settings with configure, and ignores offers after close', async () => {
