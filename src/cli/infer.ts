@@ -17,25 +17,15 @@ import { Redactor } from '../log.js';
 import { createMatcher, globProblem } from '../policy/match.js';
 import { readRecordings } from '../record/read.js';
 import { callUpstream, parseCalls } from './infer-call.js';
+import { isFileError, parseOptions, runCommand, UsageError } from './options.js';
 
 const USAGE = 'usage: mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB] [--from DIR] [--call FILE]\n';
 const OPTIONS = ['config', 'upstream', 'tool', 'from', 'call'] as const;
 type Option = (typeof OPTIONS)[number];
 type Sample = { readonly tool: string } & InferSample;
 
-class UsageError extends Error {}
-
 function parseArgs(args: readonly string[]): Partial<Record<Option, string>> {
-  const out: Partial<Record<Option, string>> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const eq = arg.indexOf('=');
-    const name = (arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '') as Option;
-    if (!OPTIONS.includes(name)) throw new UsageError(`unknown argument "${arg}"`);
-    const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
-    out[name] = value;
-  }
+  const out = parseOptions(args, OPTIONS);
   if (out.config === undefined) throw new UsageError('--config FILE is required');
   if (out.from !== undefined && out.call !== undefined) throw new UsageError('give --from or --call, not both');
   return out;
@@ -103,7 +93,7 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   try {
     got = await samplesOf(upstream, opts, wanted, config.file, warn);
   } catch (err) {
-    if (err instanceof UsageError || typeof (err as NodeJS.ErrnoException).code === 'string') throw err;
+    if (err instanceof UsageError || isFileError(err)) throw err;
     io.stderr.write(`infer: ${redactor.scrub(err instanceof Error ? err.message : String(err))}\n`);
     return 1;
   }
@@ -120,23 +110,6 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  if (args.includes('-h') || args.includes('--help')) {
-    io.stdout.write(USAGE);
-    return 0;
-  }
-  try {
-    return await execute(args, io);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`infer: ${err.message}\n${USAGE}`);
-      return 2;
-    }
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES' || code === 'ENOTDIR') {
-      io.stderr.write(`infer: ${(err as Error).message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+export function run(args: readonly string[], io: CliIo): Promise<number> {
+  return runCommand('infer', USAGE, args, io, () => execute(args, io));
 }
