@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * mcp-retrofit command line: `serve` (the default), `check`, `try`.
+ * mcp-retrofit command line: `serve` (the default), `check`, `try`, `infer`.
  * Each subcommand module exports `run(args, io) → exit code`, so tests call them in-process.
  */
 import { pathToFileURL } from 'node:url';
@@ -15,6 +15,7 @@ const USAGE = `usage:
   mcp-retrofit [serve] --config FILE [--host H] [--port N] [--watch]
   mcp-retrofit check --config FILE [--probe [--timeout MS]]
   mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION]
+  mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB] [--from DIR] [--call FILE]
 `;
 
 export async function main(argv: readonly string[], io: CliIo = process): Promise<number> {
@@ -24,6 +25,8 @@ export async function main(argv: readonly string[], io: CliIo = process): Promis
       return (await import('./cli/check.js')).run(rest, io);
     case 'try':
       return (await import('./cli/try.js')).run(rest, io);
+    case 'infer':
+      return (await import('./cli/infer.js')).run(rest, io);
     case 'serve':
       return (await import('./cli/serve.js')).run(rest, io);
     case '-h':

@@ -49,8 +49,11 @@ export interface LogOptions {
  */
 export class Redactor {
   #list: string[] = [];
+  readonly #censor: string;
 
-  constructor(secrets: readonly string[] = []) {
+  /** `censor` replaces each secret (the recorder uses a bare word, which YAML and prose read as plain text). */
+  constructor(secrets: readonly string[] = [], censor = '[Redacted]') {
+    this.#censor = censor;
     this.add(secrets);
   }
 
@@ -68,10 +71,10 @@ export class Redactor {
     return this.#list.length;
   }
 
-  /** The line with every secret replaced by [Redacted]: cheap when none is present (one includes each). */
+  /** The line with every secret replaced by the censor: cheap when none is present (one includes each). */
   scrub(line: string): string {
     let out = line;
-    for (const secret of this.#list) if (out.includes(secret)) out = out.split(secret).join('[Redacted]');
+    for (const secret of this.#list) if (out.includes(secret)) out = out.split(secret).join(this.#censor);
     return out;
   }
 }

@@ -29,6 +29,10 @@ export interface Metrics {
   readonly reloads: Counter<'result'>;
   /** Large retrofits by where they ran: worker, failed (worker crash or engine error), main_thread (queue full or no worker). */
   readonly offloads: Counter<'result'>;
+  /** tools/call results written to `record.dir` (src/record/), by upstream. */
+  readonly recorded: Counter<'upstream'>;
+  /** Results the recorder did not write, by reason: queue_full, too_large (over `record.maxBytes`), write_failed. */
+  readonly recordDrops: Counter<'upstream' | 'reason'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -96,6 +100,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'mcp_retrofit_offloaded_retrofits_total',
       help: 'Large tools/call retrofits by where they ran: worker, failed, main_thread.',
       labelNames: ['result'],
+      registers,
+    }),
+    recorded: new Counter({
+      name: 'mcp_retrofit_recorded_results_total',
+      help: 'tools/call results recorded for `mcp-retrofit infer`, by upstream.',
+      labelNames: ['upstream'],
+      registers,
+    }),
+    recordDrops: new Counter({
+      name: 'mcp_retrofit_record_drops_total',
+      help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed).',
+      labelNames: ['upstream', 'reason'],
       registers,
     }),
   };

@@ -12,27 +12,11 @@ import { isJsonObject, type JsonObject } from '../json.js';
 import { isRevision } from '../protocol/era.js';
 import { rewriteToolCall } from '../retrofit/engine.js';
 import { parseJson } from '../retrofit/safe-json.js';
+import { parseOptions, runCommand, UsageError } from './options.js';
 
 const USAGE = 'usage: mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION]\n';
 const DEFAULT_PROTOCOL = '2025-11-25';
 const OPTIONS = ['config', 'upstream', 'tool', 'text-file', 'result-file', 'protocol'] as const;
-type Option = (typeof OPTIONS)[number];
-
-class UsageError extends Error {}
-
-function parseArgs(args: readonly string[]): Partial<Record<Option, string>> {
-  const out: Partial<Record<Option, string>> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const eq = arg.indexOf('=');
-    const name = (arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '') as Option;
-    if (!OPTIONS.includes(name)) throw new UsageError(`unknown argument "${arg}"`);
-    const value = eq < 0 ? args[++i] : arg.slice(eq + 1);
-    if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
-    out[name] = value;
-  }
-  return out;
-}
 
 /** A CallToolResult, or a whole JSON-RPC response carrying one. */
 async function readResult(file: string): Promise<JsonObject> {
@@ -43,7 +27,7 @@ async function readResult(file: string): Promise<JsonObject> {
 }
 
 async function execute(args: readonly string[], io: CliIo): Promise<number> {
-  const opts = parseArgs(args);
+  const opts = parseOptions(args, OPTIONS);
   const { config, upstream, tool } = opts;
   if (config === undefined || upstream === undefined || tool === undefined) throw new UsageError('--config, --upstream and --tool are required');
   if ((opts['text-file'] === undefined) === (opts['result-file'] === undefined)) throw new UsageError('give exactly one of --text-file and --result-file');
@@ -75,23 +59,6 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   return outcome.outcome === 'extracted' || outcome.outcome === 'native' ? 0 : 1;
 }
 
-export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  if (args.includes('-h') || args.includes('--help')) {
-    io.stdout.write(USAGE);
-    return 0;
-  }
-  try {
-    return await execute(args, io);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`try: ${err.message}\n${USAGE}`);
-      return 2;
-    }
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-      io.stderr.write(`try: ${(err as Error).message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+export function run(args: readonly string[], io: CliIo): Promise<number> {
+  return runCommand('try', USAGE, args, io, () => execute(args, io));
 }

@@ -3,7 +3,7 @@
  * secret-bearing values collected. Reads defensively, so it can also run over a file with problems elsewhere
  * (the loader throws afterwards anyway); each upstream is built only when its own subtree is clean.
  */
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import {
   DEFAULTS,
   type ExtractConfig,
@@ -13,6 +13,7 @@ import {
   type UpstreamConfig,
 } from './types.js';
 import type { JsonSchema } from '../json.js';
+import { withRecords } from './record.js';
 
 type Obj = Record<string, unknown>;
 
@@ -137,7 +138,7 @@ export function buildGateway(
       maxResultBytes: int(limits.maxResultBytes, DEFAULTS.maxResultBytes),
     },
     defaults: buildDefaults(root.defaults),
-    upstreams,
+    upstreams: withRecords(upstreams, root, dirname(file)),
     secrets: [],
   };
   if (root.auth !== undefined) {

@@ -140,6 +140,57 @@ const tool = {
   ],
 };
 
+/**
+ * `record:` (in `defaults` and per upstream): a bounded sample of real tools/call results per tool, kept as
+ * JSON files for `mcp-retrofit infer`. An upstream's keys override the defaults' one by one.
+ */
+const recordProperties = {
+  dir: {
+    type: 'string',
+    minLength: 1,
+    description: "Directory of the recorded results, relative to the config file's directory; files go to DIR/<upstream>/<tool>/.",
+  },
+  maxPerTool: {
+    type: 'integer',
+    minimum: 0,
+    description: 'Newest results kept per tool (default 20); 0 turns recording off (e.g. for one upstream when `defaults.record` is set).',
+  },
+  maxBytes: {
+    type: 'integer',
+    minimum: 1,
+    description: "Largest result recorded, in bytes of its JSON (default 262144); larger results are skipped and counted in record_drops_total{reason=\"too_large\"}.",
+  },
+};
+const record = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'Keep a bounded sample of real tools/call results per tool (argument values and secrets removed) for `mcp-retrofit infer`. Off unless set.',
+  properties: recordProperties,
+};
+/** Without `defaults.record`, an upstream's `record` must name its own `dir`. */
+const recordNeedsDir = {
+  if: { required: ['defaults'], properties: { defaults: { type: 'object', required: ['record'] } } },
+  else: {
+    properties: {
+      upstreams: {
+        type: 'object',
+        description: 'Without `defaults.record`, each `record` names its `dir`.',
+        additionalProperties: {
+          type: 'object',
+          properties: {
+            record: {
+              type: 'object',
+              description: 'Needs a `dir` here.',
+              required: ['dir'],
+              errorMessage: '`record` needs a `dir` (here or in `defaults.record`)',
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
 const httpUrl = (description: string) => ({
   type: 'string',
   pattern: '^https?://[^\\s/?#]+[^\\s]*$',
@@ -180,6 +231,7 @@ const upstream = {
       ],
       description: 'The route clients use for this upstream (default `/<name>/mcp`); unique across upstreams.',
     },
+    record,
     tools: {
       type: 'object',
       propertyNames: { minLength: 1 },
@@ -226,6 +278,7 @@ export const CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['upstreams'],
+  allOf: [recordNeedsDir],
   properties: {
     listen: {
       type: 'object',
@@ -271,8 +324,8 @@ export const CONFIG_SCHEMA = {
     defaults: {
       type: 'object',
       additionalProperties: false,
-      description: 'Settings every tool (onInvalid, legacyRoots, coerce) and every upstream (bridge, maxSessions, idleTimeoutMs, share) inherits unless it sets its own.',
-      properties: { onInvalid, legacyRoots, coerce, bridge, maxSessions, idleTimeoutMs, share },
+      description: 'Settings every tool (onInvalid, legacyRoots, coerce) and every upstream (bridge, maxSessions, idleTimeoutMs, share, record) inherits unless it sets its own.',
+      properties: { onInvalid, legacyRoots, coerce, bridge, maxSessions, idleTimeoutMs, share, record: { ...record, required: ['dir'] } },
     },
     upstreams: {
       type: 'object',

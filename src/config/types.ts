@@ -52,6 +52,19 @@ export interface ToolConfig {
   readonly coerce?: boolean;
 }
 
+/**
+ * `record:` of one upstream, merged with `defaults.record` key by key: real tools/call results kept as JSON
+ * files (DIR/<upstream>/<tool>/…) for `mcp-retrofit infer`. Absent when recording is off for the upstream.
+ */
+export interface RecordConfig {
+  /** Absolute directory (written relative to the config file's directory). */
+  readonly dir: string;
+  /** Newest results kept per tool (default 20; `maxPerTool: 0` in the file turns recording off). */
+  readonly maxPerTool: number;
+  /** Largest result recorded, in bytes of its JSON (default 262144); larger ones are skipped and counted. */
+  readonly maxBytes: number;
+}
+
 interface UpstreamCommon {
   /** The key under `upstreams:`. */
   readonly name: string;
@@ -63,6 +76,8 @@ interface UpstreamCommon {
   readonly tools: Readonly<Record<string, ToolConfig>>;
   /** Negotiate each side on its own (see src/protocol/negotiate.ts); default true. */
   readonly bridge: boolean;
+  /** Recording of tools/call results (`record:`); absent when off. */
+  readonly record?: RecordConfig;
 }
 
 /** Settings of upstreams whose client sessions the gateway owns (stdio, legacy SSE). */
@@ -125,4 +140,6 @@ export const DEFAULTS = Object.freeze({
   onInvalid: 'error' as OnInvalid,
   legacyRoots: 'wrap' as LegacyRoots,
   coerce: true,
+  recordMaxPerTool: 20,
+  recordMaxBytes: 256 * 1024,
 });

@@ -11,6 +11,8 @@ describe('createMetrics', () => {
       'mcp_retrofit_config_reloads_total',
       'mcp_retrofit_offloaded_retrofits_total',
       'mcp_retrofit_protocol_revisions_total',
+      'mcp_retrofit_record_drops_total',
+      'mcp_retrofit_recorded_results_total',
       'mcp_retrofit_requests_total',
       'mcp_retrofit_retrofit_outcomes_total',
       'mcp_retrofit_stdio_children',

@@ -49,7 +49,9 @@ describe('CONFIG_SCHEMA', () => {
     const walk = (node: unknown, where: string): void => {
       if (node === null || typeof node !== 'object') return;
       const n = node as Record<string, unknown>;
-      if (n.type === 'object' && n.properties !== undefined && n.additionalProperties !== false) open.push(where);
+      // if/then/else refinements add rules to objects defined elsewhere; they must not close them.
+      const refinement = /\/(if|then|else)(\/|$)/.test(where);
+      if (n.type === 'object' && n.properties !== undefined && n.additionalProperties !== false && !refinement) open.push(where);
       for (const [key, value] of Object.entries(n)) walk(value, `${where}/${key}`);
     };
     walk(CONFIG_SCHEMA, '#');

@@ -97,6 +97,22 @@ describe('EventStore', () => {
     const store = new EventStore({ maxEvents: 5, maxBytes: 1000 });
     for (let i = 0; i < 100; i++) put(store, i % 3, `e${i}`);
     const kept = [0, 1, 2].flatMap((s) => texts(store.after({ stream: s, seq: -1 })));
-    expect(kept.sort()).toEqual(['e95', 'e96', 'e97', 'e98', 'e99']);
+    expect(kept).toHaveLength(5);
+    const bytes = new EventStore({ maxBytes: 100 });
+    for (let i = 0; i < 100; i++) put(bytes, i % 3, 'x'.repeat(30));
+    expect([0, 1, 2].flatMap((s) => bytes.after({ stream: s, seq: -1 })).reduce((n, b) => n + b.length, 0)).toBe(90);
+  });
+
+  it('never evicts the event it was just given while older events are kept (the oldest stream may be the live GET stream)', () => {
+    // Stream 0 is the standalone GET stream: it lives as long as the session, so it is soon the oldest.
+    const store = new EventStore({ maxEvents: 3 });
+    put(store, 0, 'g1');
+    put(store, 1, 'a1');
+    put(store, 1, 'a2');
+    store.finish(1);
+    put(store, 0, 'g2');
+    put(store, 0, 'g3');
+    // A client that got g1 and resumes the GET stream must be sent g2 and g3: older events go first.
+    expect(texts(store.after({ stream: 0, seq: 0 }))).toEqual(['g2', 'g3']);
   });
 });

@@ -1,0 +1,98 @@
+/**
+ * One tool's entry from its samples: pick the first reading (readers.ts) that reads every text sample,
+ * infer the outputSchema from the values read (schema.ts), and prove the entry on every sample
+ * (verify.ts). Samples whose upstream already sent structuredContent contribute that value as is. Tools
+ * whose samples are prose (or that no one reading covers) get notes saying so, and no entry.
+ */
+import type { ExtractConfig, ToolDefaults } from '../config/types.js';
+import type { Json, JsonObject, JsonSchema } from '../json.js';
+import { isGlob } from '../policy/match.js';
+import { textsOf } from '../retrofit/content.js';
+import { isNonFinal } from '../retrofit/result.js';
+import { isObjectRoot } from '../retrofit/wrap.js';
+import { trialOrder, type Reader } from './readers.js';
+import { inferSchema } from './schema.js';
+import { VERIFIED_REVISIONS, verifyEntry, type InferSample, type VerifyFailure } from './verify.js';
+
+/** The `tools:` entry infer proposes. */
+export interface InferredEntry {
+  readonly extract?: ExtractConfig;
+  readonly outputSchema: JsonSchema;
+}
+
+/** What infer found for one tool. */
+export interface ToolInference {
+  readonly tool: string;
+  /** Results learnt from (final, non-error). */
+  readonly samples: number;
+  /** How they were read: a reading's name, `native` (upstream structuredContent), or both. */
+  readonly reading?: string;
+  /** The entry to paste; absent when none could be inferred (the notes say why). */
+  readonly entry?: InferredEntry;
+  /** Comment lines for the output. */
+  readonly notes: readonly string[];
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The first reading that reads every text, with the values; else how many each reading managed. */
+function choose(texts: readonly (readonly string[])[]): { reader: Reader; values: Json[] } | { best: readonly [string, number][] } {
+  const counts: [string, number][] = [];
+  for (const reader of trialOrder()) {
+    const values = texts.map((t) => (t.length === 0 ? undefined : reader.read(t)));
+    const read = values.filter((v) => v !== undefined).length;
+    if (read === texts.length) return { reader, values: values as Json[] };
+    if (read > 0 && reader.name !== 'auto') counts.push([reader.name, read]);
+  }
+  return { best: counts };
+}
+
+function failureNotes(failures: readonly VerifyFailure[], checks: number): string[] {
+  if (failures.length === 0) return [];
+  const shown = failures.slice(0, 3).map((f) => `  ${f.source}${f.revision === '' ? '' : ` (${f.revision})`}: ${f.reason}`);
+  return [`warning: ${failures.length} of ${checks} checks fail with this entry:`, ...shown];
+}
+
+function rootNote(schema: JsonSchema, defaults: ToolDefaults): string[] {
+  if (isObjectRoot(schema)) return [];
+  return [`non-object root: 2025-06-18/2025-11-25 clients get it ${defaults.legacyRoots === 'wrap' ? 'wrapped as {"result": …}' : 'dropped (legacyRoots: drop)'}`];
+}
+
+/** Infers the entry of `tool` from its samples; `defaults` are the config's (they decide coercion and roots). */
+export function inferTool(tool: string, samples: readonly InferSample[], defaults: ToolDefaults): ToolInference {
+  const finals = samples.filter((s) => !isNonFinal(s.result));
+  const notes: string[] = [];
+  const ignored = samples.length - finals.length;
+  if (ignored > 0) notes.push(`${plural(ignored, 'error or unfinished result')} ignored`);
+  if (finals.length === 0) return { tool, samples: 0, notes: [...notes, 'no result to learn from: no entry inferred'] };
+
+  const native = finals.filter((s) => s.result.structuredContent !== undefined);
+  const text = finals.filter((s) => s.result.structuredContent === undefined);
+  const values: Json[] = native.map((s) => s.result.structuredContent as Json);
+  let extract: ExtractConfig | undefined;
+  let reading = native.length > 0 ? 'native' : '';
+  if (text.length > 0) {
+    const texts = text.map((s) => textsOf(s.result as JsonObject));
+    const chosen = choose(texts);
+    if ('best' in chosen) {
+      const empty = texts.filter((t) => t.length === 0).length;
+      const why =
+        chosen.best.length === 0
+          ? `${plural(text.length, 'sample')} of plain prose${empty > 0 ? ` (${empty} without text)` : ''}: no schema inferred`
+          : `no one format reads every sample (${chosen.best.map(([name, n]) => `${name}: ${n} of ${text.length}`).join(', ')}): no schema inferred`;
+      return { tool, samples: finals.length, notes: [...notes, why] };
+    }
+    values.push(...chosen.values);
+    extract = chosen.reader.extract;
+    reading = reading === '' ? chosen.reader.name : `${reading} + ${chosen.reader.name}`;
+  }
+
+  const outputSchema = inferSchema(values);
+  const entry: InferredEntry = extract ? { extract, outputSchema } : { outputSchema };
+  const failures = verifyEntry(tool, entry, finals, defaults);
+  notes.unshift(`${plural(finals.length, 'sample')}, read as ${reading}`);
+  // Exact names win over globs, but a name that is itself a glob is read as one.
+  if (isGlob(tool)) notes.push('the name holds glob characters: as a key it also governs every other tool it matches');
+  notes.push(...rootNote(outputSchema, defaults), ...failureNotes(failures, finals.length * VERIFIED_REVISIONS.length));
+  return { tool, samples: finals.length, reading, entry, notes };
+}

@@ -1,0 +1,65 @@
+/**
+ * Reading recordings back (for `mcp-retrofit infer --from DIR`): every `DIR/<upstream>/<tool dir>/<timestamp>-<seq>.json`
+ * that holds a Recording of that upstream, oldest first per tool. Files that cannot be read or are not
+ * recordings are reported, not fatal: a directory an operator has been editing should still be usable.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isJsonObject } from '../json.js';
+import { parseJson } from '../retrofit/safe-json.js';
+import { isRecordingFileName, type Recording } from './files.js';
+
+/** What was read, and one line per file that was skipped. */
+export interface ReadRecordings {
+  /** Recordings, grouped by tool (first-seen order), oldest first within a tool. */
+  readonly recordings: readonly (Recording & { readonly file: string })[];
+  readonly problems: readonly string[];
+}
+
+function asRecording(value: unknown): Recording | string {
+  if (!isJsonObject(value)) return 'not a JSON object';
+  const { upstream, tool, recordedAt, result, protocolRevision } = value;
+  if (typeof upstream !== 'string' || typeof tool !== 'string' || !isJsonObject(result)) return 'not a recording (needs upstream, tool and result)';
+  return {
+    upstream,
+    tool,
+    recordedAt: typeof recordedAt === 'string' ? recordedAt : '',
+    ...(typeof protocolRevision === 'string' && { protocolRevision }),
+    result,
+  };
+}
+
+async function entries(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** The recordings of `upstream` under the recorder root `dir`. Throws only when `dir/<upstream>` cannot be listed. */
+export async function readRecordings(dir: string, upstream: string): Promise<ReadRecordings> {
+  const base = join(dir, upstream);
+  const recordings: (Recording & { file: string })[] = [];
+  const problems: string[] = [];
+  for (const toolDir of await entries(base)) {
+    const names = (await readdir(join(base, toolDir))).filter(isRecordingFileName).sort();
+    for (const name of names) {
+      const file = join(base, toolDir, name);
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        problems.push(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+        continue;
+      }
+      const parsed = parseJson(text);
+      const recording = parsed.ok ? asRecording(parsed.value) : 'not JSON';
+      if (typeof recording === 'string') problems.push(`${file}: ${recording}`);
+      else if (recording.upstream !== upstream) problems.push(`${file}: recorded for upstream "${recording.upstream}", not "${upstream}"`);
+      else recordings.push({ ...recording, file });
+    }
+  }
+  return { recordings, problems };
+}

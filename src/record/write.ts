@@ -1,0 +1,49 @@
+/**
+ * Writing one recording and keeping only the newest N per tool. Files are written under a temporary name
+ * and renamed, so `mcp-retrofit infer` (or an operator) never reads half a file; pruning lists the tool's
+ * directory each time, so files removed by hand or written by an earlier run are counted right.
+ */
+import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isRecordingFileName, toolDirName, type Recording } from './files.js';
+
+/** Where one tool's recordings live under a recorder root. */
+export function toolDir(root: string, upstream: string, tool: string): string {
+  return join(root, upstream, toolDirName(tool));
+}
+
+/**
+ * Writes `recording` as `fileName` in its tool's directory, then deletes that directory's oldest recordings
+ * beyond `keep`. `made` remembers directories already created (one mkdir per tool per process).
+ */
+export async function writeRecording(root: string, recording: Recording, fileName: string, keep: number, made: Set<string>): Promise<void> {
+  const dir = toolDir(root, recording.upstream, recording.tool);
+  if (!made.has(dir)) {
+    await mkdir(dir, { recursive: true });
+    made.add(dir);
+  }
+  const file = join(dir, fileName);
+  const temporary = `${file}.tmp`;
+  try {
+    await writeFile(temporary, `${JSON.stringify(recording, null, 2)}\n`);
+    await rename(temporary, file);
+  } catch (err) {
+    // The directory may have been removed since: forget it, so the next write creates it again.
+    made.delete(dir);
+    await unlink(temporary).catch(() => {});
+    throw err;
+  }
+  await prune(dir, keep);
+}
+
+/** Deletes the oldest recordings in `dir` beyond the newest `keep`; returns how many it deleted. */
+export async function prune(dir: string, keep: number): Promise<number> {
+  const names = (await readdir(dir)).filter(isRecordingFileName).sort();
+  const old = names.slice(0, Math.max(0, names.length - keep));
+  for (const name of old) {
+    await unlink(join(dir, name)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
+  return old.length;
+}

@@ -1,0 +1,77 @@
+/** inferTool: which reading it picks for a tool's samples, and what it says when none fits. */
+import { describe, expect, it } from 'vitest';
+import { inferTool, READERS, trialOrder, verifyEntry, type InferSample } from '../../../src/infer/index.js';
+import type { JsonObject } from '../../../src/json.js';
+import { TEST_DEFAULTS } from '../retrofit/helpers.js';
+
+const text = (...texts: string[]): JsonObject => ({ content: texts.map((t) => ({ type: 'text', text: t })) });
+const samples = (...results: JsonObject[]): InferSample[] => results.map((result, i) => ({ result, source: `s${i}` }));
+const infer = (...results: JsonObject[]) => inferTool('t', samples(...results), TEST_DEFAULTS);
+
+describe('inferTool', () => {
+  it('tries the readings in auto order, then yaml, with mixed auto after the last auto one', () => {
+    expect(trialOrder().map((r) => r.name)).toEqual(['json', 'fenced', 'embedded', 'blocks', 'relaxed', 'auto', 'yaml']);
+    expect(READERS.filter((r) => !r.auto).map((r) => r.name)).toEqual(['yaml']);
+  });
+
+  it.each([
+    ['json', { format: 'json' }, [text('{"a":1}'), text('{"a":2,"b":"x"}')]],
+    ['fenced', { format: 'auto' }, [text('Result:\n```json\n{"a":1}\n```'), text('```\n{"a":2}\n```\nDone.')]],
+    ['embedded', { format: 'auto' }, [text('Here: {"a":1} ok'), text('Got {"a":2}.')]],
+    ['blocks', { format: 'json' }, [text('{"a":1}', '{"a":2}'), text('{"a":3}')]],
+    ['relaxed', { format: 'auto' }, [text("{'a': 1, 'ok': True}"), text("{'a': 2, 'ok': False,}")]],
+    ['auto', { format: 'auto' }, [text('[{"a":1}]'), text('{"a":2}', '{"a":3}'), text('Here: [{"a":4}] ok')]],
+    ['yaml', { format: 'yaml' }, [text('a: 1\nstatus: online'), text('a: 2\nstatus: offline')]],
+  ])('reads %s samples', (reading, extract, results) => {
+    const out = infer(...results);
+    expect(out.reading).toBe(reading);
+    expect(out.entry?.extract).toEqual(extract);
+    const listed = ['blocks', 'auto'].includes(reading);
+    expect((out.entry?.outputSchema as JsonObject).type).toBe(listed ? 'array' : 'object');
+    expect(out.notes).toEqual([`${results.length} samples, read as ${reading}`, ...(listed ? [expect.stringMatching(/^non-object root/)] : [])]);
+  });
+
+  it('infers the schema from the values read', () => {
+    expect(infer(text('{"a":1}', '{"a":2}'), text('{"a":3.5}')).entry?.outputSchema).toEqual({
+      type: 'array',
+      items: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] },
+    });
+  });
+
+  it('says plain prose when nothing reads, and names the best readings when none reads all', () => {
+    const prose = infer(text('Hello there.'), text('Note: it is sunny today'), { content: [] });
+    expect(prose.entry).toBeUndefined();
+    expect(prose.notes).toEqual(['3 samples of plain prose (1 without text): no schema inferred']);
+    const mixed = infer(text('{"a":1}'), text('a: 1\nb: 2'), text('nothing'));
+    expect(mixed.entry).toBeUndefined();
+    expect(mixed.notes).toEqual(['no one format reads every sample (json: 1 of 3, embedded: 1 of 3, blocks: 1 of 3, relaxed: 1 of 3, yaml: 1 of 3): no schema inferred']);
+  });
+
+  it('learns from upstream structuredContent as is, and ignores errors and unfinished results', () => {
+    const out = infer(
+      { ...text('{"a":1}'), structuredContent: { a: 1 } },
+      { ...text('{"a":2}'), structuredContent: { a: 2 } },
+      { ...text('boom'), isError: true },
+      { resultType: 'input_required', inputRequests: {} },
+    );
+    expect(out.reading).toBe('native');
+    expect(out.entry).toEqual({ outputSchema: { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] } });
+    expect(out.notes).toEqual(['2 samples, read as native', '2 error or unfinished results ignored']);
+    expect(inferTool('t', samples({ ...text('x'), isError: true }), TEST_DEFAULTS).notes).toEqual(['1 error or unfinished result ignored', 'no result to learn from: no entry inferred']);
+  });
+
+  it('notes a name that is a glob, since as a key it governs other tools too', () => {
+    const out = inferTool('get_*', samples(text('{"a":1}')), TEST_DEFAULTS);
+    expect(out.notes).toEqual(['1 sample, read as json', 'the name holds glob characters: as a key it also governs every other tool it matches']);
+  });
+});
+
+describe('verifyEntry', () => {
+  it('names each sample and revision the engine would not retrofit with an entry', () => {
+    const failures = verifyEntry('t', { extract: { format: 'yaml' }, outputSchema: { type: 'integer' } }, samples(text('a: 1\nb: 2'), text('17')), TEST_DEFAULTS);
+    expect(failures.map((f) => `${f.source} ${f.revision}`)).toEqual(['s0 2025-11-25', 's0 2026-07-28', 's1 2025-11-25', 's1 2026-07-28']);
+    expect(failures[0]?.reason).toMatch(/must be integer/);
+    expect(verifyEntry('t', { outputSchema: { type: 'nope' } }, samples(text('1')), TEST_DEFAULTS)[0]?.source).toBe('config');
+    expect(verifyEntry('t', { extract: { format: 'json' }, outputSchema: { type: 'integer' } }, samples(text('17')), TEST_DEFAULTS)).toEqual([]);
+  });
+});

@@ -1,0 +1,123 @@
+/** createRecorder: what a recording holds, what is scrubbed, skipped, pruned and counted. */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../../src/json.js';
+import { createRecorder } from '../../../src/record/index.js';
+import { toolDir } from '../../../src/record/write.js';
+import { capturingLogger, counter, filesIn, metrics, recorderConfig, tempRoot, text } from './helpers.js';
+
+const T0 = Date.UTC(2026, 10, 30, 12, 0, 0, 0);
+
+/** A clock that advances one millisecond per call, from T0. */
+function clock(): () => number {
+  let t = T0;
+  return () => t++;
+}
+
+async function setup(record: { maxPerTool?: number; maxBytes?: number } = {}, secrets: readonly string[] = []) {
+  const dir = await tempRoot();
+  const m = metrics();
+  const { log, lines } = capturingLogger();
+  const config = recorderConfig({ dir, maxPerTool: record.maxPerTool ?? 20, maxBytes: record.maxBytes ?? 10_000 }, secrets);
+  const recorder = createRecorder(config, m, log, { now: clock() });
+  return { dir, m, lines, recorder, config };
+}
+
+describe('createRecorder', () => {
+  it('writes {upstream, tool, recordedAt, protocolRevision, argumentNames, result} under DIR/<upstream>/<tool>/', async () => {
+    const { dir, m, recorder } = await setup();
+    const result = text('{"city":"Paris","temperature":17}');
+    recorder.offer({ upstream: 'w', tool: 'get/weather', result, arguments: { units: 1 }, revision: '2025-11-25' });
+    await recorder.flush();
+    const files = await filesIn(toolDir(dir, 'w', 'get/weather'));
+    expect(files.map((f) => f.name)).toEqual(['20261130T120000000Z-000001.json']);
+    expect(files[0]?.json).toEqual({ upstream: 'w', tool: 'get/weather', recordedAt: '2026-11-30T12:00:00.000Z', protocolRevision: '2025-11-25', argumentNames: ['units'], result });
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(1);
+  });
+
+  it('scrubs secrets and argument string values from every string (keys too), and keeps argument names', async () => {
+    const { dir, recorder } = await setup({}, ['s3cr3t-token']);
+    const result = { content: [{ type: 'text', text: 'Weather for Reykjavik (key s3cr3t-token): cold' }], structuredContent: { Reykjavik: { note: 'in Reykjavik' } } };
+    recorder.offer({ upstream: 'w', tool: 't', result, arguments: { city: 'Reykjavik', opts: { lang: ['Icelandic'] }, n: 3 } });
+    await recorder.flush();
+    const [file] = await filesIn(toolDir(dir, 'w', 't'));
+    const written = JSON.stringify(file?.json);
+    expect(written).not.toContain('Reykjavik');
+    expect(written).not.toContain('s3cr3t-token');
+    expect(file?.json.argumentNames).toEqual(['city', 'opts', 'n']);
+    expect(file?.json.result).toEqual({
+      content: [{ type: 'text', text: 'Weather for REDACTED (key REDACTED): cold' }],
+      structuredContent: { REDACTED: { note: 'in REDACTED' } },
+    });
+  });
+
+  it('keeps the newest maxPerTool per tool, pruning as it writes', async () => {
+    const { dir, recorder } = await setup({ maxPerTool: 3 });
+    for (let i = 0; i < 7; i++) recorder.offer({ upstream: 'w', tool: 't', result: text(String(i)) });
+    recorder.offer({ upstream: 'w', tool: 'other', result: text('x') });
+    await recorder.flush();
+    const files = await filesIn(toolDir(dir, 'w', 't'));
+    expect(files.map((f) => (f.json.result as { content: { text: string }[] }).content[0]?.text)).toEqual(['4', '5', '6']);
+    expect(await filesIn(toolDir(dir, 'w', 'other'))).toHaveLength(1);
+  });
+
+  it('skips and counts results over maxBytes: by the size given, by raw length, and after scrubbing', async () => {
+    const { dir, m, recorder } = await setup({ maxBytes: 100 });
+    recorder.offer({ upstream: 'w', tool: 't', result: text('small'), bytes: 101 });
+    recorder.offer({ upstream: 'w', tool: 't', result: JSON.stringify({ jsonrpc: '2.0', id: 1, result: text('x'.repeat(100)) }) });
+    recorder.offer({ upstream: 'w', tool: 't', result: text('y'.repeat(90)), bytes: 10 });
+    recorder.offer({ upstream: 'w', tool: 't', result: text('fits') });
+    await recorder.flush();
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'too_large' })).toBe(3);
+    expect(await filesIn(toolDir(dir, 'w', 't'))).toHaveLength(1);
+  });
+
+  it('reads raw JSON-RPC responses (Buffer or string) and bare results, and ignores errors and non-final results', async () => {
+    const { dir, m, recorder } = await setup();
+    recorder.offer({ upstream: 'w', tool: 't', result: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 7, result: text('raw') })) });
+    recorder.offer({ upstream: 'w', tool: 't', result: JSON.stringify(text('bare')) });
+    recorder.offer({ upstream: 'w', tool: 't', result: JSON.stringify({ jsonrpc: '2.0', id: 8, error: { code: -32000, message: 'no' } }) });
+    recorder.offer({ upstream: 'w', tool: 't', result: { ...text('failed'), isError: true } });
+    recorder.offer({ upstream: 'w', tool: 't', result: { resultType: 'input_required', inputRequests: {} } });
+    recorder.offer({ upstream: 'w', tool: 't', result: 'not json' });
+    recorder.offer({ upstream: 'off', tool: 't', result: text('not recorded') });
+    await recorder.flush();
+    const texts = (await filesIn(toolDir(dir, 'w', 't'))).map((f) => (f.json.result as { content: { text: string }[] }).content[0]?.text);
+    expect(texts).toEqual(['raw', 'bare']);
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(2);
+    expect(await counter(m, 'recorded', { upstream: 'off' })).toBe(0);
+  });
+
+  it('counts failed writes and logs them once a minute, not once a sample', async () => {
+    const { dir, m, lines, recorder } = await setup();
+    // A file where the upstream's directory should be: every mkdir under it fails.
+    await writeFile(join(dir, 'w'), 'in the way');
+    for (let i = 0; i < 5; i++) recorder.offer({ upstream: 'w', tool: 't', result: text(String(i)) });
+    await recorder.flush();
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'write_failed' })).toBe(5);
+    expect(lines.filter((l) => String(l.msg).startsWith('record: cannot write'))).toHaveLength(1);
+  });
+
+  it('never throws into the caller: a value JSON cannot measure is counted, not thrown', async () => {
+    const { m, recorder } = await setup();
+    const circular: Record<string, unknown> = { content: [] };
+    circular.self = circular;
+    expect(() => recorder.offer({ upstream: 'w', tool: 't', result: circular as unknown as JsonObject })).not.toThrow();
+    await recorder.flush();
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'write_failed' })).toBe(1);
+  });
+
+  it('takes new settings with configure, and ignores offers after close', async () => {
+    const { dir, m, recorder, config } = await setup();
+    recorder.configure(recorderConfig(undefined));
+    recorder.offer({ upstream: 'w', tool: 't', result: text('off now') });
+    recorder.configure(config);
+    recorder.offer({ upstream: 'w', tool: 't', result: text('on again') });
+    await recorder.close();
+    recorder.offer({ upstream: 'w', tool: 't', result: text('after close') });
+    await recorder.flush();
+    expect(await filesIn(toolDir(dir, 'w', 't'))).toHaveLength(1);
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(1);
+  });
+});
