@@ -7,6 +7,7 @@ import { isJsonObject, type JsonObject } from '../json.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { UpstreamPolicy } from '../policy/types.js';
+import { FirstListing, warningText } from '../policy/unmatched.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
 import { OFFLOAD_BYTES, planOffload } from '../offload/plan.js';
 import { OffloadPool } from '../offload/pool.js';
@@ -89,6 +90,8 @@ export function createRewriter(
   const threshold = options.offloadBytes ?? OFFLOAD_BYTES;
   const pool = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
   let missingLogged = false;
+  // Per policy object, so a reload's new keys are judged again on the next first listing.
+  const listings = new WeakMap<UpstreamPolicy, FirstListing>();
 
   function report(request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger): void {
     if (outcome.outcome === 'untouched') return;
@@ -108,6 +111,9 @@ export function createRewriter(
       try {
         if (request.method === 'tools/list') {
           const out = rewriteToolsList(result, policy, request.revision);
+          let listing = listings.get(policy);
+          if (!listing) listings.set(policy, (listing = new FirstListing()));
+          for (const w of listing.observe(result, policy)) log.warn({ key: w.key }, warningText(policy.upstream, w));
           for (const repair of out.repairs) {
             metrics.repairs.inc({ upstream: request.upstream, tool: repair.tool, kind: repair.kind });
             // Logged once per upstream, tool and repair at info; repeats of the same list go to debug.
