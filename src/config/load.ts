@@ -58,11 +58,15 @@ class Problems {
   }
 
   /**
-   * True when a problem already explains one at `path`: one at `path` itself, or one at a field of a tool
-   * entry (or deeper) that contains it. (A problem at a whole upstream or tool entry explains nothing inside.)
+   * True when a problem already explains one at `path`: one at `path` itself, or one in the same field of a
+   * tool entry, above or below it (`extract` and `extract.pattern`). A problem at a whole upstream or tool
+   * entry explains nothing inside it.
    */
   explains(path: readonly Segment[]): boolean {
-    return this.has(path) || this.#paths.some((p) => p.length >= 5 && p.length <= path.length && p.every((seg, i) => String(path[i]) === String(seg)));
+    return this.#paths.some((p) => {
+      const shared = Math.min(p.length, path.length);
+      return (shared >= 5 || p.length === path.length) && p.slice(0, shared).every((seg, i) => String(path[i]) === String(seg));
+    });
   }
 
   /** The paths of the problems so far. */

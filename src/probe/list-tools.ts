@@ -67,7 +67,7 @@ async function listAll(client: Client, upstream: string, timeoutMs: number): Pro
 const SHOWN_STDERR_LINES = 5;
 
 /** The last lines of a child's stderr that are not stack frames, on one line. */
-export function lastLines(stderr: string): string {
+function lastLines(stderr: string): string {
   const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '' && !/^\s+at\s/.test(l));
   return lines.slice(-SHOWN_STDERR_LINES).join(' | ');
 }

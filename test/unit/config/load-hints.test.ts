@@ -93,7 +93,7 @@ describe('one run reports every problem of a file', () => {
   });
 
   test('what the schema already says is not said again by the compiler', async () => {
-    const got = await messages([...tool, '        extract: { format: regex }']);
-    expect(got).toEqual(['6:9 upstreams.a.tools.t.extract: `format: regex` needs a `pattern`']);
+    expect(await messages([...tool, '        extract: { format: regex }'])).toEqual(['6:9 upstreams.a.tools.t.extract: `format: regex` needs a `pattern`']);
+    expect(await messages([...tool, '        extract: { format: regex, pattern: "" }'])).toEqual(['6:44 upstreams.a.tools.t.extract.pattern: must not be empty']);
   });
 });
