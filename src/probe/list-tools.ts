@@ -63,6 +63,9 @@ async function listAll(client: Client, upstream: string, timeoutMs: number): Pro
   }
 }
 
+/** How long a failed probe waits for a dying child's exit, so the error can say how it ended. */
+const EXIT_WAIT_MS = 1_000;
+
 /** Lines of a child's stderr shown in an error; stack frames are skipped, the message lines are what say why. */
 const SHOWN_STDERR_LINES = 5;
 
@@ -105,9 +108,11 @@ export async function listUpstreamTools(
     try {
       await client.connect(probe.transport, { timeout: options.timeoutMs });
     } catch (err) {
+      await probe.settle(EXIT_WAIT_MS);
       throw unreachable(upstream.name, probe, err, 'initialize', options.timeoutMs);
     }
-    const listed = await listAll(client, upstream.name, options.timeoutMs).catch((err: unknown) => {
+    const listed = await listAll(client, upstream.name, options.timeoutMs).catch(async (err: unknown) => {
+      await probe.settle(EXIT_WAIT_MS);
       throw unreachable(upstream.name, probe, err, 'tools/list', options.timeoutMs);
     });
     const info = client.getServerVersion();

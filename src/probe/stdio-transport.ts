@@ -39,6 +39,18 @@ export class GroupStdioTransport implements Transport {
     return this.#group?.stderrTail() ?? '';
   }
 
+  /**
+   * Resolves once the child has ended, or after `ms`. A child that dies early often fails a write (EPIPE)
+   * before its exit is known; waiting a moment lets the error say how it ended and what it wrote.
+   */
+  async settle(ms: number): Promise<void> {
+    const group = this.#group;
+    if (!group?.alive) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([group.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+
   async start(): Promise<void> {
     if (this.#group) throw new Error('GroupStdioTransport already started');
     const group = spawnGroup(this.#options.spawn);

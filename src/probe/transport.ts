@@ -25,6 +25,8 @@ export interface ProbeTransport {
   stderrTail(): string;
   /** How a stdio child ended, once it has (undefined for HTTP upstreams and while it runs). */
   exit(): GroupExit | undefined;
+  /** Resolves once a stdio child has ended, or after `ms` (at once for HTTP upstreams). */
+  settle(ms: number): Promise<void>;
 }
 
 /** Builds (does not start) the transport for `upstream`. */
@@ -36,6 +38,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
         target: `url ${upstream.url}`,
         stderrTail: () => '',
         exit: () => undefined,
+        settle: async () => {},
       };
     case 'sse':
       return {
@@ -43,6 +46,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
         target: `sse ${upstream.sse}`,
         stderrTail: () => '',
         exit: () => undefined,
+        settle: async () => {},
       };
     case 'stdio': {
       // stderr is piped, never inherited: a server's banner would interleave with the report.
@@ -58,7 +62,13 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
         maxLineBytes: config.limits.maxResultBytes,
         graceMs: PROBE_KILL_GRACE_MS,
       });
-      return { transport, target: `command ${upstream.command}`, stderrTail: () => transport.stderrTail(), exit: () => transport.exit };
+      return {
+        transport,
+        target: `command ${upstream.command}`,
+        stderrTail: () => transport.stderrTail(),
+        exit: () => transport.exit,
+        settle: (ms) => transport.settle(ms),
+      };
     }
   }
 }
