@@ -40,7 +40,10 @@ export interface GroupExit {
 
 /** A started child leading its own process group. */
 export interface ProcessGroup {
-  /** The leader; its stdin, stdout and stderr are pipes (stderr is also read into the tail). */
+  /**
+   * The leader; its stdin, stdout and stderr are pipes. stderr is read here (into the tail); the caller reads
+   * stdout, since `exited` waits for it to end.
+   */
   readonly child: ChildProcessWithoutNullStreams;
   /** The leader's pid, which is also the group id; undefined when the spawn failed. */
   readonly pid: number | undefined;
@@ -50,7 +53,10 @@ export interface ProcessGroup {
   readonly exited: Promise<GroupExit>;
   /** True until `exited` has resolved. */
   readonly alive: boolean;
-  /** SIGTERM the group, SIGKILL it after `graceMs`; resolves with `exited`. Idempotent. */
+  /**
+   * Closes stdin, SIGTERMs the group, SIGKILLs it after `graceMs`; resolves with `exited`. A later call
+   * returns the same promise (its grace is ignored).
+   */
   stop(graceMs: number): Promise<GroupExit>;
   /** The last stderr lines (bounded, redacted), `\n`-joined; empty when the child wrote none. */
   stderrTail(): string;

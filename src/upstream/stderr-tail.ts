@@ -16,7 +16,9 @@ export interface StderrTailOptions {
   readonly redact?: (line: string) => string;
 }
 
+/** Lines kept by default: enough for an error message and a few lines of context before it. */
 export const DEFAULT_TAIL_LINES = 20;
+/** Characters kept by default, all lines together. */
 export const DEFAULT_TAIL_CHARS = 4096;
 
 /** Collects a stream's text and keeps only its end. */
