@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 # mcp-retrofit sidecar image: build with dev dependencies, ship production dependencies only, run as non-root.
+# Node 24 LTS in both stages; test/integration/ops-image-entry.test.ts fails when this major and the one the
+# suite runs on (.ci/run) differ.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +11,7 @@ COPY tsconfig.json tsconfig.build.json mcp-retrofit.schema.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build --chown=root:root /app/node_modules ./node_modules

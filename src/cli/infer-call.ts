@@ -54,7 +54,7 @@ export function parseCalls(text: string): SampleCall[] | string {
  * Connects to `upstream`, makes every call in order (each under `timeoutMs`), closes. A call answered with
  * a JSON-RPC error is a failure line; not being able to connect at all throws.
  */
-export async function callUpstream(upstream: UpstreamConfig, config: Pick<GatewayConfig, 'file'>, calls: readonly SampleCall[], timeoutMs: number): Promise<CallOutcomes> {
+export async function callUpstream(upstream: UpstreamConfig, config: Pick<GatewayConfig, 'file' | 'secrets' | 'limits'>, calls: readonly SampleCall[], timeoutMs: number): Promise<CallOutcomes> {
   const probe = probeTransport(upstream, config);
   const client = new Client({ name: 'mcp-retrofit-infer', version: '0.1.0' });
   try {

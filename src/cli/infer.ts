@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
-import type { UpstreamConfig } from '../config/types.js';
+import type { GatewayConfig, UpstreamConfig } from '../config/types.js';
 import { byTool, inferUpstream, type InferSample } from '../infer/index.js';
 import { Redactor } from '../log.js';
 import { createMatcher, globProblem } from '../policy/match.js';
@@ -47,7 +47,7 @@ async function samplesOf(
   upstream: UpstreamConfig,
   opts: Partial<Record<Option, string>>,
   wanted: (tool: string) => boolean,
-  file: string,
+  config: Pick<GatewayConfig, 'file' | 'secrets' | 'limits'>,
   warn: (line: string) => void,
 ): Promise<{ samples: Sample[]; from: string }> {
   if (opts.call !== undefined) {
@@ -56,7 +56,7 @@ async function samplesOf(
     // --tool spares the upstream the calls whose results would be thrown away.
     const calls = parsed.filter((c) => wanted(c.tool));
     if (calls.length === 0) return { samples: [], from: opts.call };
-    const { samples, failures } = await callUpstream(upstream, { file }, calls, upstream.timeoutMs);
+    const { samples, failures } = await callUpstream(upstream, config, calls, upstream.timeoutMs);
     for (const f of failures) warn(f);
     return { samples: [...samples], from: `${calls.length} call${calls.length === 1 ? '' : 's'} in ${opts.call}` };
   }
@@ -91,7 +91,7 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   const wanted = (tool: string): boolean => matcher === undefined || matcher.match(tool) !== undefined;
   let got: { samples: Sample[]; from: string };
   try {
-    got = await samplesOf(upstream, opts, wanted, config.file, warn);
+    got = await samplesOf(upstream, opts, wanted, config, warn);
   } catch (err) {
     if (err instanceof UsageError || isFileError(err)) throw err;
     io.stderr.write(`infer: ${redactor.scrub(err instanceof Error ? err.message : String(err))}\n`);

@@ -49,6 +49,23 @@ function parseArgs(args: readonly string[]): ServeArgs | string {
   return { config, watch, ...(values['--host'] !== undefined && { host: values['--host'] }), ...(port !== undefined && { port }) };
 }
 
+const LISTEN_ERRORS: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'address not available on this machine',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found',
+};
+
+/** `cannot listen on HOST:PORT: address already in use (EADDRINUSE)`: why binding failed, on one line. */
+export function describeListenError(host: string, port: number, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const where = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const known = code === undefined ? undefined : LISTEN_ERRORS[code];
+  const why = known !== undefined ? `${known} (${code})` : err instanceof Error ? err.message : String(err);
+  return `cannot listen on ${where}: ${why}`;
+}
+
 /** Hooks for tests: where signals come from, where logs go, how long shutdown waits. */
 export interface ServeOptions {
   readonly signals?: EventEmitter;
@@ -96,7 +113,17 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   const watcher = parsed.watch ? watchConfig(parsed.config, () => void reload('watch'), logger, options.watchDebounceMs ?? WATCH_DEBOUNCE_MS) : undefined;
   const host = parsed.host ?? loaded.config.listen.host;
   const port = parsed.port ?? loaded.config.listen.port;
-  const address = await app.listen({ host, port });
+  let address: string;
+  try {
+    address = await app.listen({ host, port });
+  } catch (err) {
+    // The usual start-up failure (a port already taken) is one line for the operator, not a stack trace.
+    watcher?.close();
+    await app.close().catch(() => {});
+    logger.flush();
+    io.stderr.write(`mcp-retrofit: ${describeListenError(host, port, err)}\n`);
+    return 1;
+  }
   logger.info({ address, upstreams: Object.keys(loaded.config.upstreams) }, `mcp-retrofit listening on ${address}`);
   // Lines are batched (src/log.ts); this one is what supervisors and scripts wait for.
   logger.flush();

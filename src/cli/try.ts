@@ -1,15 +1,15 @@
 /**
  * `mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F)
  * [--protocol VERSION]`: run one tool's retrofit offline, exactly as the gateway would, and print the
- * CallToolResult a client on VERSION (default 2025-11-25) receives. Reasons for a failure go to stderr.
- * Exit 0 when structuredContent was produced (or upstream structuredContent validated), 1 otherwise,
- * 2 on usage errors.
+ * CallToolResult a client on VERSION (a known revision, default 2025-11-25) receives. Reasons for a failure go
+ * to stderr. Exit 0 when structuredContent was produced (or upstream structuredContent validated), 1
+ * otherwise, 2 on usage errors.
  */
 import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { isJsonObject, type JsonObject } from '../json.js';
-import { isRevision } from '../protocol/era.js';
+import { REVISIONS } from '../protocol/era.js';
 import { rewriteToolCall } from '../retrofit/engine.js';
 import { parseJson } from '../retrofit/safe-json.js';
 import { parseOptions, runCommand, UsageError } from './options.js';
@@ -32,7 +32,8 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   if (config === undefined || upstream === undefined || tool === undefined) throw new UsageError('--config, --upstream and --tool are required');
   if ((opts['text-file'] === undefined) === (opts['result-file'] === undefined)) throw new UsageError('give exactly one of --text-file and --result-file');
   const protocol = opts.protocol ?? DEFAULT_PROTOCOL;
-  if (!isRevision(protocol)) throw new UsageError(`--protocol must be a revision like ${DEFAULT_PROTOCOL}`);
+  // A date the gateway does not know would be projected as some era silently: name the ones it knows.
+  if (!(REVISIONS as readonly string[]).includes(protocol)) throw new UsageError(`--protocol must be one of ${REVISIONS.join(', ')} (got "${protocol}")`);
 
   let loaded;
   try {

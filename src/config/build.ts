@@ -39,15 +39,16 @@ export function buildDefaults(raw: unknown): ToolDefaults {
   };
 }
 
-/** Schemas read from `*SchemaFile` keys, by tool key: absolute file path and parsed schema. */
+/** The schemas of each tool entry as loaded (read from `*SchemaFile`, files they `$ref` bundled in), by tool key. */
 export type LoadedSchemas = ReadonlyMap<string, ToolFiles>;
-/** The schema files one tool entry referenced. */
+/** The loaded schemas of one tool entry; an absent one is taken from the entry as written. */
 export interface ToolFiles {
   readonly output?: FileSchema;
   readonly input?: FileSchema;
 }
+/** A loaded schema: self-contained (referenced files embedded), and the file it was read from, if any. */
 export interface FileSchema {
-  readonly file: string;
+  readonly file?: string;
   readonly schema: JsonSchema;
 }
 
@@ -69,11 +70,11 @@ function buildTool(raw: unknown, files: ToolFiles | undefined, defaults: ToolDef
   const out: { -readonly [K in keyof ToolConfig]: ToolConfig[K] } = {};
   if (files?.output) {
     out.outputSchema = files.output.schema;
-    out.outputSchemaFile = files.output.file;
+    if (files.output.file !== undefined) out.outputSchemaFile = files.output.file;
   } else if (t.outputSchema !== undefined) out.outputSchema = t.outputSchema as JsonSchema;
   if (files?.input) {
     out.inputSchema = files.input.schema;
-    out.inputSchemaFile = files.input.file;
+    if (files.input.file !== undefined) out.inputSchemaFile = files.input.file;
   } else if (t.inputSchema !== undefined) out.inputSchema = t.inputSchema as JsonSchema;
   const extract = buildExtract(t.extract);
   if (extract) out.extract = extract;

@@ -18,12 +18,8 @@ export function schemaFilePath(configDir: string, ref: string): string {
   return isAbsolute(ref) ? ref : resolve(configDir, ref);
 }
 
-/**
- * Reads and parses one schema file. An unreadable file gives `error` (the caller reports it at the config key);
- * a file that parses badly gives problems inside that file.
- */
-export async function readSchemaFile(configDir: string, ref: string): Promise<SchemaFileResult> {
-  const file = schemaFilePath(configDir, ref);
+/** Reads and parses one schema file, by absolute path. */
+async function parseSchemaFile(file: string): Promise<SchemaFileResult> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -41,4 +37,27 @@ export async function readSchemaFile(configDir: string, ref: string): Promise<Sc
     return { ok: false, file, problems: [problem] };
   }
   return { ok: true, file, schema: value as JsonSchema, index: parsed.index };
+}
+
+/**
+ * The schema files of one config load: each is read and parsed once, however many tools and `$ref`s name it
+ * (a reload makes a new one, so edited files are read again).
+ */
+export class SchemaFiles {
+  readonly #files = new Map<string, Promise<SchemaFileResult>>();
+
+  /** The file at absolute path `file`. */
+  read(file: string): Promise<SchemaFileResult> {
+    let result = this.#files.get(file);
+    if (!result) this.#files.set(file, (result = parseSchemaFile(file)));
+    return result;
+  }
+}
+
+/**
+ * Reads and parses one schema file named in the config. An unreadable file gives `error` (the caller reports
+ * it at the config key); a file that parses badly gives problems inside that file.
+ */
+export function readSchemaFile(configDir: string, ref: string, files: SchemaFiles = new SchemaFiles()): Promise<SchemaFileResult> {
+  return files.read(schemaFilePath(configDir, ref));
 }

@@ -1,7 +1,7 @@
 /**
- * "Did you mean …?" hints for unknown config keys: the closest allowed key by optimal-string-alignment
- * (Damerau–Levenshtein with adjacent transpositions) distance ≤ 2, or an allowed key the typo is a prefix of
- * (or that is a prefix of the typo). Keys are few, so the O(n·m) table is plenty.
+ * "Did you mean …?" hints for unknown config keys and enum values: the closest allowed one by
+ * optimal-string-alignment (Damerau–Levenshtein with adjacent transpositions) distance ≤ 2, or an allowed key
+ * the typo is a prefix of (or that is a prefix of the typo). Keys are few, so the O(n·m) table is plenty.
  */
 
 /** Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps cost 1. */

@@ -1,22 +1,26 @@
 /**
  * Loads a config file: read → YAML with positions → `${VAR}` expansion (expand.ts) → validation against the
- * config JSON Schema (validate.ts) → path checks → schema files (files.ts) → GatewayConfig with defaults
- * (build.ts) → deep-freeze → one compiled policy per upstream (src/policy/compile.ts).
- * Every problem, from any stage and any upstream, is collected first and thrown as one ConfigError, each at
- * the FILE:LINE:COL it is about (inside a schema file when that is where the fault is).
+ * config JSON Schema (validate.ts) → path checks → schema files and the files they `$ref` (tool-schemas.ts)
+ * → GatewayConfig with defaults (build.ts) → deep-freeze → one compiled policy per upstream
+ * (src/policy/compile.ts). Every problem, from any stage and any upstream, is collected first and thrown as
+ * one ConfigError, each at the FILE:LINE:COL it is about (inside a schema file when that is where the fault
+ * is). An upstream with problems is still compiled from its usable parts (salvage.ts), so that one run
+ * reports them all.
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileUpstreamPolicy } from '../policy/compile.js';
 import type { UpstreamPolicy } from '../policy/types.js';
-import { buildDefaults, buildGateway, buildUpstream, deepFreeze, obj, type ToolFiles } from './build.js';
+import { buildDefaults, buildGateway, buildUpstream, deepFreeze, obj } from './build.js';
 import { expandString, type Env } from './expand.js';
-import { readSchemaFile } from './files.js';
+import { SchemaFiles } from './files.js';
 import { policyProblem } from './policy-errors.js';
 import { parseWithPositions, PositionIndex } from './positions.js';
 import { at, ConfigError, sortProblems, type ConfigProblem, type Segment } from './problems.js';
 import { checkPaths } from './paths.js';
+import { salvage } from './salvage.js';
+import { loadToolSchemas } from './tool-schemas.js';
 import type { GatewayConfig, UpstreamConfig } from './types.js';
 import { validateShape } from './validate.js';
 
@@ -51,6 +55,23 @@ class Problems {
   /** True when some problem concerns exactly `path`. */
   has(path: readonly Segment[]): boolean {
     return this.#paths.some((p) => p.length === path.length && path.every((seg, i) => String(p[i]) === String(seg)));
+  }
+
+  /**
+   * True when a problem already explains one at `path`: one at `path` itself, or one in the same field of a
+   * tool entry, above or below it (`extract` and `extract.pattern`). A problem at a whole upstream or tool
+   * entry explains nothing inside it.
+   */
+  explains(path: readonly Segment[]): boolean {
+    return this.#paths.some((p) => {
+      const shared = Math.min(p.length, path.length);
+      return (shared >= 5 || p.length === path.length) && p.slice(0, shared).every((seg, i) => String(path[i]) === String(seg));
+    });
+  }
+
+  /** The paths of the problems so far. */
+  get paths(): readonly (readonly Segment[])[] {
+    return this.#paths;
   }
 }
 
@@ -97,36 +118,6 @@ function setAt(root: unknown, path: readonly Segment[], value: unknown): void {
   if (last !== undefined && node !== null && typeof node === 'object') (node as Record<string, unknown>)[String(last)] = value;
 }
 
-/** Reads the schema files one upstream references; records their positions for later policy errors. */
-async function loadSchemaFiles(
-  name: string,
-  raw: unknown,
-  configDir: string,
-  index: PositionIndex,
-  problems: Problems,
-  fileIndexes: Map<string, PositionIndex>,
-): Promise<Map<string, ToolFiles>> {
-  const out = new Map<string, ToolFiles>();
-  for (const [key, tool] of Object.entries(obj(obj(raw).tools))) {
-    const files: { -readonly [K in keyof ToolFiles]: ToolFiles[K] } = {};
-    for (const kind of ['output', 'input'] as const) {
-      const ref = obj(tool)[`${kind}SchemaFile`];
-      if (typeof ref !== 'string') continue;
-      const keyPath = ['upstreams', name, 'tools', key, `${kind}SchemaFile`];
-      const result = await readSchemaFile(configDir, ref);
-      if (!result.ok) {
-        if (result.error !== undefined) problems.add(index.problem(keyPath, 'key', result.error, keyPath.slice(0, -1)), keyPath);
-        for (const p of result.problems) problems.add(p, keyPath);
-        continue;
-      }
-      files[kind] = { file: result.file, schema: result.schema };
-      fileIndexes.set(PositionIndex.pointer(['upstreams', name, 'tools', key, `${kind}Schema`]), result.index);
-    }
-    out.set(key, files);
-  }
-  return out;
-}
-
 /**
  * Loads, validates and compiles a config file. Throws ConfigError listing every problem (sorted by file,
  * line, column); the returned config is deep-frozen.
@@ -164,24 +155,30 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   const rawUpstreams = obj(obj(value).upstreams);
   const defaults = buildDefaults(problems.touches(['defaults']) ? undefined : obj(value).defaults);
   const fileIndexes = new Map<string, PositionIndex>();
+  const schemaContext = { configDir, index, files: new SchemaFiles(), fileIndexes, report: (p: ConfigProblem, path: readonly Segment[]) => problems.add(p, path) };
   const upstreams: Record<string, UpstreamConfig> = {};
+  // Upstreams with problems are built too, from what is usable in them, and compiled only to find the
+  // problems in their other parts in the same run; they are never served.
+  const broken: UpstreamConfig[] = [];
   for (const [name, raw] of Object.entries(rawUpstreams)) {
-    if (problems.touches(['upstreams', name])) continue;
-    const schemas = await loadSchemaFiles(name, raw, configDir, index, problems, fileIndexes);
-    if (problems.touches(['upstreams', name])) continue;
-    Object.defineProperty(upstreams, name, {
-      value: buildUpstream(name, raw, { configDir, defaults, schemas, secrets, rawDefaults: problems.touches(['defaults']) ? undefined : obj(value).defaults }),
-      enumerable: true,
-    });
+    const path = ['upstreams', name];
+    const dirty = problems.touches(path);
+    const usable = dirty ? salvage(raw, path, problems.paths) : raw;
+    const schemas = await loadToolSchemas(name, usable, schemaContext);
+    const rawDefaults = problems.touches(['defaults']) ? undefined : obj(value).defaults;
+    const built = buildUpstream(name, usable, { configDir, defaults, schemas, secrets: dirty ? new Set() : secrets, rawDefaults });
+    if (dirty || problems.touches(path)) broken.push(built);
+    else Object.defineProperty(upstreams, name, { value: built, enumerable: true });
   }
   const config = deepFreeze(buildGateway(abs, value, upstreams, secrets));
 
   const policies = new Map<string, UpstreamPolicy>();
-  for (const upstream of Object.values(config.upstreams)) {
+  for (const upstream of [...Object.values(config.upstreams), ...broken]) {
+    const served = Object.hasOwn(config.upstreams, upstream.name);
     try {
       const { policy, errors } = compileUpstreamPolicy(upstream, config.defaults);
-      for (const err of errors) problems.add(policyProblem(err, index, fileIndexes), err.path);
-      policies.set(upstream.name, policy);
+      for (const err of errors) if (served || !problems.explains(err.path)) problems.add(policyProblem(err, index, fileIndexes), err.path);
+      if (served) policies.set(upstream.name, policy);
     } catch (err) {
       const path = ['upstreams', upstream.name];
       const message = `cannot compile tool policies: ${err instanceof Error ? err.message : String(err)}`;

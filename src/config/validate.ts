@@ -5,7 +5,9 @@
  */
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { CONFIG_SCHEMA } from './schema.js';
+import { flagsProblem } from './flags.js';
 import { suggestKey } from './hint.js';
+import { placementHint } from './placement.js';
 import type { Anchor } from './positions.js';
 import type { Segment } from './problems.js';
 
@@ -62,8 +64,10 @@ function translate(error: ErrorObject): Omit<SchemaIssue, 'keyword'> | undefined
   }
   if (keyword === 'additionalProperties') {
     const key = String(params.additionalProperty);
-    const hint = suggestKey(key, Object.keys(asNode(parent.properties)));
-    const suffix = hint ? ` (did you mean "${hint}"?)` : '';
+    // A key the schema knows elsewhere was misplaced, not misspelled: say where it goes.
+    const placed = placementHint(key, path);
+    const typo = placed === undefined ? suggestKey(key, Object.keys(asNode(parent.properties))) : undefined;
+    const suffix = placed !== undefined ? ` (${placed})` : typo !== undefined ? ` (did you mean "${typo}"?)` : '';
     return { path: [...path, key], anchor: 'key', prefix: path, message: `unknown key "${key}"${suffix}` };
   }
   if (keyword === 'not' && Object.keys(asNode(error.schema)).length === 0 && typeof parent.errorMessage === 'string') {
@@ -75,7 +79,9 @@ function translate(error: ErrorObject): Omit<SchemaIssue, 'keyword'> | undefined
     return { path, anchor, prefix: path, message: parent.errorMessage };
   }
   if (keyword === 'pattern' && typeof parent.patternErrorMessage === 'string') {
-    return { path, anchor: 'value', prefix: path, message: parent.patternErrorMessage };
+    // Regex flags get a message about the flags written (only a g or y is told about `all`).
+    const flags = path.at(-2) === 'extract' && path.at(-1) === 'flags' && typeof data === 'string' ? flagsProblem(data) : undefined;
+    return { path, anchor: 'value', prefix: path, message: flags ?? parent.patternErrorMessage };
   }
   return { path, anchor: anchorFor(keyword), prefix: path, message: messageFor(error, parent, data) };
 }
@@ -106,8 +112,11 @@ function messageFor(error: ErrorObject, parent: SchemaNode, data: unknown): stri
       }
       return error.message ?? 'must match exactly one alternative';
     }
-    case 'enum':
-      return `must be one of ${(params.allowedValues as unknown[]).map((v) => String(v)).join(', ')}`;
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]).map((v) => String(v));
+      const hint = typeof data === 'string' ? suggestKey(data, allowed) : undefined;
+      return `must be one of ${allowed.join(', ')}${hint === undefined ? '' : ` (did you mean "${hint}"?)`}`;
+    }
     case 'type': {
       const types: unknown = params.type;
       const list = Array.isArray(types) ? types : String(types).split(',');

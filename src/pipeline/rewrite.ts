@@ -15,6 +15,7 @@ import { isJsonObject, type JsonObject } from '../json.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
+import { FirstListing, warningText } from '../policy/unmatched.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
 import { rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
 import { errorResult, failureText } from '../retrofit/outcome.js';
@@ -85,6 +86,8 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   const large = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
   const isolated = options.isolatePool === false ? undefined : (options.isolatePool ?? new OffloadPool({ warm: true }));
   const loggedMissing = new Set<string>();
+  // Per policy object, so a reload's new keys are judged again on the next first listing.
+  const listings = new WeakMap<UpstreamPolicy, FirstListing>();
 
   /** The pool, if it can take jobs; says once, loudly, when it cannot. */
   function usable(pool: OffloadPool | undefined, what: string, log: Logger): OffloadPool | undefined {
@@ -163,6 +166,9 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     if (!policy || !isJsonObject(result)) return unchanged;
     try {
       if (request.method === 'tools/list') {
+        let listing = listings.get(policy);
+        if (!listing) listings.set(policy, (listing = new FirstListing()));
+        for (const w of listing.observe(result, policy)) log.warn({ key: w.key }, warningText(policy.upstream, w));
         const out = rewriteToolsList(result, policy, request.revision);
         reportRepairs(metrics, request, out.repairs, log);
         return out.result === result ? unchanged : { kind: 'message', message: { ...message, result: out.result }, original: message };

@@ -28,6 +28,7 @@ export function compileUpstreamPolicy(
     upstream: upstream.name,
     defaults,
     native: createNativeMemory(),
+    keys: [...byKey.keys()],
     resolve(tool) {
       const key = matcher.match(tool);
       return key === undefined ? undefined : byKey.get(key);

@@ -25,6 +25,8 @@ export interface UpstreamPolicy {
   readonly defaults?: ToolDefaults;
   /** What the engine learned from this upstream's tools/list (bounded); created by compileUpstreamPolicy. */
   readonly native?: NativeMemory;
+  /** The `tools:` keys in file order (to tell which govern no listed tool); set by compileUpstreamPolicy. */
+  readonly keys?: readonly string[];
 }
 
 /** A problem found while compiling; `path` is from the config root, e.g. ['upstreams','w','tools','t','outputSchema','type']. */

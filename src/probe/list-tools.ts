@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { type GatewayConfig, type UpstreamConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
-import { probeTransport } from './transport.js';
+import { probeTransport, type ProbeTransport } from './transport.js';
 
 /** A runaway paginator (a cursor that never ends) must not keep `check` busy forever. */
 const MAX_PAGES = 1000;
@@ -63,37 +63,58 @@ async function listAll(client: Client, upstream: string, timeoutMs: number): Pro
   }
 }
 
-/** The last three lines of a child's stderr, on one line. */
+/** How long a failed probe waits for a dying child's exit, so the error can say how it ended. */
+const EXIT_WAIT_MS = 1_000;
+
+/** Lines of a child's stderr shown in an error; stack frames are skipped, the message lines are what say why. */
+const SHOWN_STDERR_LINES = 5;
+
+/** The last lines of a child's stderr that are not stack frames, on one line. */
 function lastLines(stderr: string): string {
-  return stderr.split('\n').slice(-3).join(' | ');
+  const lines = stderr.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '' && !/^\s+at\s/.test(l));
+  return lines.slice(-SHOWN_STDERR_LINES).join(' | ');
 }
 
-/** A failure that names its stage and, for stdio, what the child wrote to stderr. */
-function unreachable(upstream: string, target: string, err: unknown, stderr: string, timeoutMs: number): RetrofitError {
+/** A failure that names its stage and, for stdio, how the child ended and what it wrote to stderr. */
+function unreachable(upstream: string, probe: ProbeTransport, err: unknown, stage: string, timeoutMs: number): RetrofitError {
   if (err instanceof RetrofitError) return err;
   // The SDK's own per-request timeout says the same as our deadline.
   if (err instanceof McpError && err.code === Number(ErrorCode.RequestTimeout)) {
     return new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [upstream, timeoutMs], { cause: err });
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const exit = probe.exit();
+  const stderr = probe.stderrTail();
   const tail = stderr === '' ? '' : `; stderr: ${lastLines(stderr)}`;
-  return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [upstream], { cause: new Error(`${target}: ${message}${tail}`, { cause: err }) });
+  // The SDK's "Connection closed" only follows from the child going away: how it went is the cause.
+  if (exit?.kind === 'exited' && !exit.requested) {
+    return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [upstream], { cause: new Error(`${probe.target}: exited during ${stage} (${exit.reason})${tail}`) });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [upstream], { cause: new Error(`${probe.target}: ${message}${tail}`, { cause: err }) });
 }
 
 /**
  * Lists every tool of `upstream`. Throws a RetrofitError: UPSTREAM_UNREACHABLE (cannot connect, spawn or
  * initialize; `cause` says why), UPSTREAM_TIMEOUT (deadline passed), UPSTREAM_PROTOCOL (malformed list).
  */
-export async function listUpstreamTools(upstream: UpstreamConfig, config: Pick<GatewayConfig, 'file'>, options: ListOptions): Promise<ListedTools> {
+export async function listUpstreamTools(
+  upstream: UpstreamConfig,
+  config: Pick<GatewayConfig, 'file' | 'secrets' | 'limits'>,
+  options: ListOptions,
+): Promise<ListedTools> {
   const probe = probeTransport(upstream, config);
   const client = new Client({ name: 'mcp-retrofit-check', version: '0.1.0' });
   const work = (async (): Promise<ListedTools> => {
     try {
       await client.connect(probe.transport, { timeout: options.timeoutMs });
     } catch (err) {
-      throw unreachable(upstream.name, probe.target, err, probe.stderrTail(), options.timeoutMs);
+      await probe.settle(EXIT_WAIT_MS);
+      throw unreachable(upstream.name, probe, err, 'initialize', options.timeoutMs);
     }
-    const listed = await listAll(client, upstream.name, options.timeoutMs);
+    const listed = await listAll(client, upstream.name, options.timeoutMs).catch(async (err: unknown) => {
+      await probe.settle(EXIT_WAIT_MS);
+      throw unreachable(upstream.name, probe, err, 'tools/list', options.timeoutMs);
+    });
     const info = client.getServerVersion();
     return info ? { ...listed, server: { name: info.name, version: info.version } } : listed;
   })();
@@ -111,10 +132,11 @@ export async function listUpstreamTools(upstream: UpstreamConfig, config: Pick<G
   try {
     return await Promise.race([work, deadline]);
   } catch (err) {
-    throw err instanceof RetrofitError ? err : unreachable(upstream.name, probe.target, err, probe.stderrTail(), options.timeoutMs);
+    throw err instanceof RetrofitError ? err : unreachable(upstream.name, probe, err, 'tools/list', options.timeoutMs);
   } finally {
     clearTimeout(timer);
-    // Ends the session (HTTP) or the child (stdio); a failure to close says nothing about the upstream.
+    // Ends the session (HTTP) or the whole process group (stdio), grandchildren included; a failure to close
+    // says nothing about the upstream.
     await client.close().catch(() => {});
   }
 }

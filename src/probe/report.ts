@@ -7,16 +7,12 @@
 import { dirname, relative } from 'node:path';
 import type { JsonObject } from '../json.js';
 import type { LegacyRoots } from '../config/types.js';
-import { createMatcher } from '../policy/match.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
+import { unmatchedKeys, type KeyWarning } from '../policy/unmatched.js';
 import { planToolsList, type ToolPlan } from '../retrofit/plan.js';
 import { isObjectRoot } from '../retrofit/wrap.js';
 
-/** A `tools:` key that governs no listed tool. */
-export interface KeyWarning {
-  readonly key: string;
-  readonly message: string;
-}
+export { unmatchedKeys, type KeyWarning } from '../policy/unmatched.js';
 
 /** The report for one upstream. */
 export interface UpstreamReport {
@@ -85,22 +81,6 @@ export function describeTool(upstream: string, plan: ToolPlan, context: ToolCont
   const schema = retrofitText(plan, context) ?? nativeText(plan, context);
   if (schema !== undefined) parts.push(schema);
   return `${upstream}/${plan.tool}: ${parts.length > 0 ? parts.join('; ') : 'unchanged'}`;
-}
-
-/** Keys (in file order) that govern none of `names`, with why. */
-export function unmatchedKeys(keys: readonly string[], names: readonly string[], policy: UpstreamPolicy): KeyWarning[] {
-  const warnings: KeyWarning[] = [];
-  for (const key of keys) {
-    if (names.some((name) => policy.resolve(name)?.key === key)) continue;
-    const alone = createMatcher([key]);
-    const shadowedBy = [...new Set(names.filter((name) => alone.match(name) !== undefined).map((name) => policy.resolve(name)?.key ?? ''))];
-    const message =
-      shadowedBy.length === 0
-        ? `matches no tool listed by "${policy.upstream}"`
-        : `governs no listed tool: the tools it matches are governed by ${shadowedBy.map((k) => JSON.stringify(k)).join(', ')}`;
-    warnings.push({ key, message });
-  }
-  return warnings;
 }
 
 /** The report for one upstream's full tool list. */

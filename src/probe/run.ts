@@ -8,9 +8,10 @@ import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
 import type { LoadedConfig } from '../config/load.js';
 import { parseWithPositions, type PositionIndex } from '../config/positions.js';
-import { at, formatProblem } from '../config/problems.js';
+import { formatProblem } from '../config/problems.js';
 import type { UpstreamConfig } from '../config/types.js';
 import { Redactor } from '../log.js';
+import { warningText } from '../policy/unmatched.js';
 import { listUpstreamTools, type ListedTools } from './list-tools.js';
 import { reportUpstream } from './report.js';
 
@@ -92,7 +93,7 @@ export async function probeUpstreams(loaded: LoadedConfig, io: CliIo, options: P
     for (const w of report.warnings) {
       const path = ['upstreams', upstream.name, 'tools', w.key];
       const pos = index?.locate(path, 'key') ?? { line: 1, col: 1 };
-      stderr(formatProblem({ file, line: pos.line, col: pos.col, message: `warning: ${at(['upstreams', upstream.name, 'tools'], `key ${JSON.stringify(w.key)} ${w.message}`)}` }));
+      stderr(formatProblem({ file, line: pos.line, col: pos.col, message: `warning: ${warningText(upstream.name, w)}` }));
     }
   }
   const answered = upstreams.length - failed;

@@ -66,7 +66,9 @@ function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegEx
     return regex;
   } catch (err) {
     const path = /flag/i.test(String(err)) ? 'flags' : 'pattern';
-    errors.push({ path: ['extract', path], message: `invalid regular expression: ${err instanceof Error ? err.message : String(err)}` });
+    // V8 says "Invalid regular expression: /(/: Unterminated group": keep its detail, not its prefix twice.
+    const detail = err instanceof Error ? err.message.replace(/^Invalid regular expression: /, '') : String(err);
+    errors.push({ path: ['extract', path], message: `invalid regular expression: ${detail}` });
     return undefined;
   }
 }

@@ -3,7 +3,8 @@
  * gateway, with only the config path, host and port swapped for a temp file, 127.0.0.1 and port 0. It serves
  * /healthz and /readyz, reloads on a real SIGHUP, and exits 0 on SIGTERM (node is PID 1 in the image, so
  * these signals reach the gateway directly). Asked for pretty logs without the optional pino-pretty, it
- * keeps writing JSON lines and says why.
+ * keeps writing JSON lines and says why. The image's Node major is the one this suite runs on (.ci/run
+ * installs it), so what is tested is what ships.
  */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -29,7 +30,20 @@ function replaceArg(args: string[], flag: string, value: string): string[] {
   return args.map((a, j) => (j === i + 1 ? value : a));
 }
 
+/** The image of every `FROM` line of the Dockerfile (build and final stage). */
+function baseImages(): string[] {
+  const text = readFileSync(resolve(REPO, 'Dockerfile'), 'utf8');
+  return [...text.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]!);
+}
+
 describe('the image entry command', () => {
+  it('is built on the Node major the suite runs on, in every stage', () => {
+    const images = baseImages();
+    expect(images.length).toBeGreaterThanOrEqual(2);
+    const major = process.versions.node.split('.')[0];
+    for (const image of images) expect(image, 'a node:<major>-… base image').toMatch(new RegExp(`^node:${major}-`));
+  });
+
   it('serves /healthz and /readyz, reloads on SIGHUP and exits 0 on SIGTERM', async () => {
     // `npm test` builds first; a lone run of this file builds here.
     if (!existsSync(resolve(REPO, 'dist/cli.js'))) {

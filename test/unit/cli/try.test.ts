@@ -83,7 +83,8 @@ describe('mcp-retrofit try', () => {
   it.each([
     [['--upstream', 'weather', '--tool', 'get_weather'], 'exactly one of'],
     [['--upstream', 'nope', '--tool', 'x', '--text-file', '/dev/null'], 'no upstream "nope"'],
-    [['--upstream', 'weather', '--tool', 'x', '--text-file', '/dev/null', '--protocol', 'latest'], '--protocol'],
+    [['--upstream', 'weather', '--tool', 'x', '--text-file', '/dev/null', '--protocol', 'latest'], '--protocol must be one of 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (got "latest")'],
+    [['--upstream', 'weather', '--tool', 'x', '--text-file', '/dev/null', '--protocol', '2099-99-99'], '(got "2099-99-99")'],
     [['--upstream', 'weather', '--tool', 'x', '--bogus', '1'], 'unknown argument'],
     [['--upstream', 'weather', '--tool', 'x', '--text-file', '/nonexistent/file'], 'ENOENT'],
   ])('usage error %j exits 2', async (args, message) => {

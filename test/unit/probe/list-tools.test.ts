@@ -14,7 +14,7 @@ import { FIXTURE_SERVER } from '../../helpers/stdio-gateway.js';
 import { listen } from '../../helpers/listen.js';
 import { startV1Server } from '../../helpers/v1-server.js';
 
-const CONFIG = { file: '/tmp/gw.yaml' };
+const CONFIG = { file: '/tmp/gw.yaml', secrets: ['licence-key-5ecret'], limits: { maxRequestBytes: 1 << 20, maxResultBytes: 1 << 20 } };
 const common = { path: '/x/mcp', timeoutMs: 60_000, tools: {}, bridge: true, idleTimeoutMs: 900_000 };
 const http = (url: string, headers: Record<string, string> = {}): UpstreamConfig => ({ ...common, name: 'h', kind: 'http', url, headers });
 const stdio = (command: string, args: string[]): UpstreamConfig => ({ ...common, name: 's', kind: 'stdio', command, args, env: {}, share: false });
@@ -119,7 +119,16 @@ describe('listUpstreamTools', () => {
   it('a child that exits at once is unreachable, and what it wrote to stderr is kept', async () => {
     const err = await failure(listUpstreamTools(stdio(process.execPath, ['-e', 'console.error("no such directory: /data"); process.exit(3)']), CONFIG, { timeoutMs: 10_000 }));
     expect(err.code).toBe('RETROFIT_ERR_UPSTREAM_UNREACHABLE');
-    expect((err.cause as Error).message).toMatch(/stderr: no such directory: \/data$/);
+    expect((err.cause as Error).message).toBe(`command ${process.execPath}: exited during initialize (code 3); stderr: no such directory: /data`);
+  });
+
+  it('shows the message lines of a stack trace, not its frames, and scrubs configured secrets from them', async () => {
+    const crash = 'console.error("starting"); throw new Error("bad key licence-key-5ecret")';
+    const err = await failure(listUpstreamTools(stdio(process.execPath, ['-e', crash]), CONFIG, { timeoutMs: 10_000 }));
+    const message = (err.cause as Error).message;
+    expect(message).toMatch(/exited during initialize \(code 1\); stderr: .*Error: bad key \[Redacted\]/);
+    expect(message).not.toMatch(/ at /);
+    expect(message).not.toContain('licence-key-5ecret');
   });
 
   it('a child that hangs hits the deadline, and what it wrote to stderr is kept', async () => {
@@ -127,5 +136,12 @@ describe('listUpstreamTools', () => {
     const err = await failure(listUpstreamTools(stdio(process.execPath, ['-e', hang]), CONFIG, { timeoutMs: 3_000 }));
     expect(err.code).toBe('RETROFIT_ERR_UPSTREAM_TIMEOUT');
     expect((err.cause as Error).message).toBe('stderr: waiting for a licence key');
+  });
+
+  it('a child that hangs on a prompt without a newline still shows it', async () => {
+    const hang = 'process.stderr.write("Password: "); process.stdin.resume()';
+    const err = await failure(listUpstreamTools(stdio(process.execPath, ['-e', hang]), CONFIG, { timeoutMs: 1_000 }));
+    expect(err.code).toBe('RETROFIT_ERR_UPSTREAM_TIMEOUT');
+    expect((err.cause as Error).message).toBe('stderr: Password:');
   });
 });

@@ -1,0 +1,173 @@
+/**
+ * Cross-file `$ref`s, resolved at load: a configured schema that refers to other schema files
+ * (`other.yaml#/$defs/x`, `./dir/x.json`; relative to the referring file, JSON or YAML) becomes one
+ * self-contained schema. Each referenced file is embedded under the root's `$defs` (`definitions` for
+ * draft-07) as a resource with its own `$id`, and every ref to it is rewritten to that id, so:
+ * - clients are served a schema they can resolve (never a path on the gateway's disk),
+ * - validators are compiled from data alone: the offload worker, which recompiles a tool from its config,
+ *   needs no file access, and nothing reads a file at request time,
+ * - cycles between files are fine (ajv resolves ids, nothing is inlined twice).
+ * An http(s) `$ref` is never fetched: it is a problem, as is a missing file or a JSON pointer that is not
+ * in the file it names. Files are read through the load's SchemaFiles, so each once.
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import { isJsonObject, type JsonObject, type JsonSchema } from '../json.js';
+import { dialectOf } from '../retrofit/validate.js';
+import type { SchemaFiles } from './files.js';
+import type { PositionIndex } from './positions.js';
+import { at, type ConfigProblem, type Segment } from './problems.js';
+import { declaredIds, fileBase, findRefs, mapRefs, type FoundRef } from './refs.js';
+
+/** A configured schema and where it is written. */
+export interface SchemaSource {
+  readonly schema: JsonSchema;
+  /** The file it is written in (the config file, for an inline schema). */
+  readonly file: string;
+  /** Positions of that file. */
+  readonly index: PositionIndex;
+  /** Where the schema sits in that file (`[]` for a schema file). */
+  readonly at: readonly Segment[];
+}
+
+/** A referenced file, as embedded in the bundle. */
+export interface EmbeddedFile {
+  /** Its place in the bundled schema, e.g. `['$defs', 'mcp-retrofit:other.yaml']`. */
+  readonly place: readonly Segment[];
+  readonly file: string;
+  readonly index: PositionIndex;
+}
+
+/** The self-contained schema (the source's own when it refers to no file), and what went wrong. */
+export interface Bundle {
+  readonly schema: JsonSchema;
+  readonly embedded: readonly EmbeddedFile[];
+  readonly problems: readonly ConfigProblem[];
+}
+
+interface Doc {
+  readonly file: string;
+  readonly schema: JsonSchema;
+  readonly index: PositionIndex;
+  readonly at: readonly Segment[];
+  refs: FoundRef[];
+}
+
+/** The id a referenced file is embedded under: stable per file, and no path of the gateway's disk in it. */
+function fileId(file: string): string {
+  const digest = createHash('sha256').update(file).digest('hex').slice(0, 16);
+  return `https://mcp-retrofit.invalid/schema-files/${digest}/${encodeURIComponent(basename(file))}`;
+}
+
+function hasScheme(id: unknown): id is string {
+  return typeof id === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(id);
+}
+
+function problemAt(doc: Doc, path: readonly Segment[], message: string): ConfigProblem {
+  const pos = doc.index.locate([...doc.at, ...path], 'value');
+  return { file: doc.index.file, line: pos.line, col: pos.col, message: at([...doc.at, ...path], message) };
+}
+
+/** True when the JSON pointer `fragment` (`/a/b`, escaped) names a member of `schema`. */
+function pointerExists(schema: JsonSchema, fragment: string): boolean {
+  let node: unknown = schema;
+  for (const raw of fragment.split('/').slice(1)) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(key)) node = node[Number(key)];
+    else if (isJsonObject(node) && Object.hasOwn(node, key)) node = node[key];
+    else return false;
+  }
+  return true;
+}
+
+/** Loads every file the source refers to, transitively; returns the documents (the source first). */
+async function loadGraph(source: SchemaSource, files: SchemaFiles, problems: ConfigProblem[]): Promise<Doc[]> {
+  const root: Doc = { ...source, refs: [] };
+  const docs = new Map<string, Doc>([[source.file, root]]);
+  const queue: Doc[] = [root];
+  for (let doc = queue.shift(); doc; doc = queue.shift()) {
+    const ids = new Set([...docs.values()].flatMap((d) => [...declaredIds(d.schema, fileBase(d.file))]));
+    doc.refs = findRefs(doc.schema, doc.file, ids);
+    for (const ref of doc.refs) {
+      const { target } = ref;
+      if (target.kind === 'network') problems.push(problemAt(doc, ref.path, `$ref ${JSON.stringify(ref.ref)}: network references are never fetched (use a file next to this one)`));
+      if (target.kind !== 'file' || docs.has(target.file)) continue;
+      const read = await files.read(target.file);
+      if (!read.ok) {
+        if (read.error !== undefined) problems.push(problemAt(doc, ref.path, `$ref ${JSON.stringify(ref.ref)}: ${read.error}`));
+        problems.push(...read.problems);
+        continue;
+      }
+      const loaded: Doc = { file: read.file, schema: read.schema, index: read.index, at: [], refs: [] };
+      docs.set(read.file, loaded);
+      queue.push(loaded);
+    }
+  }
+  // Fragments are checked once every file is in, so a pointer into a file read later is found too.
+  for (const doc of docs.values()) {
+    for (const ref of doc.refs) {
+      const { target } = ref;
+      if (target.kind !== 'file' || !target.fragment.startsWith('/')) continue;
+      const named = docs.get(target.file);
+      if (named && !pointerExists(named.schema, target.fragment)) {
+        problems.push(problemAt(doc, ref.path, `$ref ${JSON.stringify(ref.ref)}: there is no #${target.fragment} in ${basename(target.file)}`));
+      }
+    }
+  }
+  return [...docs.values()];
+}
+
+/** Makes `source` self-contained (see the module comment). Problems are reported where they are written. */
+export async function bundleSchema(source: SchemaSource, files: SchemaFiles): Promise<Bundle> {
+  const problems: ConfigProblem[] = [];
+  if (!isJsonObject(source.schema)) return { schema: source.schema, embedded: [], problems };
+  const docs = await loadGraph(source, files, problems);
+  const [root, ...others] = docs;
+  const referenced = new Set(docs.flatMap((d) => d.refs.flatMap((r) => (r.target.kind === 'file' ? [r.target.file] : []))));
+  if (!root || problems.length > 0 || referenced.size === 0) return { schema: source.schema, embedded: [], problems };
+
+  const ids = new Map<string, string>();
+  for (const doc of docs) {
+    const own = isJsonObject(doc.schema) ? doc.schema.$id : undefined;
+    if (hasScheme(own)) ids.set(doc.file, own);
+    else if (own !== undefined && (doc !== root || referenced.has(doc.file))) problems.push(problemAt(doc, ['$id'], 'a schema that other files refer to needs an absolute $id, or none'));
+    else ids.set(doc.file, fileId(doc.file));
+  }
+  const dialect = dialectOf(root.schema);
+  const rewrite = (doc: Doc): JsonObject => {
+    const schema: JsonSchema = doc.schema === true ? {} : doc.schema === false ? { not: {} } : doc.schema;
+    const out = mapRefs(schema, fileBase(doc.file), (ref, path) => {
+      const found = doc.refs.find((r) => r.ref === ref && r.path.join('/') === path.join('/'));
+      if (found?.target.kind !== 'file') return ref;
+      const id = ids.get(found.target.file) ?? ref;
+      return found.target.fragment === '' ? id : `${id}#${found.target.fragment}`;
+    }) as JsonObject;
+    const id = ids.get(doc.file);
+    const needsId = id !== undefined && out.$id === undefined && (doc !== root || referenced.has(doc.file));
+    return needsId ? { $id: id, ...out } : out;
+  };
+
+  const bundled = rewrite(root);
+  const container = dialect === 'draft-07' ? 'definitions' : '$defs';
+  const existing = bundled[container];
+  if (existing !== undefined && !isJsonObject(existing)) {
+    problems.push(problemAt(root, [container], `cannot embed the files this schema refers to: ${container} is not an object`));
+    return { schema: source.schema, embedded: [], problems };
+  }
+  const defs: JsonObject = { ...(existing ?? {}) };
+  const embedded: EmbeddedFile[] = [];
+  for (const doc of others) {
+    const schema = rewrite(doc);
+    if (schema.$schema !== undefined && dialectOf(schema) !== dialect) {
+      problems.push(problemAt(doc, ['$schema'], `a file referred to must use the dialect of the schema that refers to it (${dialect ?? 'unknown'})`));
+      continue;
+    }
+    delete schema.$schema;
+    let key = `mcp-retrofit:${basename(doc.file)}`;
+    for (let n = 2; Object.hasOwn(defs, key); n++) key = `mcp-retrofit:${basename(doc.file)}~${n}`;
+    defs[key] = schema;
+    embedded.push({ place: [container, key], file: doc.file, index: doc.index });
+  }
+  if (problems.length > 0) return { schema: source.schema, embedded: [], problems };
+  return { schema: { ...bundled, [container]: defs }, embedded, problems };
+}
