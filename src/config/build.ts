@@ -123,6 +123,7 @@ export function buildGateway(
     file,
     listen: { host: str(listen.host) ?? DEFAULTS.host, port: int(listen.port, DEFAULTS.port) },
     allowedOrigins: strings(root.allowedOrigins),
+    allowedHosts: strings(root.allowedHosts),
     limits: {
       maxRequestBytes: int(limits.maxRequestBytes, DEFAULTS.maxRequestBytes),
       maxResultBytes: int(limits.maxResultBytes, DEFAULTS.maxResultBytes),

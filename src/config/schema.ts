@@ -219,7 +219,18 @@ export const CONFIG_SCHEMA = {
     allowedOrigins: {
       type: 'array',
       items: { type: 'string', minLength: 1 },
-      description: 'Origins allowed to call the gateway; a request with any other Origin header gets 403.',
+      description:
+        'Origins allowed to call the gateway besides loopback ones (http://localhost:*, http://127.0.0.1:*, http://[::1]:*); a request with any other Origin header gets 403. Requests without Origin pass. "*" allows every origin.',
+    },
+    allowedHosts: {
+      type: 'array',
+      items: {
+        type: 'string',
+        pattern: '^(\\*|(\\*\\.)?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?(:[0-9]{1,5})?|\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?)$',
+        patternErrorMessage: 'must be a host name or IP address, optionally with :port (mcp.example.com, *.svc.cluster.local, [::1]:8080), or "*"',
+      },
+      description:
+        'Host header values accepted besides loopback ones (localhost, 127.0.0.0/8, [::1]); without a port an entry matches any port, `*.example.com` matches its subdomains, "*" turns the Host check off. The check runs when the gateway is bound to a loopback address, or when this list is set.',
     },
     limits: {
       type: 'object',

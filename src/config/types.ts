@@ -94,7 +94,13 @@ export interface GatewayConfig {
   readonly file: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly auth?: { readonly bearerTokens: readonly string[] };
+  /** Origins accepted besides loopback ones (`*`: any); requests without Origin always pass. */
   readonly allowedOrigins: readonly string[];
+  /**
+   * Host header values accepted besides loopback ones (`*`: no Host check). Checked when bound to loopback or
+   * when set. Absent in configs built in code; the loader always sets it.
+   */
+  readonly allowedHosts?: readonly string[];
   readonly limits: { readonly maxRequestBytes: number; readonly maxResultBytes: number };
   readonly defaults: ToolDefaults;
   /** Upstreams by name, in file order. */

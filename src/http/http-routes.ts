@@ -7,7 +7,7 @@ import type { HttpUpstreamConfig } from '../config/types.js';
 import type { SessionState } from '../session/responses.js';
 import { HttpUpstream, type UpstreamPools } from '../upstream/http.js';
 import type { GatewayDeps } from './deps.js';
-import { authGuard, originGuard } from './guards.js';
+import { authGuard, rebindingGuard } from './guards.js';
 import type { InFlight } from './inflight.js';
 import { forward, type ProxyContext } from './proxy.js';
 import { ServerStreams, TOOLS_LIST_CHANGED } from '../reload/notify.js';
@@ -37,24 +37,24 @@ export function registerHttpRoutes(app: FastifyInstance, config: HttpUpstreamCon
   const upstream = new HttpUpstream(config, shared.pools);
   const streams = new ServerStreams();
   const ctx: ProxyContext = { upstream, deps, state: shared.state, inflight: shared.inflight, streams };
-  const origin = originGuard(deps.config);
+  const rebinding = rebindingGuard(deps.config);
   const auth = authGuard(deps.config);
   const route = config.path.replace(/\/$/, '');
 
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: config.path,
-    onRequest: [origin, auth],
+    onRequest: [rebinding, auth],
     handler: (request, reply) => forward(request, reply, ctx, { path: upstream.mapPath('', queryOf(request)), mcp: true }),
   });
 
   // Discovery must stay reachable without the gateway's token: it is how a client learns how to get one.
   const discovery = (request: FastifyRequest, target: string): string => upstream.mapPath(target, queryOf(request));
-  app.get(`${route}/.well-known/*`, { onRequest: [origin] }, (request, reply) =>
+  app.get(`${route}/.well-known/*`, { onRequest: [rebinding] }, (request, reply) =>
     forward(request, reply, ctx, { path: discovery(request, pathOf(request).slice(route.length)), mcp: false }),
   );
   const suffixed = `/.well-known/oauth-protected-resource${route}`;
-  app.get(suffixed, { onRequest: [origin] }, (request, reply) => {
+  app.get(suffixed, { onRequest: [rebinding] }, (request, reply) => {
     const own = upstream.url.pathname.replace(/\/$/, '');
     const q = queryOf(request);
     return forward(request, reply, ctx, { path: `/.well-known/oauth-protected-resource${own}${q ? `?${q}` : ''}`, mcp: false });

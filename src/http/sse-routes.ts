@@ -15,7 +15,7 @@ import { SseSplitter } from '../stream/sse.js';
 import { mapUpstreamFailure, type FailureContext } from '../upstream/errors.js';
 import { LegacyConnections, relayEvent, rememberRequests, type LegacyConnection } from '../upstream/sse-legacy.js';
 import type { GatewayDeps } from './deps.js';
-import { authGuard, originGuard } from './guards.js';
+import { authGuard, rebindingGuard } from './guards.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
 import type { UpstreamRoutes } from './stdio-routes.js';
 
@@ -160,7 +160,7 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
             : new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [error.message]);
       return sendError(reply, mapped);
     });
-    const onRequest = [originGuard(config), authGuard(config)];
+    const onRequest = [rebindingGuard(config), authGuard(config)];
     scope.get(upstream.path, { onRequest }, stream);
     scope.post<{ Querystring: { sessionId?: string } }>(messagePath, { onRequest }, message);
   });

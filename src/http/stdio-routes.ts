@@ -13,7 +13,7 @@ import { REVISIONS, eraOf, isRevision } from '../protocol/era.js';
 import { TOOLS_LIST_CHANGED } from '../reload/notify.js';
 import { StdioPool, type StdioOptions } from '../upstream/stdio-pool.js';
 import type { GatewayDeps } from './deps.js';
-import { authGuard, originGuard } from './guards.js';
+import { authGuard, rebindingGuard } from './guards.js';
 
 export type { StdioOptions } from '../upstream/stdio-pool.js';
 
@@ -104,8 +104,8 @@ export function registerStdioRoutes(app: FastifyInstance, upstream: StdioUpstrea
     scope.route({
       method: ['GET', 'POST', 'DELETE'],
       url: upstream.path,
-      // The same guards as HTTP upstreams: Origin allow-list, then the gateway's bearer tokens.
-      onRequest: [originGuard(config), authGuard(config)],
+      // The same guards as HTTP upstreams: Host and Origin (DNS rebinding), then the gateway's bearer tokens.
+      onRequest: [rebindingGuard(config), authGuard(config)],
       handler: async (req, reply) => {
         const body = req.method === 'POST' ? classifyBody(req.body) : { batch: false, messages: [] };
         const first = body.messages[0];
