@@ -104,9 +104,11 @@ export function buildUpstream(
   }
   const headers = stringMap(u.headers);
   for (const v of Object.values(headers)) ctx.secrets.add(v);
+  const publicUrl = str(u.publicUrl);
+  const http = { ...common, headers, ...(publicUrl !== undefined && { publicUrl }) };
   const sse = str(u.sse);
-  if (sse !== undefined) return { ...common, kind: 'sse', sse, headers };
-  return { ...common, kind: 'http', url: str(u.url) ?? '', headers };
+  if (sse !== undefined) return { ...http, kind: 'sse', sse };
+  return { ...http, kind: 'http', url: str(u.url) ?? '' };
 }
 
 /** The whole GatewayConfig around already-built upstreams. */

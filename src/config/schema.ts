@@ -143,6 +143,9 @@ const upstream = {
       description: "stdio upstream: working directory; relative to the config file's directory, which is the default.",
     },
     headers: stringMap('url/sse upstream: headers added to every request sent to the upstream.'),
+    publicUrl: httpUrl(
+      "url/sse upstream: the URL clients use for this upstream through the gateway (e.g. behind a front proxy). OAuth metadata names it as the `resource`; by default it is built from each request's Host and X-Forwarded-Proto.",
+    ),
     timeoutMs: {
       type: 'integer',
       minimum: 1,
@@ -171,7 +174,12 @@ const upstream = {
   allOf: [
     {
       if: { required: ['command'] },
-      then: { properties: { headers: forbidden('`headers` is only for url and sse upstreams') } },
+      then: {
+        properties: {
+          headers: forbidden('`headers` is only for url and sse upstreams'),
+          publicUrl: forbidden('`publicUrl` is only for url and sse upstreams'),
+        },
+      },
       else: {
         properties: {
           args: forbidden('`args` is only for command (stdio) upstreams'),

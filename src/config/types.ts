@@ -69,6 +69,8 @@ export interface HttpUpstreamConfig extends UpstreamCommon {
   readonly url: string;
   /** Headers added to every upstream request. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The URL clients use for this upstream through the gateway (OAuth `resource`); default: from each request. */
+  readonly publicUrl?: string;
 }
 
 /** A legacy HTTP+SSE upstream (`sse:`). */
@@ -76,6 +78,8 @@ export interface SseUpstreamConfig extends UpstreamCommon {
   readonly kind: 'sse';
   readonly sse: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The URL clients use for this upstream through the gateway (OAuth `resource`); default: from each request. */
+  readonly publicUrl?: string;
 }
 
 /** A stdio upstream (`command:`). */

@@ -1,6 +1,7 @@
 /**
- * Routes for Streamable HTTP upstreams (`url:`): POST/GET/DELETE on the upstream's path, and the OAuth
- * discovery documents under it passed through untouched.
+ * Routes for Streamable HTTP upstreams (`url:`): POST/GET/DELETE on the upstream's path, and the documents
+ * under `<path>/.well-known/` passed through untouched. (The RFC 9728 / RFC 8414 well-known routes, rewritten
+ * to name the gateway, are src/http/oauth-routes.ts.)
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpUpstreamConfig } from '../config/types.js';
@@ -53,12 +54,6 @@ export function registerHttpRoutes(app: FastifyInstance, config: HttpUpstreamCon
   app.get(`${route}/.well-known/*`, { onRequest: [rebinding] }, (request, reply) =>
     forward(request, reply, ctx, { path: discovery(request, pathOf(request).slice(route.length)), mcp: false }),
   );
-  const suffixed = `/.well-known/oauth-protected-resource${route}`;
-  app.get(suffixed, { onRequest: [rebinding] }, (request, reply) => {
-    const own = upstream.url.pathname.replace(/\/$/, '');
-    const q = queryOf(request);
-    return forward(request, reply, ctx, { path: `/.well-known/oauth-protected-resource${own}${q ? `?${q}` : ''}`, mcp: false });
-  });
 
   return {
     async ready() {

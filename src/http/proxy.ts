@@ -18,6 +18,7 @@ import { mapUpstreamFailure } from '../upstream/errors.js';
 import type { HttpUpstream } from '../upstream/http.js';
 import type { GatewayDeps } from './deps.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
+import { rewriteChallenge } from './oauth-routes.js';
 import type { InFlight } from './inflight.js';
 import { subscriptionListChanged, type ServerStreams } from '../reload/notify.js';
 
@@ -176,6 +177,8 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     status = answer.statusCode;
     matcher.assignSession(headerValue(answer.headers, 'mcp-session-id'));
     if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.state.facts.forget(name, session);
+    // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth-routes.ts).
+    rewriteChallenge(request, upstream.config, status, answer.headers);
 
     reply.hijack();
     const type = mediaType(headerValue(answer.headers, 'content-type'));

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from './deps.js';
 import { registerHttpRoutes, type HttpRouteShared } from './http-routes.js';
+import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerSseRoutes } from './sse-routes.js';
 import { registerStdioRoutes, type UpstreamRoutes } from './stdio-routes.js';
@@ -25,6 +26,8 @@ export function registerRoutes(app: FastifyInstance, deps: GatewayDeps, shared: 
         break;
     }
   }
+  // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.
+  registerOAuthRoutes(app, deps);
   registerOpsRoutes(app, deps, upstreams);
   // The rewriter's worker threads end with the app (after in-flight requests had their grace period).
   app.addHook('onClose', async () => deps.rewriter.close?.());

@@ -16,6 +16,7 @@ import { mapUpstreamFailure, type FailureContext } from '../upstream/errors.js';
 import { LegacyConnections, relayEvent, rememberRequests, type LegacyConnection } from '../upstream/sse-legacy.js';
 import type { GatewayDeps } from './deps.js';
 import { authGuard, rebindingGuard } from './guards.js';
+import { rewriteChallenge } from './oauth-routes.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from './headers.js';
 import type { UpstreamRoutes } from './stdio-routes.js';
 
@@ -72,6 +73,8 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
     if (res.statusCode !== 200 || mediaType(headerValue(res.headers, 'content-type')) !== 'text/event-stream') {
       // Not a stream (401 with WWW-Authenticate, 404, …): the client sees the upstream's answer.
       connections.delete(conn);
+      // OAuth: the challenge names the gateway's metadata for this upstream, not the upstream's own.
+      rewriteChallenge(req, upstream, res.statusCode, res.headers);
       return reply.code(res.statusCode).headers(toClientHeaders(res.headers, { dropLength: false })).send(res.body);
     }
     reply.hijack();
@@ -138,6 +141,7 @@ export function registerSseRoutes(app: FastifyInstance, upstream: SseUpstreamCon
       // Not accepted: no response will come on the stream for these requests.
       if (res.statusCode >= 300) forget();
       line(res.statusCode);
+      rewriteChallenge(req, upstream, res.statusCode, res.headers);
       return reply.code(res.statusCode).headers(toClientHeaders(res.headers, { dropLength: false })).send(Buffer.from(await res.body.arrayBuffer()));
     } catch (err) {
       forget();
