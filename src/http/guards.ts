@@ -63,8 +63,12 @@ function hostEntryMatches(entry: string, host: { hostname: string; port: string 
   return wildcard ? host.hostname.endsWith(`.${wanted.hostname}`) : host.hostname === wanted.hostname;
 }
 
+const COMMON_LOOPBACK = /^(?:localhost|127\.0\.0\.1)(?::\d{1,5})?$/;
+
 /** True when the Host header is a loopback name or listed (`*` lists everything). A missing Host never passes. */
 export function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
+  // The usual local case needs no URL parse (this runs on every request of a loopback gateway).
+  if (host !== undefined && COMMON_LOOPBACK.test(host)) return true;
   if (allowed.includes('*')) return true;
   const parsed = host === undefined ? undefined : parseAuthority(host);
   if (!parsed) return false;
