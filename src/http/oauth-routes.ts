@@ -18,8 +18,8 @@ import { mapUpstreamFailure } from '../upstream/errors.js';
 import type { GatewayDeps } from './deps.js';
 import { rebindingGuard } from './guards.js';
 import { headerValue, toClientHeaders, toUpstreamHeaders, type HeaderMap } from './headers.js';
-import { metadataCandidates, publicResource, rewriteChallenge as rewriteValue, rewriteMetadataDocument, wellKnownPath, type RequestView } from './oauth.js';
-import { MAX_METADATA_BYTES, probeMetadataPath, readText, sendToUpstream, upstreamUrlOf, type OAuthUpstream } from './oauth-upstream.js';
+import { publicResource, rewriteChallenge as rewriteValue, rewriteMetadataDocument, wellKnownPath, type RequestView } from './oauth.js';
+import { fetchMetadata, MAX_METADATA_BYTES, readText, sendToUpstream, upstreamUrlOf, type OAuthUpstream } from './oauth-upstream.js';
 
 function viewOf(request: FastifyRequest): RequestView {
   return { host: request.headers.host, forwardedProto: headerValue(request.headers, 'x-forwarded-proto') };
@@ -56,7 +56,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: GatewayDeps): vo
   const { config, metrics } = deps;
   const upstreams = Object.values(config.upstreams).filter((u): u is OAuthUpstream => u.kind !== 'stdio');
   // Paths an upstream's own routes use are never taken (an upstream may well be served at `/token`).
-  const taken = new Set(upstreams.flatMap((u) => [u.path, `${u.path.replace(/\/$/, '')}/message`]));
+  const taken = new Set(Object.values(config.upstreams).flatMap((u) => [u.path, `${u.path.replace(/\/$/, '')}/message`]));
   const guard = rebindingGuard(config);
 
   /** One line and one count per request, as for MCP exchanges; never headers or bodies. */
@@ -89,27 +89,16 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: GatewayDeps): vo
   /** The protected-resource metadata: found where the upstream keeps it, `resource` rewritten. */
   async function metadata(request: FastifyRequest, reply: FastifyReply, upstream: OAuthUpstream): Promise<Outcome> {
     const url = upstreamUrlOf(upstream);
-    const base = { host: url.host, ...upstream.headers };
-    const candidates = metadataCandidates(url, await probeMetadataPath(upstream, base));
-    const headers = toUpstreamHeaders(request.headers, { host: url.host, configured: upstream.headers, dropAuthorization: true });
-    for (const [i, path] of candidates.entries()) {
-      const res = await sendToUpstream(upstream, 'GET', path, headers);
-      // Not there (4xx): try the next place, as a client would; the last answer is the client's.
-      if (res.statusCode >= 400 && res.statusCode < 500 && i < candidates.length - 1) {
-        await res.body.dump();
-        continue;
-      }
-      if (res.statusCode < 200 || res.statusCode >= 300) return relay(reply, res);
-      const text = await readText(res.body, MAX_METADATA_BYTES, upstream.name);
-      const target = publicResource(upstream.path, upstream.publicUrl, viewOf(request));
-      const doc = target && rewriteMetadataDocument(text, url, target.resource);
-      const out = toClientHeaders(res.headers, { dropLength: true });
-      // Built from this request's Host and scheme: a cache must keep one copy per value.
-      if (doc !== undefined && upstream.publicUrl === undefined) out.vary = [headerValue(res.headers, 'vary'), 'Host, X-Forwarded-Proto'].filter(Boolean).join(', ');
-      await reply.code(res.statusCode).headers(out).send(doc ?? text);
-      return { status: res.statusCode, rewritten: doc !== undefined };
-    }
-    throw new Error('no metadata candidates'); // unreachable: the root location is always a candidate
+    const res = await fetchMetadata(upstream, toUpstreamHeaders(request.headers, { host: url.host, configured: upstream.headers, dropAuthorization: true }));
+    if (res.statusCode < 200 || res.statusCode >= 300) return relay(reply, res);
+    const text = await readText(res.body, MAX_METADATA_BYTES, upstream.name);
+    const target = publicResource(upstream.path, upstream.publicUrl, viewOf(request));
+    const doc = target && rewriteMetadataDocument(text, url, target.resource);
+    const out = toClientHeaders(res.headers, { dropLength: true });
+    // Built from this request's Host and scheme: a cache must keep one copy per value.
+    if (doc !== undefined && upstream.publicUrl === undefined) out.vary = [headerValue(res.headers, 'vary'), 'Host, X-Forwarded-Proto'].filter(Boolean).join(', ');
+    await reply.code(res.statusCode).headers(out).send(doc ?? text);
+    return { status: res.statusCode, rewritten: doc !== undefined };
   }
 
   /** An OAuth document or endpoint of the upstream's, passed through. Endpoints get the client's credentials. */

@@ -6,7 +6,7 @@
 import { request, type Dispatcher } from 'undici';
 import type { HttpUpstreamConfig, SseUpstreamConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
-import { advertisedMetadataPath } from './oauth.js';
+import { advertisedMetadataPath, metadataCandidates } from './oauth.js';
 
 /** The upstreams OAuth can protect: those the gateway reaches over HTTP. */
 export type OAuthUpstream = HttpUpstreamConfig | SseUpstreamConfig;
@@ -78,4 +78,20 @@ export async function probeMetadataPath(upstream: OAuthUpstream, headers: Record
     if (path !== undefined) return path;
   }
   return undefined;
+}
+
+/**
+ * The upstream's answer for its protected-resource metadata: from the first candidate location that is not a
+ * 4xx (as a client moves on from a 404), else the last one's answer, whatever it is.
+ */
+export async function fetchMetadata(upstream: OAuthUpstream, headers: Record<string, string | string[]>): Promise<Dispatcher.ResponseData> {
+  const url = upstreamUrlOf(upstream);
+  const [first, ...rest] = metadataCandidates(url, await probeMetadataPath(upstream, { host: url.host, ...upstream.headers }));
+  let res = await sendToUpstream(upstream, 'GET', first ?? '/.well-known/oauth-protected-resource', headers);
+  for (const path of rest) {
+    if (res.statusCode < 400 || res.statusCode >= 500) break;
+    await res.body.dump();
+    res = await sendToUpstream(upstream, 'GET', path, headers);
+  }
+  return res;
 }

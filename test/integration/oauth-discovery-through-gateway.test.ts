@@ -93,6 +93,16 @@ describe('OAuth discovery through the gateway', () => {
     expect(seen[1]).toMatchObject({ body: 'grant_type=authorization_code&code=c1', headers: { authorization: 'Basic Y2xpZW50OnNlY3JldA==', 'content-type': 'application/x-www-form-urlencoded' } });
   });
 
+  it('leaves a root endpoint to an upstream served at that path', async () => {
+    const up = await listen((req, res) => {
+      void readBody(req).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":1,"result":{"at":"${req.url ?? ''}"}}`));
+    });
+    const gw = await startGateway(gatewayConfig([httpUpstream('token', `${up.origin}/mcp`, { path: '/token' })]));
+    const mcp = await fetch(gw.url('/token'), { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+    expect(await mcp.json()).toMatchObject({ result: { at: '/mcp' } });
+    expect((await fetch(gw.url('/register'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+  });
+
   it('rewrites legacy SSE challenges on the GET stream and on a POSTed message', async () => {
     const up = await listen((req, res) => {
       const challenge = { 'www-authenticate': `Bearer resource_metadata="http://${req.headers.host}/.well-known/oauth-protected-resource/sse"`, 'content-type': 'application/json' };
