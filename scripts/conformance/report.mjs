@@ -46,17 +46,19 @@ export function verdictText(v) {
 
 const ok = (v) => verdictOf(v) === 'pass';
 
-/** Totals of one column: scenarios passed, and checks passed/failed. */
+/** Totals of one column: scenarios passed, and checks passed/failed/warned. */
 export function totals(verdicts) {
   let scenarios = 0;
   let passed = 0;
   let failed = 0;
+  let warnings = 0;
   for (const v of verdicts.values()) {
     if (ok(v)) scenarios++;
     passed += v.passed;
-    failed += v.failed + v.warnings;
+    failed += v.failed;
+    warnings += v.warnings;
   }
-  return `${scenarios}/${verdicts.size} scenarios, ${passed} checks passed, ${failed} failed`;
+  return `${scenarios}/${verdicts.size} scenarios passed; checks: ${passed} passed, ${failed} failed, ${warnings} warnings`;
 }
 
 /**
