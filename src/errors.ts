@@ -21,6 +21,8 @@ export const ERRORS = {
   RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, rpcCode: -32600, message: 'Content-Type must be application/json' },
   RETROFIT_ERR_UNAUTHORIZED: { status: 401, rpcCode: -32001, message: 'missing or invalid bearer token' },
   RETROFIT_ERR_FORBIDDEN_ORIGIN: { status: 403, rpcCode: -32600, message: 'origin "%s" is not allowed' },
+  // -32000 and 403, as the MCP SDK's own DNS-rebinding protection answers a foreign Host.
+  RETROFIT_ERR_FORBIDDEN_HOST: { status: 403, rpcCode: -32000, message: 'host "%s" is not allowed' },
   RETROFIT_ERR_SESSION_NOT_FOUND: { status: 404, rpcCode: -32001, message: 'session not found' },
   RETROFIT_ERR_SESSION_REQUIRED: { status: 400, rpcCode: -32600, message: 'Mcp-Session-Id header is required' },
   RETROFIT_ERR_METHOD_NOT_ALLOWED: { status: 405, rpcCode: -32600, message: 'HTTP method %s is not allowed here' },

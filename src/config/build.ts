@@ -115,9 +115,11 @@ export function buildUpstream(
   }
   const headers = stringMap(u.headers);
   for (const v of Object.values(headers)) ctx.secrets.add(v);
+  const publicUrl = str(u.publicUrl);
+  const http = { ...common, headers, ...(publicUrl !== undefined && { publicUrl }) };
   const sse = str(u.sse);
-  if (sse !== undefined) return { ...common, ...owned, kind: 'sse', sse, headers };
-  return { ...common, kind: 'http', url: str(u.url) ?? '', headers };
+  if (sse !== undefined) return { ...http, ...owned, kind: 'sse', sse };
+  return { ...http, kind: 'http', url: str(u.url) ?? '' };
 }
 
 /** The whole GatewayConfig around already-built upstreams. */
@@ -134,6 +136,7 @@ export function buildGateway(
     file,
     listen: { host: str(listen.host) ?? DEFAULTS.host, port: int(listen.port, DEFAULTS.port) },
     allowedOrigins: strings(root.allowedOrigins),
+    allowedHosts: strings(root.allowedHosts),
     limits: {
       maxRequestBytes: int(limits.maxRequestBytes, DEFAULTS.maxRequestBytes),
       maxResultBytes: int(limits.maxResultBytes, DEFAULTS.maxResultBytes),

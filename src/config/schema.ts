@@ -214,6 +214,9 @@ const upstream = {
       description: "stdio upstream: working directory; relative to the config file's directory, which is the default.",
     },
     headers: stringMap('url/sse upstream: headers added to every request sent to the upstream.'),
+    publicUrl: httpUrl(
+      "url/sse upstream: the URL clients use for this upstream through the gateway (e.g. behind a front proxy). OAuth metadata names it as the `resource`; by default it is built from each request's Host and X-Forwarded-Proto.",
+    ),
     timeoutMs: {
       type: 'integer',
       minimum: 1,
@@ -247,7 +250,12 @@ const upstream = {
   allOf: [
     {
       if: { required: ['command'] },
-      then: { properties: { headers: forbidden('`headers` is only for url and sse upstreams') } },
+      then: {
+        properties: {
+          headers: forbidden('`headers` is only for url and sse upstreams'),
+          publicUrl: forbidden('`publicUrl` is only for url and sse upstreams'),
+        },
+      },
       else: {
         properties: {
           args: forbidden('`args` is only for command (stdio) upstreams'),
@@ -306,7 +314,18 @@ export const CONFIG_SCHEMA = {
     allowedOrigins: {
       type: 'array',
       items: { type: 'string', minLength: 1 },
-      description: 'Origins allowed to call the gateway; a request with any other Origin header gets 403.',
+      description:
+        'Origins allowed to call the gateway besides loopback ones (http://localhost:*, http://127.0.0.1:*, http://[::1]:*); a request with any other Origin header gets 403. Requests without Origin pass. "*" allows every origin.',
+    },
+    allowedHosts: {
+      type: 'array',
+      items: {
+        type: 'string',
+        pattern: '^(\\*|(\\*\\.)?[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*\\.?(:[0-9]{1,5})?|\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?)$',
+        patternErrorMessage: 'must be a host name or IP address, optionally with :port (mcp.example.com, *.svc.cluster.local, [::1]:8080), or "*"',
+      },
+      description:
+        'Host header values accepted besides loopback ones (localhost, 127.0.0.0/8, [::1]); without a port an entry matches any port, `*.example.com` matches its subdomains, "*" turns the Host check off. The check runs when the gateway is bound to a loopback address, or when this list is set.',
     },
     limits: {
       type: 'object',

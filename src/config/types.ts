@@ -94,6 +94,8 @@ export interface HttpUpstreamConfig extends UpstreamCommon {
   readonly url: string;
   /** Headers added to every upstream request. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The URL clients use for this upstream through the gateway (OAuth `resource`); default: from each request. */
+  readonly publicUrl?: string;
 }
 
 /** A legacy HTTP+SSE upstream (`sse:`). */
@@ -101,6 +103,8 @@ export interface SseUpstreamConfig extends UpstreamCommon, OwnedSessions {
   readonly kind: 'sse';
   readonly sse: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The URL clients use for this upstream through the gateway (OAuth `resource`); default: from each request. */
+  readonly publicUrl?: string;
 }
 
 /** A stdio upstream (`command:`). */
@@ -121,7 +125,13 @@ export interface GatewayConfig {
   readonly file: string;
   readonly listen: { readonly host: string; readonly port: number };
   readonly auth?: { readonly bearerTokens: readonly string[] };
+  /** Origins accepted besides loopback ones (`*`: any); requests without Origin always pass. */
   readonly allowedOrigins: readonly string[];
+  /**
+   * Host header values accepted besides loopback ones (`*`: no Host check). Checked when bound to loopback or
+   * when set. Absent in configs built in code; the loader always sets it.
+   */
+  readonly allowedHosts?: readonly string[];
   readonly limits: { readonly maxRequestBytes: number; readonly maxResultBytes: number };
   readonly defaults: ToolDefaults;
   /** Upstreams by name, in file order. */

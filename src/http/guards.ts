@@ -1,9 +1,18 @@
 /**
- * Request guards in front of the upstream routes: the gateway's own bearer tokens (constant-time compare)
- * and the Origin allow-list. Because the gateway rewrites Host, an upstream's DNS-rebinding check no longer
- * protects it, so Origin is checked here.
+ * Request guards in front of the upstream routes: DNS-rebinding protection (Host and Origin) and the gateway's
+ * own bearer tokens (constant-time compare).
+ *
+ * The gateway rewrites Host for the upstream, so an upstream's own DNS-rebinding check no longer protects it:
+ * the gateway checks both headers itself, as the MCP SDK's protection does (403 with a JSON-RPC error body).
+ * - Host: loopback names (`localhost`, 127.0.0.0/8, `[::1]`, any port) and `allowedHosts`. Checked when the
+ *   gateway is bound to a loopback address, or whenever `allowedHosts` is set; `*` turns it off. A public bind
+ *   (containers, behind a front proxy) sees Host values nobody can list in advance (pod IPs, Service names).
+ * - Origin: loopback origins and `allowedOrigins`; `*` allows any. Requests without Origin (non-browser
+ *   clients) pass. An Origin equal to the request's own Host is *not* accepted: under DNS rebinding the two match.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Server } from 'node:http';
+import { isIPv4 } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
@@ -22,10 +31,77 @@ export function bearerMatches(header: string | undefined, tokens: readonly strin
   return ok && match !== null;
 }
 
-/** True when the request may proceed under the allow-list (no Origin header, or an empty list, or listed). */
+/** True for an address a socket can be bound to that only this machine reaches (127.0.0.0/8, ::1). */
+export function isLoopbackAddress(address: string): boolean {
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return (isIPv4(v4) && v4.startsWith('127.')) || address === '::1';
+}
+
+/** True for a URL hostname (as `new URL()` normalises it) that names this machine. */
+export function isLoopbackHostname(hostname: string): boolean {
+  // An IP literal is never a rebinding attack (that needs a DNS name), so all of 127.0.0.0/8 counts.
+  return hostname === 'localhost' || hostname === '[::1]' || (isIPv4(hostname) && hostname.startsWith('127.'));
+}
+
+/** `host[:port]` as URL normalises it, or undefined when the value is not a bare authority. */
+function parseAuthority(value: string): { hostname: string; port: string } | undefined {
+  try {
+    const url = new URL(`http://${value}`);
+    if (url.username || url.password || url.pathname !== '/' || url.search || url.hash || value.includes('\\')) return undefined;
+    return { hostname: url.hostname.replace(/\.$/, ''), port: url.port };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One `allowedHosts` entry against a parsed Host: exact name (any port, or the given one) or `*.suffix`. */
+function hostEntryMatches(entry: string, host: { hostname: string; port: string }): boolean {
+  const wildcard = entry.startsWith('*.');
+  const wanted = parseAuthority(wildcard ? entry.slice(2) : entry);
+  if (!wanted) return false;
+  if (wanted.port !== '' && wanted.port !== host.port) return false;
+  return wildcard ? host.hostname.endsWith(`.${wanted.hostname}`) : host.hostname === wanted.hostname;
+}
+
+const COMMON_LOOPBACK = /^(?:localhost|127\.0\.0\.1)(?::\d{1,5})?$/;
+
+/** True when the Host header is a loopback name or listed (`*` lists everything). A missing Host never passes. */
+export function hostAllowed(host: string | undefined, allowed: readonly string[]): boolean {
+  // The usual local case needs no URL parse (this runs on every request of a loopback gateway).
+  if (host !== undefined && COMMON_LOOPBACK.test(host)) return true;
+  if (allowed.includes('*')) return true;
+  const parsed = host === undefined ? undefined : parseAuthority(host);
+  if (!parsed) return false;
+  return isLoopbackHostname(parsed.hostname) || allowed.some((entry) => hostEntryMatches(entry, parsed));
+}
+
+/** Whether the Host header is checked at all for a gateway bound to `bound`. */
+export function hostChecked(bound: string, allowed: readonly string[]): boolean {
+  if (allowed.includes('*')) return false;
+  return allowed.length > 0 || bound === 'localhost' || isLoopbackAddress(bound);
+}
+
+/** An origin as browsers serialise it (`scheme://host[:port]`, lower-case, default port dropped); `null` stays. */
+function normaliseOrigin(value: string): string {
+  try {
+    const origin = new URL(value).origin;
+    return origin === 'null' ? value : origin;
+  } catch {
+    return value;
+  }
+}
+
+/** True when the request may proceed: no Origin header, a loopback origin, or a listed one (`*`: any). */
 export function originAllowed(origin: string | undefined, allowed: readonly string[]): boolean {
-  if (origin === undefined || allowed.length === 0) return true;
-  return allowed.includes(origin);
+  if (origin === undefined || allowed.includes('*')) return true;
+  try {
+    const url = new URL(origin);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && isLoopbackHostname(url.hostname)) return true;
+  } catch {
+    // `null` and other opaque origins: only an exact listing lets them in.
+  }
+  const wanted = normaliseOrigin(origin);
+  return allowed.some((entry) => normaliseOrigin(entry) === wanted);
 }
 
 function reject(reply: FastifyReply, error: RetrofitError, headers: Record<string, string> = {}): void {
@@ -35,21 +111,50 @@ function reject(reply: FastifyReply, error: RetrofitError, headers: Record<strin
 /** A Fastify onRequest hook in callback style: no promise per request on the hot path. */
 export type Guard = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
 
-/** onRequest hook enforcing the Origin allow-list of the current config. */
-export function originGuard(config: (request: FastifyRequest) => GatewayConfig): Guard {
+const boundAddresses = new WeakMap<Server, string>();
+
+/**
+ * The address the gateway's socket is bound to: what `--host` or `listen.host` made effective. Read from the
+ * socket once, so no flag can bypass it; before listening (inject()) the config's host stands in.
+ */
+function boundAddress(request: FastifyRequest, config: GatewayConfig): string {
+  const server = request.server.server;
+  const known = boundAddresses.get(server);
+  if (known !== undefined) return known;
+  const address = server.address();
+  if (address === null) return config.listen.host;
+  // A Unix socket is reachable from this machine only.
+  const bound = typeof address === 'string' ? '127.0.0.1' : address.address;
+  boundAddresses.set(server, bound);
+  return bound;
+}
+
+/** The config a request is served under (its snapshot: src/http/context.ts). */
+export type ConfigOf = (request: FastifyRequest) => GatewayConfig;
+
+/** onRequest hook: DNS-rebinding protection (Host, then Origin), read from the request's config snapshot. */
+export function rebindingGuard(configOf: ConfigOf): Guard {
   // Answering without calling done() ends the hook chain; the route handler then never runs.
   return (request, reply, done) => {
+    const config = configOf(request);
+    const hosts = config.allowedHosts ?? [];
+    const host = request.headers.host;
+    if (hostChecked(boundAddress(request, config), hosts) && !hostAllowed(host, hosts)) {
+      request.log.warn({ host }, 'host rejected');
+      reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_HOST', [host ?? '']));
+      return;
+    }
     const origin = request.headers.origin;
-    if (originAllowed(origin, config(request).allowedOrigins)) return done();
+    if (originAllowed(origin, config.allowedOrigins)) return done();
     request.log.warn({ origin }, 'origin rejected');
     reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_ORIGIN', [origin]));
   };
 }
 
-/** onRequest hook enforcing config.auth bearer tokens of the current config; a no-op without config.auth. */
-export function authGuard(config: (request: FastifyRequest) => GatewayConfig): Guard {
+/** onRequest hook enforcing config.auth bearer tokens of the request's config; a no-op without config.auth. */
+export function authGuard(configOf: ConfigOf): Guard {
   return (request, reply, done) => {
-    const tokens = config(request).auth?.bearerTokens;
+    const tokens = configOf(request).auth?.bearerTokens;
     if (!tokens || bearerMatches(request.headers.authorization, tokens)) return done();
     request.log.warn('bearer token rejected');
     reject(reply, new RetrofitError('RETROFIT_ERR_UNAUTHORIZED'), { 'www-authenticate': 'Bearer' });

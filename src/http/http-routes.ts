@@ -1,6 +1,7 @@
 /**
  * Routes for Streamable HTTP upstreams (`url:`): POST/GET/DELETE on the upstream's path, proxied
- * (src/http/proxy.ts), and the OAuth discovery documents under it passed through.
+ * (src/http/proxy.ts), and the documents under `<path>/.well-known/` passed through untouched. (The RFC 9728
+ * / RFC 8414 well-known routes, rewritten to name the gateway, are src/http/oauth-routes.ts.)
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpUpstreamConfig } from '../config/types.js';
@@ -47,12 +48,6 @@ export function registerHttpRoutes(app: FastifyInstance, name: string, ctx: Gate
   app.get(`${route}/.well-known/*`, { onRequest: [...guards.discovery] }, (request, reply) =>
     forward(request, reply, ctx, target, { path: discovery(request, pathOf(request).slice(route.length)), mcp: false }),
   );
-  const suffixed = `/.well-known/oauth-protected-resource${route}`;
-  app.get(suffixed, { onRequest: [...guards.discovery] }, (request, reply) => {
-    const own = upstream.url.pathname.replace(/\/$/, '');
-    const q = queryOf(request);
-    return forward(request, reply, ctx, target, { path: `/.well-known/oauth-protected-resource${own}${q ? `?${q}` : ''}`, mcp: false });
-  });
 
   return {
     async ready() {

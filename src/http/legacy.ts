@@ -23,6 +23,7 @@ import { snapshot, type GatewayContext } from './context.js';
 import { logWhenDone, type ExchangeFacts } from './exchange-log.js';
 import type { Guard } from './guards.js';
 import { sendError } from './reply.js';
+import { rewriteChallenge } from './oauth-routes.js';
 import { messageEvent } from './sse-frame.js';
 
 /** One legacy client's connection: its GET stream is where everything for it goes. */
@@ -117,8 +118,11 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
       await link.ready;
     } catch (err) {
       if (err instanceof LinkRefused) {
-        // Not a stream (401 with WWW-Authenticate, 404, …): the client sees the upstream's answer.
-        return void reply.code(err.answer.status).headers(toClientHeaders(err.answer.headers, { dropLength: false })).send(err.answer.body);
+        // Not a stream (401 with WWW-Authenticate, 404, …): the client sees the upstream's answer, an OAuth
+        // challenge naming the gateway's metadata for this upstream.
+        const headers = { ...err.answer.headers };
+        rewriteChallenge(req, upstream, err.answer.status, headers);
+        return void reply.code(err.answer.status).headers(toClientHeaders(headers, { dropLength: false })).send(err.answer.body);
       }
       return void sendError(reply, new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [name], { cause: err }));
     }
@@ -154,7 +158,9 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
     // The body goes upstream as the client sent it, batch and all: one POST for one POST.
     const outcome: SendOutcome = await conn.owned.send(read.text, registered, { headers: req.headers });
     if (outcome.answer) {
-      return void reply.code(outcome.answer.status).headers(toClientHeaders(outcome.answer.headers, { dropLength: false })).send(outcome.answer.body);
+      const headers = { ...outcome.answer.headers };
+      rewriteChallenge(req, snap.upstream as SseUpstreamConfig, outcome.answer.status, headers);
+      return void reply.code(outcome.answer.status).headers(toClientHeaders(headers, { dropLength: false })).send(outcome.answer.body);
     }
     if (!outcome.ok) {
       const only: JsonRpcId = !read.body.batch && first?.kind === 'request' ? (first.id ?? null) : null;

@@ -20,6 +20,7 @@ import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../u
 import type { HttpUpstream } from '../upstream/http.js';
 import { subscriptionListChanged, type ServerStreams } from './notify.js';
 import { labelOf, readBody } from './body.js';
+import { rewriteChallenge } from './oauth-routes.js';
 import { snapshot, type GatewayContext } from './context.js';
 import { sendError, writeError } from './reply.js';
 import { pipeRaw, readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
@@ -143,6 +144,8 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     status = answer.statusCode;
     assigned = headerValue(answer.headers, 'mcp-session-id');
     if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.sessions.forget(name, session);
+    // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth-routes.ts).
+    rewriteChallenge(request, config, status, answer.headers);
 
     reply.hijack();
     const type = mediaType(headerValue(answer.headers, 'content-type'));

@@ -4,8 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { generationOf, snapshot, type GatewayContext } from './context.js';
-import { authGuard, originGuard } from './guards.js';
+import { authGuard, rebindingGuard } from './guards.js';
 import { registerHttpRoutes } from './http-routes.js';
+import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerSseRoutes } from './sse-routes.js';
 import { registerStdioRoutes, type StdioOptions } from './stdio-routes.js';
@@ -14,17 +15,19 @@ import type { UpstreamRoutes } from './upstream-routes.js';
 /** Register all routes; returns each upstream's handle for readiness, notifications and shutdown. */
 export function registerRoutes(app: FastifyInstance, ctx: GatewayContext, options: { stdio?: StdioOptions } = {}): Map<string, UpstreamRoutes> {
   const upstreams = new Map<string, UpstreamRoutes>();
-  // Origin allow-list, then the gateway's bearer tokens; both read the request's config snapshot.
+  // DNS-rebinding protection (Host, Origin), then the gateway's bearer tokens; both read the request's snapshot.
   const config = (request: Parameters<typeof generationOf>[1]) => generationOf(ctx, request).config;
-  const origin = originGuard(config);
+  const rebinding = rebindingGuard(config);
   const auth = authGuard(config);
-  const guards = [origin, auth];
+  const guards = [rebinding, auth];
   for (const name of Object.keys(ctx.generations.current.config.upstreams)) {
     const kind = snapshot(ctx, name).upstream.kind;
-    if (kind === 'http') upstreams.set(name, registerHttpRoutes(app, name, ctx, { mcp: guards, discovery: [origin] }));
+    if (kind === 'http') upstreams.set(name, registerHttpRoutes(app, name, ctx, { mcp: guards, discovery: [rebinding] }));
     else if (kind === 'stdio') upstreams.set(name, registerStdioRoutes(app, name, ctx, guards, options.stdio));
     else upstreams.set(name, registerSseRoutes(app, name, ctx, guards));
   }
+  // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.
+  registerOAuthRoutes(app, ctx);
   registerOpsRoutes(app, ctx, upstreams);
   return upstreams;
 }

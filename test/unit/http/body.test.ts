@@ -48,12 +48,16 @@ describe('request bodies', () => {
     expect(unauth.headers.get('www-authenticate')).toBe('Bearer resource_metadata="https://u/.well-known/oauth-protected-resource"');
     expect(await (await fetch(gw.url('/tenant/mcp/.well-known/oauth-protected-resource'))).json()).toEqual({ resource: '/base/mcp/.well-known/oauth-protected-resource?k=1' });
     expect((await fetch(gw.url('/tenant/mcp/.well-known/oauth-authorization-server/x'))).status).toBe(200);
-    expect(await (await fetch(gw.url('/.well-known/oauth-protected-resource/tenant/mcp'))).json()).toEqual({ resource: '/.well-known/oauth-protected-resource/base/mcp' });
+    // RFC 9728 metadata: the gateway asks the upstream where it is (a ping it answers 401; its challenge names
+    // another origin, so it is not followed), then takes the path-aware location. A `resource` that does not
+    // name the upstream stays as it is (rewriting: test/integration/oauth-*.test.ts).
+    expect(await (await fetch(gw.url('/.well-known/oauth-protected-resource/tenant/mcp'))).json()).toEqual({ resource: '/.well-known/oauth-protected-resource/base/mcp?k=1' });
     expect(paths).toEqual([
       '/base/mcp?k=1&x=2',
       '/base/mcp/.well-known/oauth-protected-resource?k=1',
       '/base/mcp/.well-known/oauth-authorization-server/x?k=1',
-      '/.well-known/oauth-protected-resource/base/mcp',
+      '/base/mcp?k=1',
+      '/.well-known/oauth-protected-resource/base/mcp?k=1',
     ]);
   });
 });

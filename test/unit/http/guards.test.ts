@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bearerMatches, originAllowed } from '../../../src/http/guards.js';
+import { bearerMatches, hostAllowed, hostChecked, isLoopbackAddress, originAllowed } from '../../../src/http/guards.js';
 import { gatewayConfig, httpUpstream } from '../../helpers/config.js';
 import { startGateway } from '../../helpers/gateway.js';
 import { listen, readBody } from '../../helpers/listen.js';
@@ -19,11 +19,68 @@ describe('bearerMatches', () => {
 });
 
 describe('originAllowed', () => {
-  it('allows requests without Origin, everything with an empty list, and only listed origins otherwise', () => {
-    expect(originAllowed(undefined, ['https://a.test'])).toBe(true);
-    expect(originAllowed('https://evil.test', [])).toBe(true);
+  it('allows requests without Origin, loopback origins, listed origins and nothing else', () => {
+    expect(originAllowed(undefined, [])).toBe(true);
+    for (const loopback of ['http://localhost:6274', 'https://localhost', 'http://127.0.0.1:8080', 'http://127.9.8.7', 'http://[::1]:3000']) {
+      expect(originAllowed(loopback, []), loopback).toBe(true);
+    }
+    // An empty list is no longer "no check": a foreign origin needs listing.
+    expect(originAllowed('https://evil.test', [])).toBe(false);
     expect(originAllowed('https://a.test', ['https://a.test'])).toBe(true);
+    expect(originAllowed('HTTPS://A.test:443', ['https://a.test/'])).toBe(true);
+    expect(originAllowed('https://a.test:8443', ['https://a.test'])).toBe(false);
     expect(originAllowed('https://evil.test', ['https://a.test'])).toBe(false);
+    expect(originAllowed('http://localhost.evil.test', [])).toBe(false);
+    expect(originAllowed('file://localhost', [])).toBe(false);
+    expect(originAllowed('null', [])).toBe(false);
+    expect(originAllowed('null', ['null'])).toBe(true);
+    expect(originAllowed('https://evil.test', ['*'])).toBe(true);
+  });
+});
+
+describe('hostAllowed / hostChecked', () => {
+  it('accepts loopback names on any port and listed names, and nothing else', () => {
+    for (const host of ['localhost', 'localhost:8080', 'LOCALHOST:1', '127.0.0.1', '127.0.0.1:9', '127.3.2.1:80', '[::1]', '[::1]:8080', 'localhost.:80']) {
+      expect(hostAllowed(host, []), host).toBe(true);
+    }
+    for (const host of ['evil.example.com', 'evil.example.com:8080', 'localhost.evil.test', '10.0.0.1', '[::2]', '', 'user@localhost', 'localhost/x', 'localhost:x']) {
+      expect(hostAllowed(host, []), host).toBe(false);
+    }
+    expect(hostAllowed(undefined, [])).toBe(false);
+  });
+
+  it('matches allowedHosts by name (any port), name:port, *.suffix and *', () => {
+    expect(hostAllowed('mcp.example.com:443', ['mcp.example.com'])).toBe(true);
+    expect(hostAllowed('MCP.example.com', ['mcp.example.com'])).toBe(true);
+    expect(hostAllowed('mcp.example.com:8443', ['mcp.example.com:443'])).toBe(false);
+    expect(hostAllowed('mcp.example.com:8443', ['mcp.example.com:8443'])).toBe(true);
+    expect(hostAllowed('a.b.svc.cluster.local:8080', ['*.svc.cluster.local'])).toBe(true);
+    expect(hostAllowed('svc.cluster.local', ['*.svc.cluster.local'])).toBe(false);
+    expect(hostAllowed('evilsvc.cluster.local', ['*.svc.cluster.local'])).toBe(false);
+    expect(hostAllowed('[fd00::5]:8080', ['[fd00::5]'])).toBe(true);
+    expect(hostAllowed('anything.test', ['*'])).toBe(true);
+  });
+
+  it('checks Host when bound to loopback or when allowedHosts is set, unless it lists *', () => {
+    expect(hostChecked('127.0.0.1', [])).toBe(true);
+    expect(hostChecked('127.0.0.2', [])).toBe(true);
+    expect(hostChecked('::1', [])).toBe(true);
+    expect(hostChecked('::ffff:127.0.0.1', [])).toBe(true);
+    expect(hostChecked('localhost', [])).toBe(true);
+    expect(hostChecked('0.0.0.0', [])).toBe(false);
+    expect(hostChecked('::', [])).toBe(false);
+    expect(hostChecked('192.168.1.10', [])).toBe(false);
+    expect(hostChecked('0.0.0.0', ['mcp.example.com'])).toBe(true);
+    expect(hostChecked('127.0.0.1', ['*'])).toBe(false);
+  });
+
+  it('knows loopback addresses', () => {
+    expect(isLoopbackAddress('127.0.0.1')).toBe(true);
+    expect(isLoopbackAddress('127.255.0.1')).toBe(true);
+    expect(isLoopbackAddress('::1')).toBe(true);
+    expect(isLoopbackAddress('128.0.0.1')).toBe(false);
+    expect(isLoopbackAddress('0.0.0.0')).toBe(false);
+    expect(isLoopbackAddress('::')).toBe(false);
   });
 });
 
