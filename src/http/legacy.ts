@@ -95,6 +95,8 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
       log,
     });
     const res = reply.raw;
+    // Set once the client's stream is open: before that, the GET is answered with the upstream's refusal.
+    let streaming = false;
     const owned = new OwnedSession<undefined>({
       upstream: name,
       link,
@@ -104,7 +106,9 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
       log,
       timeoutMs: () => snapshot(ctx, name).upstream.timeoutMs,
       maxResultBytes: () => ctx.generations.current.config.limits.maxResultBytes,
-      onclose: () => res.end(),
+      onclose: () => {
+        if (streaming) res.end();
+      },
     });
     const conn = new LegacyConnection(owned, res);
     logWhenDone(res, name, log.child({ reqId: req.id, connection: conn.id }), ctx.metrics, () => ({ method: 'GET', aborted: false }));
@@ -127,6 +131,7 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
       return void sendError(reply, new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [name], { cause: err }));
     }
     reply.hijack();
+    streaming = true;
     connections.set(conn.id, conn);
     res.writeHead(200, toClientHeaders(link.streamHeaders, { dropLength: true }));
     res.write(serializeEvent(link.endpointEvent ?? { comments: [], event: 'endpoint' }, `${messagePath}?sessionId=${conn.id}`));

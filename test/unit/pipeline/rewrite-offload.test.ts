@@ -1,123 +1,237 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
-import { createLogger } from '../../../src/log.js';
-import { createMetrics } from '../../../src/metrics.js';
-import { OffloadPool } from '../../../src/offload/pool.js';
-import { createRewriter, type PendingRequest, type Rewriter } from '../../../src/pipeline/rewrite.js';
-import { captureLogs } from '../../helpers/gateway.js';
+import { createLogger, type Logger } from '../../../src/log.js';
+import { createMetrics, type Metrics } from '../../../src/metrics.js';
+import { OffloadPool } from '../../../src/pipeline/offload/pool.js';
+import { createRewriter, ISOLATE_DEADLINE_MS, type PendingRequest, type Rewriter, type RewriterOptions, type Rewritten } from '../../../src/pipeline/rewrite.js';
+import type { UpstreamPolicy } from '../../../src/policy/types.js';
+import { captureLogs, type LogLine } from '../../helpers/gateway.js';
 import { upstreamWith } from '../retrofit/helpers.js';
 
-/** The rewrite hook's large-result path: what runs where, and what a failure does. */
+/** The rewrite entry point's worker paths: what runs where, and what a failure does. */
 const PROBE = new URL('../../fixtures/offload/probe-worker.mjs', import.meta.url);
 const policy = upstreamWith({ crash: { outputSchema: { type: 'object' } }, typed: { outputSchema: { type: 'object' } } });
-const policies = new Map([['u', policy]]);
-const call = (tool: string): PendingRequest => ({ upstream: 'u', method: 'tools/call', tool, revision: '2025-11-25' });
+const call = (tool: string, p: UpstreamPolicy = policy): PendingRequest => ({ upstream: 'u', method: 'tools/call', tool, revision: '2025-11-25', policy: p });
 const big: JsonObject = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: JSON.stringify({ a: 'x'.repeat(1000) }) }] } };
 
 const closing: Rewriter[] = [];
 afterEach(async () => {
-  await Promise.all(closing.splice(0).map((r) => r.close?.()));
+  await Promise.all(closing.splice(0).map((r) => r.close()));
 });
 
-function setup(pool: OffloadPool | false, offloadBytes = 100): { rewriter: Rewriter; metrics: ReturnType<typeof createMetrics>; lines: Record<string, unknown>[]; log: ReturnType<typeof createLogger> } {
-  const metrics = createMetrics({ defaultMetrics: false });
-  const { lines, stream } = captureLogs();
-  const log = createLogger({ level: 'debug', destination: stream });
-  const rewriter = createRewriter(policies, metrics, { pool, offloadBytes });
+interface Setup {
+  readonly rewriter: Rewriter;
+  readonly metrics: Metrics;
+  readonly lines: LogLine[];
+  readonly log: Logger;
+}
+
+function setup(options: RewriterOptions, shared?: Pick<Setup, 'metrics' | 'lines' | 'log'>): Setup {
+  const metrics = shared?.metrics ?? createMetrics({ defaultMetrics: false });
+  const captured = shared ? undefined : captureLogs();
+  const lines = shared?.lines ?? captured!.lines;
+  const log = shared?.log ?? createLogger({ level: 'debug', destination: captured!.stream });
+  const rewriter = createRewriter(metrics, { isolatePool: false, offloadBytes: 100, ...options });
   closing.push(rewriter);
   return { rewriter, metrics, lines, log };
 }
 
-async function offloads(metrics: ReturnType<typeof createMetrics>): Promise<Record<string, number>> {
+/** The same rewrite on the main thread: nothing is ever big enough to leave it. */
+function inline(shared?: Pick<Setup, 'metrics' | 'lines' | 'log'>): Setup {
+  return setup({ pool: false, offloadBytes: Number.MAX_SAFE_INTEGER }, shared);
+}
+
+async function offloads(metrics: Metrics): Promise<Record<string, number>> {
   return Object.fromEntries((await metrics.offloads.get()).values.map((v) => [String(v.labels.result), v.value]));
 }
 
-describe('Rewriter.rewriteLarge', () => {
-  it('sends large results to the worker and counts their outcome like the synchronous path', async () => {
-    const { rewriter, metrics, lines, log } = setup(new OffloadPool());
-    const out = await rewriter.rewriteLarge!(call('typed'), big, log)!;
-    const sync = rewriter.rewrite(call('typed'), big, log);
-    expect(JSON.parse(out.serialized!.toString('utf8'))).toEqual(sync);
-    expect(await offloads(metrics)).toEqual({ worker: 1 });
-    // Both paths logged and counted one extraction.
-    expect(lines.filter((l) => l.msg === 'retrofit').map((l) => l.outcome)).toEqual(['extracted', 'extracted']);
-    expect((await metrics.retrofits.get()).values).toEqual([expect.objectContaining({ value: 2, labels: expect.objectContaining({ outcome: 'extracted', format: 'json' }) })]);
+async function retrofits(metrics: Metrics): Promise<{ labels: Record<string, unknown>; value: number }[]> {
+  return (await metrics.retrofits.get()).values.map((v) => ({ labels: v.labels, value: v.value }));
+}
+
+function bytesOf(out: Rewritten): unknown {
+  if (out.kind !== 'bytes') throw new Error(`expected bytes, got ${out.kind}`);
+  return JSON.parse(out.bytes.toString('utf8'));
+}
+
+function messageOf(out: Rewritten | Promise<Rewritten>): JsonObject {
+  if (out instanceof Promise) throw new Error('expected the main thread');
+  if (out.kind !== 'message') throw new Error(`expected a message, got ${out.kind}`);
+  return out.message;
+}
+
+describe('respond: large results go to the large-result worker', () => {
+  it('comes back as bytes equal to the inline rewrite, logged and counted the same on both paths', async () => {
+    const worker = setup({ pool: new OffloadPool() });
+    const main = inline(worker);
+    const job = worker.rewriter.respond(call('typed'), { message: big }, worker.log);
+    expect(job).toBeInstanceOf(Promise);
+    const out = await job;
+    expect(bytesOf(out)).toEqual(messageOf(main.rewriter.respond(call('typed'), { message: big }, main.log)));
+    expect(out.kind === 'bytes' && out.original).toBe(big);
+    expect(await offloads(worker.metrics)).toEqual({ worker: 1 });
+    expect(worker.lines.filter((l) => l.msg === 'retrofit').map((l) => [l.outcome, l.mode])).toEqual([
+      ['extracted', 'applied'],
+      ['extracted', 'applied'],
+    ]);
+    expect(await retrofits(worker.metrics)).toEqual([{ value: 2, labels: { upstream: 'u', tool: 'typed', outcome: 'extracted', format: 'json', mode: 'applied' } }]);
   });
 
-  it('keeps small results, and every result when offloading is off, on the synchronous path', () => {
-    const { rewriter, log } = setup(new OffloadPool(), 1_000_000);
-    expect(rewriter.rewriteLarge!(call('typed'), big, log)).toBeUndefined();
-    const off = setup(false);
-    expect(off.rewriter.rewriteLarge!(call('typed'), big, off.log)).toBeUndefined();
+  it('keeps small results, and every result when offloading is off, on the main thread', async () => {
+    const small = setup({ pool: new OffloadPool({ workerUrl: PROBE }), offloadBytes: 1_000_000 });
+    expect(messageOf(small.rewriter.respond(call('typed'), { message: big }, small.log)).result).toMatchObject({ structuredContent: { a: 'x'.repeat(1000) } });
+    expect(await offloads(small.metrics)).toEqual({});
+    const off = setup({ pool: false });
+    expect(messageOf(off.rewriter.respond(call('typed'), { message: big }, off.log)).result).toMatchObject({ structuredContent: { a: 'x'.repeat(1000) } });
   });
 
-  it('passes the original result through when the worker crashes, logs and counts it, and the next job runs', async () => {
+  it('passes the result through when the worker crashes, logs at error and counts it; the next job runs', async () => {
     const pool = new OffloadPool({ workerUrl: PROBE });
-    const { rewriter, metrics, lines, log } = setup(pool);
-    const out = await rewriter.rewriteLarge!(call('crash'), big, log)!;
-    expect(out).toEqual({ message: big });
+    const { rewriter, metrics, lines, log } = setup({ pool });
+    expect(await rewriter.respond(call('crash'), { message: big }, log)).toEqual({ kind: 'unchanged', original: big });
     expect(lines.find((l) => l.msg === 'retrofit engine failed; result passed through')).toMatchObject({ level: 50, tool: 'crash' });
-    const next = await rewriter.rewriteLarge!(call('typed'), big, log)!;
-    expect(next.serialized).toBeInstanceOf(Buffer);
+    expect((await rewriter.respond(call('typed'), { message: big }, log)).kind).toBe('bytes');
     expect(pool.crashes).toBe(1);
     expect(await offloads(metrics)).toEqual({ failed: 1, worker: 1 });
   });
 
-  it('without its worker module, says so once at error and retrofits on the main thread', () => {
-    const { rewriter, metrics, lines, log } = setup(new OffloadPool({ workerUrl: new URL('file:///nonexistent/worker.js') }));
-    expect(rewriter.rewriteLarge!(call('typed'), big, log)).toBeUndefined();
-    expect(rewriter.rewriteLarge!(call('typed'), big, log)).toBeUndefined();
-    const errors = lines.filter((l) => l.msg === 'retrofit worker unavailable; large results are retrofitted on the main thread');
+  it('without its worker module, says so once at error and retrofits on the main thread', async () => {
+    const { rewriter, metrics, lines, log } = setup({ pool: new OffloadPool({ workerUrl: new URL('file:///nonexistent/worker.js') }) });
+    const expected = messageOf(inline().rewriter.respond(call('typed'), { message: big }, log));
+    expect(messageOf(rewriter.respond(call('typed'), { message: big }, log))).toEqual(expected);
+    expect(messageOf(rewriter.respond(call('typed'), { message: big }, log))).toEqual(expected);
+    const errors = lines.filter((l) => l.msg === 'retrofit worker unavailable; large results run on the main thread');
     expect(errors).toHaveLength(1);
-    expect(errors[0]!.reason).toMatch(/run `npm run build`/);
-    return offloads(metrics).then((counts) => expect(counts).toEqual({ main_thread: 2 }));
+    expect(errors[0]).toMatchObject({ level: 50, reason: expect.stringMatching(/run `npm run build`/) });
+    expect(await offloads(metrics)).toEqual({ main_thread: 2 });
   });
 
   it('retrofits on the main thread when the queue bound is reached', async () => {
-    const { rewriter, metrics, log } = setup(new OffloadPool({ workerUrl: PROBE, maxQueuedBytes: 1500 }));
-    const first = rewriter.rewriteLarge!(call('typed'), big, log);
+    const { rewriter, metrics, log } = setup({ pool: new OffloadPool({ workerUrl: PROBE, maxQueuedBytes: 1500 }) });
+    const first = rewriter.respond(call('typed'), { message: big }, log);
     expect(first).toBeInstanceOf(Promise);
-    expect(rewriter.rewriteLarge!(call('typed'), big, log)).toBeUndefined();
-    await first;
+    expect(messageOf(rewriter.respond(call('typed'), { message: big }, log)).result).toMatchObject({ structuredContent: { a: 'x'.repeat(1000) } });
+    expect((await first).kind).toBe('bytes');
     expect(await offloads(metrics)).toEqual({ main_thread: 1, worker: 1 });
   });
 });
 
-describe('Rewriter.rewriteRaw (a response the event loop has not parsed)', () => {
+describe('respond: raw input (a response the event loop has not parsed)', () => {
   const body = (id: number | string, result: JsonObject = big.result as JsonObject): string => JSON.stringify({ result, jsonrpc: '2.0', id });
 
-  it('is parsed and rewritten on the worker: the bytes equal the synchronous rewrite of the parsed message', async () => {
-    const { rewriter, metrics, log } = setup(new OffloadPool());
-    for (const data of [body(1), Buffer.from(body(1))]) {
-      const out = await rewriter.rewriteRaw!(call('typed'), data, 1, log)!;
-      if (out.mismatch) throw new Error('unexpected mismatch');
-      expect(JSON.parse(out.serialized!.toString('utf8'))).toEqual(rewriter.rewrite(call('typed'), JSON.parse(body(1)) as JsonObject, log));
-      expect(out.stub).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  it('is parsed and rewritten on the worker: the bytes equal the inline rewrite of the parsed message', async () => {
+    const { rewriter, metrics, log } = setup({ pool: new OffloadPool() });
+    const main = inline();
+    const expected = messageOf(main.rewriter.respond(call('typed'), { message: JSON.parse(body(1)) as JsonObject }, main.log));
+    for (const raw of [body(1), Buffer.from(body(1))]) {
+      const job = rewriter.respond(call('typed'), { raw, id: 1 }, log);
+      expect(job).toBeInstanceOf(Promise);
+      const out = await job;
+      expect(bytesOf(out)).toEqual(expected);
+      // The bookkeeping stub: the id, and result.task had there been one.
+      expect(out.kind === 'bytes' && out.original).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     }
     expect(await offloads(metrics)).toEqual({ worker: 2 });
   });
 
+  it('keeps the task of a raw response in its stub', async () => {
+    const { rewriter, log } = setup({ pool: new OffloadPool() });
+    const task = { taskId: 'T9', status: 'completed' };
+    const out = await rewriter.respond(call('typed'), { raw: body(4, { ...(big.result as JsonObject), task }), id: 4 }, log);
+    expect(out.kind === 'bytes' && out.original).toEqual({ jsonrpc: '2.0', id: 4, result: { task } });
+  });
+
   it('reports a mismatch for data that is not a response with that id and a result', async () => {
-    const { rewriter, metrics, log } = setup(new OffloadPool());
-    const other = (data: string): unknown => rewriter.rewriteRaw!(call('typed'), data, 1, log);
-    await expect(other(body(2))).resolves.toEqual({ mismatch: true });
-    await expect(other(body('1'))).resolves.toEqual({ mismatch: true });
-    await expect(other(`${body(1)}`.slice(0, -1))).resolves.toEqual({ mismatch: true });
-    await expect(other(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { t: 'x'.repeat(500) } }))).resolves.toEqual({ mismatch: true });
+    const { rewriter, metrics, log } = setup({ pool: new OffloadPool() });
+    const other = (raw: string): Promise<Rewritten> => Promise.resolve(rewriter.respond(call('typed'), { raw, id: 1 }, log));
+    expect(await other(body(2))).toEqual({ kind: 'mismatch', parsed: JSON.parse(body(2)) });
+    expect(await other(body('1'))).toEqual({ kind: 'mismatch', parsed: JSON.parse(body('1')) });
+    expect(await other(body(1).slice(0, -1))).toEqual({ kind: 'mismatch' });
+    const request = { jsonrpc: '2.0', id: 1, method: 'x', params: { t: 'x'.repeat(500) } };
+    expect(await other(JSON.stringify(request))).toEqual({ kind: 'mismatch', parsed: request });
     expect(await offloads(metrics)).toEqual({});
   });
 
-  it('keeps small data, unconfigured tools and other methods for the main thread', () => {
-    const { rewriter, log } = setup(new OffloadPool(), 1_000_000);
-    expect(rewriter.rewriteRaw!(call('typed'), body(1), 1, log)).toBeUndefined();
-    const low = setup(new OffloadPool());
-    expect(low.rewriter.rewriteRaw!(call('unknown'), body(1), 1, low.log)).toBeUndefined();
-    expect(low.rewriter.rewriteRaw!({ ...call('typed'), method: 'tools/list' }, body(1), 1, low.log)).toBeUndefined();
+  it('keeps small data, unconfigured tools and other methods on the main thread', () => {
+    const small = setup({ pool: new OffloadPool({ workerUrl: PROBE }), offloadBytes: 1_000_000 });
+    expect(messageOf(small.rewriter.respond(call('typed'), { raw: body(1), id: 1 }, small.log)).result).toMatchObject({ structuredContent: { a: 'x'.repeat(1000) } });
+    const low = setup({ pool: new OffloadPool({ workerUrl: PROBE }) });
+    const parsed = JSON.parse(body(1)) as JsonObject;
+    expect(low.rewriter.respond(call('unknown'), { raw: body(1), id: 1 }, low.log)).toEqual({ kind: 'unchanged', original: parsed });
+    expect(low.rewriter.respond({ ...call('typed'), method: 'tools/list' }, { raw: body(1), id: 1 }, low.log)).not.toBeInstanceOf(Promise);
   });
 
-  it('passes the original bytes through when the worker crashes (an empty stub settles the bookkeeping)', async () => {
-    const { rewriter, metrics, log } = setup(new OffloadPool({ workerUrl: PROBE }));
-    await expect(rewriter.rewriteRaw!(call('crash'), body(1), 1, log)!).resolves.toEqual({ stub: { jsonrpc: '2.0', id: 1, result: {} } });
+  it('passes the original through when the worker crashes, and decides on the parsed message', async () => {
+    const { rewriter, metrics, log } = setup({ pool: new OffloadPool({ workerUrl: PROBE }) });
+    expect(await rewriter.respond(call('crash'), { raw: body(1), id: 1 }, log)).toEqual({ kind: 'unchanged', original: JSON.parse(body(1)) });
     expect(await offloads(metrics)).toEqual({ failed: 1 });
+  });
+});
+
+describe('respond: isolated extractions (a pattern, a YAML parse) run on the isolation worker, under a deadline', () => {
+  const small: JsonObject = { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'n=12' }] } };
+  const tools = (onInvalid: 'error' | 'passthrough'): UpstreamPolicy =>
+    upstreamWith({
+      hang: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: 'n=(?<n>\\d+)' }, onInvalid },
+      yamlish: { outputSchema: { type: 'object' }, extract: { format: 'yaml' } },
+      typed: { outputSchema: { type: 'object' } },
+    });
+
+  function isolating(p: UpstreamPolicy): Setup & { pool: OffloadPool } {
+    const pool = new OffloadPool({ workerUrl: PROBE, warm: true });
+    return { ...setup({ pool: false, isolatePool: pool }), pool };
+  }
+
+  it('marks a configured pattern and format yaml as isolated, a plain JSON tool not', () => {
+    const p = tools('error');
+    expect(p.resolve('hang')?.compiled?.isolate).toBeDefined();
+    expect(p.resolve('yamlish')?.compiled?.isolate).toBeDefined();
+    expect(p.resolve('typed')?.compiled?.isolate).toBeUndefined();
+  });
+
+  it('sends even a small result of an isolated tool to the isolation worker, and others not', async () => {
+    const p = tools('error');
+    const { rewriter, log, pool } = isolating(p);
+    const out = await rewriter.respond(call('yamlish', p), { message: small }, log);
+    // The probe worker answers with what it was sent.
+    expect(bytesOf(out)).toMatchObject({ ...small, result: { tool: 'yamlish', compiled: true } });
+    expect(messageOf(rewriter.respond(call('typed', p), { message: { ...small, result: { content: [{ type: 'text', text: '{"n":1}' }] } } }, log)).result).toMatchObject({ structuredContent: { n: 1 } });
+    expect(pool.deadlines).toBe(0);
+  });
+
+  it('answers a stopped job with onInvalid error as an isError result naming the tool and the deadline', async () => {
+    const p = tools('error');
+    const { rewriter, metrics, log, pool } = isolating(p);
+    const out = await rewriter.respond(call('hang', p), { message: small }, log);
+    expect(pool.deadlines).toBe(1);
+    const message = messageOf(out);
+    const result = message.result as { isError?: boolean; content: { type: string; text: string }[] };
+    expect(message.id).toBe(3);
+    expect(result.isError).toBe(true);
+    // The original content is kept; the failure comes last.
+    expect(result.content[0]).toEqual({ type: 'text', text: 'n=12' });
+    const failure = result.content.at(-1)!.text;
+    expect(failure).toContain('Tool "hang"');
+    expect(failure).toMatch(new RegExp(`ran longer than ${ISOLATE_DEADLINE_MS + 1} ms and was stopped`));
+    expect(await retrofits(metrics)).toEqual([{ value: 1, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable', mode: 'applied' }) }]);
+  });
+
+  it('never answers a client shown no schema (2025-03-26) with the isError of a stopped job, and counts it unseen', async () => {
+    // Mode unseen: the client was shown no outputSchema for the tool, so a failed reading must not become isError.
+    const p = tools('error');
+    const { rewriter, metrics, log, pool } = isolating(p);
+    const out = await rewriter.respond({ ...call('hang', p), revision: '2025-03-26' }, { message: small }, log);
+    expect(pool.deadlines).toBe(1);
+    const served = (out.kind === 'message' ? out.message : out.kind === 'unchanged' ? out.original : undefined)?.result as JsonObject | undefined;
+    expect(served?.isError).toBeUndefined();
+    expect(served?.content).toEqual([{ type: 'text', text: 'n=12' }]);
+    expect(await retrofits(metrics)).toEqual([{ value: 1, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable', mode: 'unseen' }) }]);
+  });
+
+  it('passes the original result through for a stopped job with onInvalid passthrough, counted unparseable', async () => {
+    const p = tools('passthrough');
+    const { rewriter, metrics, log } = isolating(p);
+    expect(await rewriter.respond(call('hang', p), { message: small }, log)).toEqual({ kind: 'unchanged', original: small });
+    expect(await retrofits(metrics)).toEqual([{ value: 1, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable' }) }]);
   });
 });

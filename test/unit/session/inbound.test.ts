@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../../src/json.js';
+import { classifyMessage, REWRITTEN_METHODS } from '../../../src/jsonrpc/classify.js';
+import { createLogger } from '../../../src/log.js';
+import type { PendingRequest, RewriteInput, Rewriter, Rewritten } from '../../../src/pipeline/rewrite.js';
+import { inbound, inboundParsed, type Inbound } from '../../../src/session/inbound.js';
+import type { PendingOptions } from '../../../src/session/pending.js';
+import { SessionState } from '../../../src/session/state.js';
+import { upstreamWith } from '../retrofit/helpers.js';
+
+const log = createLogger({ level: 'silent', destination: { write: () => undefined } });
+const policy = upstreamWith({ typed: { outputSchema: { type: 'object' } }, plain: {} });
+
+interface Call {
+  readonly request: PendingRequest;
+  readonly input: RewriteInput;
+}
+
+/** A stand-in for the pipeline: records its calls, answers with `answer` (sync, or async when `async`). */
+function fake(answer: (input: RewriteInput, request: PendingRequest) => Rewritten, options: { rawThreshold?: number; async?: boolean } = {}): Rewriter & { calls: Call[] } {
+  const calls: Call[] = [];
+  return {
+    calls,
+    needsRewrite: (method) => REWRITTEN_METHODS.has(method),
+    ...(options.rawThreshold !== undefined && { rawThreshold: options.rawThreshold }),
+    respond(request, input) {
+      calls.push({ request, input });
+      const out = answer(input, request);
+      return options.async ? Promise.resolve(out) : out;
+    },
+    prepare: () => undefined,
+    close: () => Promise.resolve(),
+  };
+}
+
+const original = (input: RewriteInput): JsonObject => input.message ?? { jsonrpc: '2.0', id: input.id, result: {} };
+/** The pipeline rewriting every result to `{ rewritten: <id> }`. */
+const rewriting = (input: RewriteInput): Rewritten => {
+  const message = original(input);
+  return { kind: 'message', message: { ...message, result: { rewritten: message.id ?? null } }, original: message };
+};
+const unchanged = (input: RewriteInput): Rewritten => ({ kind: 'unchanged', original: original(input) });
+
+function session(pending?: PendingOptions): SessionState {
+  return new SessionState({ upstream: 'u', bridge: true, ...(pending && { pending }) });
+}
+
+/** Register a client request as it goes upstream. */
+function send(state: SessionState, id: number | string, method: string, params: JsonObject = {}, header = '2025-11-25'): void {
+  state.expect(classifyMessage({ jsonrpc: '2.0', id, method, params }), { header, policy });
+}
+
+const result = (id: number | string, result: JsonObject = { content: [{ type: 'text', text: '{}' }] }): JsonObject => ({ jsonrpc: '2.0', id, result });
+const text = (value: unknown): string => JSON.stringify(value);
+
+describe('inbound: what is parsed at all', () => {
+  it('parses nothing while nothing is pending, not even invalid JSON, unless always', async () => {
+    const state = session();
+    const rewriter = fake(rewriting);
+    expect(await inbound(state, rewriter, text(result(1)), log)).toEqual({ messages: [], batch: false });
+    expect(await inbound(state, rewriter, 'not json', log)).toEqual({ messages: [], batch: false });
+    expect(await inbound(state, rewriter, text(result(1)), log, { always: true })).toEqual({ messages: [{ message: result(1) }], batch: false });
+    expect(await inbound(state, rewriter, 'not json', log, { always: true })).toEqual({ messages: [], batch: false, invalid: true });
+    expect(rewriter.calls).toEqual([]);
+  });
+
+  it('with only nativeOnly rewrites pending, skips data without "structuredContent" (and the request stays pending)', async () => {
+    const state = session();
+    const rewriter = fake(rewriting);
+    send(state, 1, 'tools/call', { name: 'plain' });
+    expect(state.pending.onlyNative).toBe(true);
+    expect(await inbound(state, rewriter, Buffer.from(text(result(1))), log)).toEqual({ messages: [], batch: false });
+    expect(rewriter.calls).toEqual([]);
+    expect(state.pending.has(1)).toBe(true);
+
+    const native = result(1, { content: [], structuredContent: { a: 1 } });
+    const handled = await inbound(state, rewriter, Buffer.from(text(native)), log);
+    expect(rewriter.calls).toHaveLength(1);
+    expect(handled.out).toBe(text({ ...native, result: { rewritten: 1 } }));
+    expect(state.pending.has(1)).toBe(false);
+  });
+});
+
+describe('inbound: answers to pending requests', () => {
+  it('sends an answer to a pending rewrite to respond, and serialises its replacement', async () => {
+    const state = session();
+    const rewriter = fake(rewriting);
+    send(state, 7, 'tools/call', { name: 'typed' });
+    const handled = await inbound(state, rewriter, text(result(7)), log);
+    expect(rewriter.calls).toEqual([{ request: { upstream: 'u', method: 'tools/call', tool: 'typed', revision: '2025-11-25', policy }, input: { message: result(7) } }]);
+    expect(typeof handled.out).toBe('string');
+    expect(JSON.parse(handled.out as string)).toEqual({ ...result(7), result: { rewritten: 7 } });
+    expect(handled.messages).toHaveLength(1);
+    expect(handled.messages[0]).toMatchObject({ message: result(7), pending: { id: 7, method: 'tools/call' }, replaced: { result: { rewritten: 7 } } });
+    expect(state.pending.has(7)).toBe(false);
+  });
+
+  it('sends nothing new when the pipeline leaves the answer unchanged, or for messages nobody waits for', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    const handled = await inbound(state, fake(unchanged), text(result(1)), log);
+    expect(handled.out).toBeUndefined();
+    expect(handled.messages[0]?.pending?.id).toBe(1);
+
+    send(state, 2, 'tools/call', { name: 'typed' });
+    const rewriter = fake(rewriting);
+    const stranger = await inbound(state, rewriter, text(result('2')), log);
+    expect(stranger).toEqual({ messages: [{ message: result('2') }], batch: false });
+    expect(rewriter.calls).toEqual([]);
+    expect(state.pending.has(2)).toBe(true);
+  });
+
+  it('rewrites a replayed answer (retained for replays) the same way again', async () => {
+    const state = session({ retainAnsweredMs: 60_000 });
+    const rewriter = fake(rewriting);
+    send(state, 1, 'tools/call', { name: 'typed' });
+    const first = await inbound(state, rewriter, text(result(1)), log);
+    const replay = await inbound(state, rewriter, text(result(1)), log);
+    expect(replay.out).toBe(first.out);
+    expect(first.out).toBeDefined();
+    expect(rewriter.calls).toHaveLength(2);
+  });
+
+  it('answers an initialize that bridges with the client\'s revision, without the pipeline', async () => {
+    const state = session();
+    const rewriter = fake(rewriting);
+    send(state, 0, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }, undefined as never);
+    const init = { jsonrpc: '2.0', id: 0, result: { protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } };
+    const handled = await inbound(state, rewriter, text(init), log);
+    expect(JSON.parse(handled.out as string)).toEqual({ ...init, result: { ...init.result, protocolVersion: '2025-11-25' } });
+    expect(rewriter.calls).toEqual([]);
+    expect(state.clientRevision).toBe('2025-11-25');
+  });
+
+  it('says invalid for data that is not JSON', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    expect(await inbound(state, fake(rewriting), '{"jsonrpc":"2.0","id":1,', log)).toEqual({ messages: [], batch: false, invalid: true });
+    expect(state.pending.has(1)).toBe(true);
+  });
+});
+
+describe('inbound: batches', () => {
+  it('keeps the order, and changes only the members that changed', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    send(state, 2, 'tools/call', { name: 'typed' });
+    const note = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } };
+    const rewriter = fake((input) => (original(input).id === 2 ? rewriting(input) : unchanged(input)));
+    const handled = await inbound(state, rewriter, text([result(1), note, result(2), result(99)]), log);
+    expect(handled.batch).toBe(true);
+    expect(JSON.parse(handled.out as string)).toEqual([result(1), note, { ...result(2), result: { rewritten: 2 } }, result(99)]);
+    expect(handled.messages.map((m) => m.pending?.id)).toEqual([1, undefined, 2, undefined]);
+  });
+
+  it('leaves a batch with a member that is not an object as it came', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    const handled = await inbound(state, fake(rewriting), text([result(1), 42]), log);
+    expect(handled.out).toBeUndefined();
+    expect(handled.batch).toBe(true);
+  });
+});
+
+describe('inbound: raw data over the rewriter\'s rawThreshold', () => {
+  const big = (id: number | string): string => text({ result: { content: [{ type: 'text', text: 'x'.repeat(2000) }] }, jsonrpc: '2.0', id });
+
+  it('hands a large answer to a pending rewrite over unparsed, its id read from its ends, and sends the bytes back', async () => {
+    const state = session();
+    const bytes = Buffer.from('{"rewritten":"by a worker"}');
+    const rewriter = fake((input) => ({ kind: 'bytes', bytes, original: { jsonrpc: '2.0', id: input.id!, result: { task: { taskId: 'T' } } } }), { rawThreshold: 100 });
+    send(state, 5, 'tools/call', { name: 'typed' });
+    const data = Buffer.from(big(5));
+    const handled = await inbound(state, rewriter, data, log);
+    expect(rewriter.calls).toHaveLength(1);
+    expect(rewriter.calls[0]!.input).toEqual({ raw: data, id: 5 });
+    expect(rewriter.calls[0]!.input.raw).toBe(data);
+    expect(handled.out).toBe(bytes);
+    expect(handled.messages[0]?.pending?.id).toBe(5);
+    // The bookkeeping the parsed path does, on the worker's stub: answered, and the task's tool remembered.
+    expect(state.pending.has(5)).toBe(false);
+    send(state, 6, 'tasks/result', { taskId: 'T' });
+    expect(state.pending.peek(6)?.expect).toMatchObject({ kind: 'rewrite', request: { tool: 'typed' } });
+  });
+
+  it('parses data under the threshold, and large data whose id nobody waits for', async () => {
+    const state = session();
+    const rewriter = fake(rewriting, { rawThreshold: 100 });
+    send(state, 1, 'tools/call', { name: 'typed' });
+    await inbound(state, rewriter, text(result(1)), log);
+    send(state, 2, 'tools/call', { name: 'typed' });
+    await inbound(state, rewriter, big('2'), log);
+    expect(rewriter.calls.map((c) => c.input.message !== undefined)).toEqual([true]);
+    expect(state.pending.has(2)).toBe(true);
+  });
+
+  it('falls back to the parsed path on a mismatch', async () => {
+    const state = session();
+    send(state, 3, 'tools/call', { name: 'typed' });
+    const parsed = JSON.parse(big(3)) as JsonObject;
+    const rewriter = fake((input) => (input.raw !== undefined ? { kind: 'mismatch', parsed } : rewriting(input)), { rawThreshold: 100 });
+    const handled = await inbound(state, rewriter, big(3), log);
+    expect(rewriter.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message']]);
+    expect(JSON.parse(handled.out as string)).toEqual({ ...parsed, result: { rewritten: 3 } });
+
+    send(state, 4, 'tools/call', { name: 'typed' });
+    const unparsed = fake((input) => (input.raw !== undefined ? { kind: 'mismatch' } : rewriting(input)), { rawThreshold: 100 });
+    expect(JSON.parse((await inbound(state, unparsed, big(4), log)).out as string)).toMatchObject({ id: 4, result: { rewritten: 4 } });
+  });
+
+  it('gives the same result with a synchronous and an asynchronous respond', async () => {
+    const run = async (async: boolean): Promise<{ parsed: Inbound; raw: Inbound; batch: Inbound }> => {
+      const state = session();
+      const bytes = Buffer.from('{"jsonrpc":"2.0","id":2,"result":{"w":1}}');
+      const rewriter = fake((input) => (input.raw !== undefined ? { kind: 'bytes', bytes, original: { jsonrpc: '2.0', id: input.id, result: {} } } : rewriting(input)), { rawThreshold: 1000, async });
+      send(state, 1, 'tools/call', { name: 'typed' });
+      send(state, 2, 'tools/call', { name: 'typed' });
+      send(state, 3, 'tools/call', { name: 'typed' });
+      const parsed = inbound(state, rewriter, text(result(1)), log);
+      expect(parsed instanceof Promise).toBe(async);
+      return { parsed: await parsed, raw: await inbound(state, rewriter, big(2), log), batch: await inboundParsed(state, rewriter, [result(3), result(4)], log) };
+    };
+    // Everything but the clock the entries were started at.
+    const timeless = (all: Record<string, Inbound>): unknown => JSON.parse(JSON.stringify(all, (key, value: unknown) => (key === 'started' ? 0 : value)));
+    const sync = await run(false);
+    expect(timeless(await run(true))).toEqual(timeless(sync));
+    expect(JSON.parse(sync.batch.out as string)).toEqual([{ ...result(3), result: { rewritten: 3 } }, result(4)]);
+  });
+});
