@@ -25,6 +25,8 @@ export interface Metrics {
   readonly sessions: Gauge<'upstream'>;
   /** Live stdio child processes. */
   readonly children: Gauge<'upstream'>;
+  /** Sessions bridged (src/protocol/negotiate.ts): the client's revision `from` over the upstream's `to`. */
+  readonly bridgedSessions: Counter<'upstream' | 'from' | 'to'>;
   /** Config reloads by result (ok, failed). */
   readonly reloads: Counter<'result'>;
   /** Large retrofits by where they ran: worker, failed (worker crash or engine error), main_thread (queue full or no worker). */
@@ -88,6 +90,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'mcp_retrofit_stdio_children',
       help: 'Live stdio child processes.',
       labelNames: ['upstream'],
+      registers,
+    }),
+    bridgedSessions: new Counter({
+      name: 'mcp_retrofit_bridged_sessions_total',
+      help: 'Sessions whose client was answered its own revision over an upstream of an older era, by client (from) and upstream (to) revision.',
+      labelNames: ['upstream', 'from', 'to'],
       registers,
     }),
     reloads: new Counter({

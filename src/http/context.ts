@@ -9,6 +9,7 @@ import type { LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import type { Negotiated } from '../protocol/negotiate.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
 import type { UpstreamPolicy } from '../policy/types.js';
 import type { SessionTable } from '../session/table.js';
@@ -25,6 +26,18 @@ export interface GatewayContext {
   readonly inflight: InFlight;
   /** Replace every configured secret in `text` (stderr quoted in an error sent to a client). */
   readonly scrub: (text: string) => string;
+}
+
+/**
+ * What the gateway says about a session once its initialize was answered: a bridged one is logged (once) and
+ * counted, so operators see which clients get structured output from which old servers.
+ */
+export function negotiatedReporter(ctx: GatewayContext, upstream: string, log: Logger): (negotiated: Negotiated) => void {
+  return (negotiated) => {
+    if (!negotiated.bridged) return;
+    ctx.metrics.bridgedSessions.inc({ upstream, from: negotiated.client, to: negotiated.upstream });
+    log.info({ clientRevision: negotiated.client, upstreamRevision: negotiated.upstream }, 'session bridged: the client is answered its own revision');
+  };
 }
 
 /** One request's view of one upstream: its config and policy, from the same generation. */

@@ -19,7 +19,7 @@ import { headerValue, toClientHeaders } from '../upstream/headers.js';
 import type { SendOutcome } from '../upstream/link.js';
 import { LinkRefused, SseLink } from '../upstream/sse-link.js';
 import { labelOf, readBody } from './body.js';
-import { snapshot, type GatewayContext } from './context.js';
+import { negotiatedReporter, snapshot, type GatewayContext } from './context.js';
 import { logWhenDone, type ExchangeFacts } from './exchange-log.js';
 import type { Guard } from './guards.js';
 import { sendError } from './reply.js';
@@ -100,7 +100,7 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
     const owned = new OwnedSession<undefined>({
       upstream: name,
       link,
-      state: new SessionState<undefined>({ upstream: name, bridge: upstream.bridge }),
+      state: new SessionState<undefined>({ upstream: name, bridge: upstream.bridge, onNegotiated: negotiatedReporter(ctx, name, log) }),
       rewriter: ctx.rewriter,
       metrics: ctx.metrics,
       log,

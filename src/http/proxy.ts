@@ -21,7 +21,7 @@ import type { HttpUpstream } from '../upstream/http.js';
 import { subscriptionListChanged, type ServerStreams } from './notify.js';
 import { labelOf, readBody } from './body.js';
 import { rewriteChallenge } from './oauth-routes.js';
-import { snapshot, type GatewayContext } from './context.js';
+import { negotiatedReporter, snapshot, type GatewayContext } from './context.js';
 import { sendError, writeError } from './reply.js';
 import { pipeRaw, readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
 
@@ -90,7 +90,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
   if (classified && options.mcp) {
     for (const m of classified.messages) {
       if (m.kind !== 'request') continue;
-      state ??= new SessionState(SessionTable.stateOptions(name, config.bridge));
+      state ??= new SessionState({ ...SessionTable.stateOptions(name, config.bridge), onNegotiated: negotiatedReporter(ctx, name, log) });
       const registered = state.expect(m, { header, policy: snap.policy });
       if (m === first) revision = registered;
       if (registered.pending) own.push(registered.pending.id);

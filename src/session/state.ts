@@ -56,6 +56,8 @@ export interface SessionStateOptions {
   readonly pending?: PendingOptions;
   /** Most task → tool entries kept (default 1000). */
   readonly maxTasks?: number;
+  /** Called once initialize was answered (the caller logs and counts bridged sessions). */
+  readonly onNegotiated?: (negotiated: Negotiated) => void;
 }
 
 export class SessionState<S = unknown> {
@@ -64,6 +66,7 @@ export class SessionState<S = unknown> {
   #tasks: Lru<string> | undefined;
   readonly #maxTasks: number;
   readonly #bridge: boolean;
+  readonly #onNegotiated: ((negotiated: Negotiated) => void) | undefined;
   #negotiated: Negotiated | undefined;
 
   constructor(options: SessionStateOptions) {
@@ -71,6 +74,7 @@ export class SessionState<S = unknown> {
     this.#bridge = options.bridge;
     this.pending = new PendingTable<S>(options.pending);
     this.#maxTasks = options.maxTasks ?? 1000;
+    this.#onNegotiated = options.onNegotiated;
   }
 
   /** Both sides' revisions, once initialize was answered. */
@@ -152,7 +156,10 @@ export class SessionState<S = unknown> {
     if (pending.expect.kind === 'initialize') {
       if (!isJsonObject(result) || !isRevision(result.protocolVersion)) return {};
       const negotiated = negotiate(pending.expect.requested, result.protocolVersion, this.#bridge);
+      // A replay of the same answer (a resumed stream) negotiates nothing new.
+      const first = this.#negotiated === undefined;
       this.#negotiated = negotiated;
+      if (first) this.#onNegotiated?.(negotiated);
       if (!negotiated.bridged) return { negotiated };
       return { negotiated, message: { ...message, result: { ...result, protocolVersion: negotiated.client } } };
     }

@@ -17,7 +17,7 @@ import { SessionState } from '../../session/state.js';
 import { headerValue } from '../../upstream/headers.js';
 import type { SendOutcome, UpstreamLink } from '../../upstream/link.js';
 import { labelOf, readBody } from '../body.js';
-import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
+import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { logWhenDone, type ExchangeFacts } from '../exchange-log.js';
 import type { Guard } from '../guards.js';
 import { sendError, writeError } from '../reply.js';
@@ -81,7 +81,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     const id = randomUUID();
     const sessionLog = log.child({ session: id });
     const link = target.link(snap, headers, sessionLog);
-    const state = new SessionState<PostStream>({ upstream: target.name, bridge: target.bridge(snap) });
+    const state = new SessionState<PostStream>({ upstream: target.name, bridge: target.bridge(snap), onNegotiated: negotiatedReporter(ctx, target.name, sessionLog) });
     let session: FrontSession | undefined;
     const owned = new OwnedSession<PostStream>({
       upstream: target.name,
