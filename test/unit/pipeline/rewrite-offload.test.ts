@@ -177,7 +177,7 @@ describe('respond: isolated extractions (a pattern, a YAML parse) run on the iso
       typed: { outputSchema: { type: 'object' } },
     });
 
-  function isolating(p: UpstreamPolicy): Setup & { pool: OffloadPool } {
+  function isolating(): Setup & { pool: OffloadPool } {
     const pool = new OffloadPool({ workerUrl: PROBE, warm: true });
     return { ...setup({ pool: false, isolatePool: pool }), pool };
   }
@@ -191,7 +191,7 @@ describe('respond: isolated extractions (a pattern, a YAML parse) run on the iso
 
   it('sends even a small result of an isolated tool to the isolation worker, and others not', async () => {
     const p = tools('error');
-    const { rewriter, log, pool } = isolating(p);
+    const { rewriter, log, pool } = isolating();
     const out = await rewriter.respond(call('yamlish', p), { message: small }, log);
     // The probe worker answers with what it was sent.
     expect(bytesOf(out)).toMatchObject({ ...small, result: { tool: 'yamlish', compiled: true } });
@@ -201,7 +201,7 @@ describe('respond: isolated extractions (a pattern, a YAML parse) run on the iso
 
   it('answers a stopped job with onInvalid error as an isError result naming the tool and the deadline', async () => {
     const p = tools('error');
-    const { rewriter, metrics, log, pool } = isolating(p);
+    const { rewriter, metrics, log, pool } = isolating();
     const out = await rewriter.respond(call('hang', p), { message: small }, log);
     expect(pool.deadlines).toBe(1);
     const message = messageOf(out);
@@ -219,7 +219,7 @@ describe('respond: isolated extractions (a pattern, a YAML parse) run on the iso
   it('never answers a client shown no schema (2025-03-26) with the isError of a stopped job, and counts it unseen', async () => {
     // Mode unseen: the client was shown no outputSchema for the tool, so a failed reading must not become isError.
     const p = tools('error');
-    const { rewriter, metrics, log, pool } = isolating(p);
+    const { rewriter, metrics, log, pool } = isolating();
     const out = await rewriter.respond({ ...call('hang', p), revision: '2025-03-26' }, { message: small }, log);
     expect(pool.deadlines).toBe(1);
     const served = (out.kind === 'message' ? out.message : out.kind === 'unchanged' ? out.original : undefined)?.result as JsonObject | undefined;
@@ -230,7 +230,7 @@ describe('respond: isolated extractions (a pattern, a YAML parse) run on the iso
 
   it('passes the original result through for a stopped job with onInvalid passthrough, counted unparseable', async () => {
     const p = tools('passthrough');
-    const { rewriter, metrics, log } = isolating(p);
+    const { rewriter, metrics, log } = isolating();
     expect(await rewriter.respond(call('hang', p), { message: small }, log)).toEqual({ kind: 'unchanged', original: small });
     expect(await retrofits(metrics)).toEqual([{ value: 1, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable' }) }]);
   });

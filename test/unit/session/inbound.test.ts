@@ -168,7 +168,7 @@ describe('inbound: raw data over the rewriter\'s rawThreshold', () => {
   it('hands a large answer to a pending rewrite over unparsed, its id read from its ends, and sends the bytes back', async () => {
     const state = session();
     const bytes = Buffer.from('{"rewritten":"by a worker"}');
-    const rewriter = fake((input) => ({ kind: 'bytes', bytes, original: { jsonrpc: '2.0', id: input.id!, result: { task: { taskId: 'T' } } } }), { rawThreshold: 100 });
+    const rewriter = fake((input) => ({ kind: 'bytes', bytes, original: { jsonrpc: '2.0', id: input.raw !== undefined ? input.id : null, result: { task: { taskId: 'T' } } } }), { rawThreshold: 100 });
     send(state, 5, 'tools/call', { name: 'typed' });
     const data = Buffer.from(big(5));
     const handled = await inbound(state, rewriter, data, log);

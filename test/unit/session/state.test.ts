@@ -17,7 +17,7 @@ function request(id: string | number, method: string, params?: JsonObject): Retu
 }
 const call = (id: string | number, name: string, meta?: JsonObject): ReturnType<typeof classifyMessage> =>
   request(id, 'tools/call', { name, arguments: {}, ...(meta && { _meta: meta }) });
-const initialize = (id: number, protocolVersion: unknown): ReturnType<typeof classifyMessage> =>
+const initialize = (id: number, protocolVersion: string): ReturnType<typeof classifyMessage> =>
   request(id, 'initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } });
 
 function state(bridge = true): SessionState {
