@@ -1,18 +1,22 @@
 /**
  * The candidates of one result's text, lazily, in the contract's order. `auto` offers json, fenced,
- * embedded, blocks, relaxed, regex (when a pattern is configured), then scalar (when the schema wants one); the caller takes the first that
- * validates. `json` offers the whole text (or one value per block); `yaml` and `regex` their one reading.
+ * embedded, blocks, relaxed, the pattern (when one is configured), then scalar (when the schema wants one);
+ * the caller takes the first that validates. `json` offers the whole text (or one value per block); `yaml`
+ * and `regex` their own readings. A candidate's `notes` explain it when it fails (numbers kept
+ * as text because a JSON number cannot hold them).
  */
 import type { Json, JsonSchema } from '../../json.js';
 import type { CompiledTool } from '../compiled.js';
+import { readingLocator } from '../locator.js';
+import { wantsArray } from '../root-types.js';
 import { extractBlocks } from './blocks.js';
 import { extractEmbedded } from './embedded.js';
+import { inexactNote } from './exact-json.js';
 import { extractFenced } from './fenced.js';
 import { extractJson } from './json.js';
 import { extractRegex } from './regex.js';
 import { extractRelaxed } from './relaxed.js';
 import { extractScalars, wantsScalar } from './scalar.js';
-import { wantsArray } from '../root-types.js';
 import { extractYaml } from './yaml.js';
 
 /** The strategy that produced a candidate (the `format` label of metrics and logs). */
@@ -22,45 +26,59 @@ export type ExtractorName = 'json' | 'fenced' | 'embedded' | 'blocks' | 'relaxed
 export interface Candidate {
   readonly format: ExtractorName;
   readonly value: Json;
+  /** Why this reading may not be what the schema wants, added to its failure reasons. */
+  readonly notes?: readonly string[];
+}
+
+function withNote(format: ExtractorName, value: Json, note: string | undefined): Candidate {
+  return note === undefined ? { format, value } : { format, value, notes: [note] };
 }
 
 /**
  * The list readings: several JSON blocks; and, when the schema takes an array, a single non-array JSON
  * block as a one-item list (a Python server returning a list of one sends just that item).
  */
-function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema): Generator<Candidate> {
+function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema, note: string | undefined): Generator<Candidate> {
   const blocks = extractBlocks(texts);
-  if (blocks !== undefined) yield { format: 'blocks', value: blocks };
-  else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && wantsArray(schema)) yield { format: 'blocks', value: [whole] };
+  if (blocks !== undefined) yield withNote('blocks', blocks, note);
+  else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && wantsArray(schema)) yield withNote('blocks', [whole], note);
 }
 
 function* jsonish(text: string, texts: readonly string[], schema: JsonSchema): Generator<Candidate> {
+  const note = inexactNote(text);
   const whole = extractJson(text);
-  if (whole !== undefined) yield { format: 'json', value: whole };
-  yield* lists(texts, whole, schema);
+  if (whole !== undefined) yield withNote('json', whole, note);
+  yield* lists(texts, whole, schema, note);
 }
 
 function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool: CompiledTool, notes?: string[]): Generator<Candidate> {
+  const note = inexactNote(text);
   const whole = extractJson(text);
-  if (whole !== undefined) yield { format: 'json', value: whole };
+  if (whole !== undefined) yield withNote('json', whole, note);
   const fenced = extractFenced(text);
-  if (fenced !== undefined) yield { format: 'fenced', value: fenced };
+  if (fenced !== undefined) yield withNote('fenced', fenced, note);
   // When the whole text is JSON, it is its own single embedded span: nothing new to offer.
   if (whole === undefined) {
     const embedded = extractEmbedded(text);
-    if (embedded !== undefined) yield { format: 'embedded', value: embedded };
+    if (embedded !== undefined) yield withNote('embedded', embedded, note);
   }
-  yield* lists(texts, whole, schema);
+  yield* lists(texts, whole, schema, note);
   if (whole === undefined) {
     const relaxed = extractRelaxed(text);
-    if (relaxed !== undefined) yield { format: 'relaxed', value: relaxed };
+    if (relaxed !== undefined) yield withNote('relaxed', relaxed, note);
   }
   // A pattern under `auto` is the last structured reading, before falling back to the text as a scalar.
   if (tool.regex) {
     const value = extractRegex(text, tool.regex, tool.extract.all ?? false, notes);
     if (value !== undefined) yield { format: 'regex', value };
   }
-  if (wantsScalar(schema)) for (const value of extractScalars(text)) yield { format: 'scalar', value };
+  if (wantsScalar(schema)) yield* scalars(text);
+}
+
+function* scalars(text: string): Generator<Candidate> {
+  const { values, inexact } = extractScalars(text);
+  const note = inexact ? inexactNote(text.trim()) : undefined;
+  for (const value of values) yield withNote('scalar', value, note);
 }
 
 /**
@@ -81,8 +99,8 @@ export function* candidates(texts: readonly string[], tool: CompiledTool, schema
       yield* jsonish(text, texts, schema);
       return;
     case 'yaml': {
-      const value = extractYaml(text, notes);
-      if (value !== undefined) yield { format: 'yaml', value };
+      const reading = extractYaml(text, readingLocator(schema, tool.extract), notes);
+      if (reading !== undefined) yield { format: 'yaml', value: reading.value, ...(reading.notes.length > 0 && { notes: reading.notes }) };
       return;
     }
     case 'regex': {

@@ -9,6 +9,7 @@
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { YAML_OPTIONS, type YamlTreeRun } from './yaml-tree.js';
 
 /** How long one regex reading may run (ms). The event loop is blocked at most this long per call. */
 export const REGEX_DEADLINE_MS = 100;
@@ -29,7 +30,8 @@ export interface RegexMatch {
 
 export type RegexRun = { readonly ok: true; readonly matches: readonly RegexMatch[] } | { readonly ok: false; readonly reason: string };
 
-// Plain CommonJS, evaluated by the worker: no build step, no imports.
+// Plain CommonJS, evaluated by the worker: no build step, no imports. The YAML walk is yaml-tree.ts's
+// `convert`, repeated here (test/unit/retrofit/extract/yaml-tree.test.ts holds the two equal).
 const WORKER = `
 const { workerData } = require('node:worker_threads');
 const { flag, port, yamlPath } = workerData;
@@ -37,13 +39,35 @@ const { flag, port, yamlPath } = workerData;
 const YAML = require(yamlPath);
 const signal = (v) => { Atomics.store(flag, 0, v); Atomics.notify(flag, 0); };
 const plain = (m) => ({ text: m[0], groups: m.groups ? Object.assign({}, m.groups) : undefined });
-const YAML_OPTIONS = { schema: 'core', maxAliasCount: 100, logLevel: 'error', uniqueKeys: false, customTags: [] };
+const YAML_OPTIONS = ${JSON.stringify(YAML_OPTIONS)};
+const convert = (n) => {
+  if (n === null || n === undefined) return { k: 'scalar', v: null, src: '', quoted: false };
+  if (YAML.isAlias(n)) return { k: 'alias', ref: n.source };
+  let out;
+  if (YAML.isMap(n)) out = { k: 'map', pairs: n.items.map((p) => [convert(p.key), convert(p.value)]) };
+  else if (YAML.isSeq(n)) out = { k: 'seq', items: n.items.map((it) => YAML.isPair(it) ? { k: 'map', pairs: [[convert(it.key), convert(it.value)]] } : convert(it)) };
+  else if (YAML.isScalar(n)) {
+    const v = n.value;
+    const value = typeof v === 'bigint' ? String(v) : typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : null;
+    out = { k: 'scalar', v: value, src: n.source ?? String(v), quoted: n.type !== undefined && n.type !== 'PLAIN' };
+  } else out = { k: 'scalar', v: null, src: '', quoted: false };
+  if (typeof n.anchor === 'string') out.a = n.anchor;
+  return out;
+};
+const yamlTree = (text) => {
+  try {
+    const doc = YAML.parseDocument(text, YAML_OPTIONS);
+    if (doc.errors.length > 0) return { ok: false, reason: 'not YAML', invalid: true };
+    return { ok: true, tree: convert(doc.contents) };
+  } catch (err) {
+    if (err instanceof RangeError) return { ok: false, reason: 'the YAML nests too deeply to read' };
+    return { ok: false, reason: 'not YAML', invalid: true };
+  }
+};
 port.on('message', ({ source, flags, text, all, yaml }) => {
   let out;
   if (yaml) {
-    try { out = { ok: true, value: YAML.parse(text, YAML_OPTIONS) }; }
-    catch (err) { out = { ok: false, reason: 'not YAML', invalid: true }; }
-    port.postMessage(out);
+    port.postMessage(yamlTree(text));
     return signal(2);
   }
   try {
@@ -57,7 +81,7 @@ port.on('message', ({ source, flags, text, all, yaml }) => {
   signal(2);
 });
 // Ready once the event loop runs (the port is listening), after one warm-up match.
-setImmediate(() => { /x(?<g>y)/.exec('xy'); YAML.parse('a: 1', YAML_OPTIONS); signal(1); require('node:worker_threads').parentPort.postMessage('ready'); });
+setImmediate(() => { /x(?<g>y)/.exec('xy'); yamlTree('a: 1'); signal(1); require('node:worker_threads').parentPort.postMessage('ready'); });
 `;
 
 interface Runner {
@@ -112,10 +136,9 @@ function stop(): void {
   prepareRegexGuard();
 }
 
-/** A YAML reading: the parsed value, or why there is none (`invalid`: the text is not YAML). */
-export type YamlRun = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly reason: string; readonly invalid?: boolean };
-
-type Job = { readonly source: string; readonly flags: string; readonly text: string; readonly all: boolean } | { readonly yaml: true; readonly text: string };
+type Job =
+  | { readonly source: string; readonly flags: string; readonly text: string; readonly all: boolean }
+  | { readonly yaml: true; readonly text: string };
 
 /** Post `job` to the worker and wait for its answer, bounded (see the module comment). */
 function run<T>(job: Job, what: string): T | { ok: false; reason: string } {
@@ -153,8 +176,8 @@ export function runRegex(text: string, regex: RegExp, all: boolean): RegexRun {
   return run<RegexRun>({ source: regex.source, flags: regex.flags, text, all }, 'pattern');
 }
 
-/** Parse `text` as YAML on the worker, bounded like runRegex. Never throws. */
-export function runYaml(text: string): YamlRun {
+/** Parse `text` into a YamlNode tree (yaml-tree.ts) on the worker, bounded like runRegex. Never throws. */
+export function runYaml(text: string): YamlTreeRun {
   if (text.length > YAML_MAX_INPUT) return { ok: false, reason: `the text is longer than ${YAML_MAX_INPUT} characters, the limit for YAML extraction` };
-  return run<YamlRun>({ yaml: true, text }, 'YAML parse');
+  return run<YamlTreeRun>({ yaml: true, text }, 'YAML parse');
 }
