@@ -1,9 +1,11 @@
 /**
  * One tool's policy, compiled: defaults merged, schemas compiled once, the era projection of the output
- * schema precomputed, the regex built. Produced at config load by src/policy/compile.ts.
+ * schema precomputed, the pattern built. Produced at config load by
+ * src/policy/compile.ts.
  */
 import type { JsonObject, JsonSchema } from '../json.js';
 import type { ExtractConfig, LegacyRoots, OnInvalid, ToolConfig, ToolDefaults } from '../config/types.js';
+import { compilePattern, type CompiledPattern } from './extract/pattern.js';
 import { prepareRegexGuard } from './extract/regex-guard.js';
 import { compileSchema, type Validator } from './validate.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
@@ -28,8 +30,17 @@ export interface CompiledTool {
   readonly output?: CompiledOutput;
   /** A configured replacement inputSchema. */
   readonly inputSchema?: JsonObject;
-  /** `extract.pattern` (format regex, or auto with a pattern), with `g` when `all`. */
+  /** `extract.pattern` (format regex, or auto with a pattern), compiled: RE2 where it can run it. */
+  readonly pattern?: CompiledPattern;
+  /** The pattern as a JavaScript RegExp, with `g` when `all` (= pattern.js). */
   readonly regex?: RegExp;
+  /**
+   * Set, to a short reason, exactly when this tool's extraction includes a step that runs on the blocking
+   * extraction guard (src/retrofit/extract/regex-guard.ts): a YAML parse, or a pattern RE2 cannot run (or
+   * cannot run on every text). The pipeline is to run such tools' retrofits on a worker thread with a
+   * deadline (and then retire the guard); every other tool's retrofit is linear and needs no guard.
+   */
+  readonly isolate?: string;
 }
 
 /** A compile problem; `path` is relative to the tool's entry (e.g. ['outputSchema', 'type']). */
@@ -39,12 +50,11 @@ export interface ToolCompileError {
 }
 
 const DEFAULT_EXTRACT: ExtractConfig = { format: 'auto' };
+const TAKES_PATTERN = new Set(['regex', 'auto']);
 
-function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegExp | undefined {
-  // YAML readings run on the extraction guard's worker too: start it booting at load.
-  if (extract.format === 'yaml') prepareRegexGuard();
-  // `auto` with a pattern offers the regex reading as one more candidate; json/yaml ignore none (the loader rejects it).
-  if (extract.format !== 'regex' && extract.format !== 'auto') return undefined;
+function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[]): CompiledPattern | undefined {
+  // `auto` with a pattern uses it too; json/yaml cannot have one (the loader rejects it).
+  if (!TAKES_PATTERN.has(extract.format)) return undefined;
   if (extract.pattern === undefined) {
     if (extract.format === 'regex') errors.push({ path: ['extract'], message: 'format regex needs a pattern' });
     return undefined;
@@ -55,10 +65,7 @@ function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegEx
     return undefined;
   }
   try {
-    const regex = new RegExp(extract.pattern, extract.all ? `${flags}g` : flags);
-    // Configured patterns run on the guard's worker; start it booting now, off the request path.
-    prepareRegexGuard();
-    return regex;
+    return compilePattern(extract.pattern, flags, extract.all === true);
   } catch (err) {
     const path = /flag/i.test(String(err)) ? 'flags' : 'pattern';
     errors.push({ path: ['extract', path], message: `invalid regular expression: ${err instanceof Error ? err.message : String(err)}` });
@@ -66,24 +73,25 @@ function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegEx
   }
 }
 
+function compileOutput(schema: JsonSchema, errors: ToolCompileError[]): CompiledOutput | undefined {
+  const compiled = compileSchema(schema);
+  if (!compiled.ok) {
+    errors.push({ path: ['outputSchema', ...(compiled.path ?? [])], message: `outputSchema does not compile: ${compiled.message}` });
+    return undefined;
+  }
+  const needsWrap = !isObjectRoot(schema);
+  const wrapped = needsWrap ? wrapSchema(schema) : undefined;
+  // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
+  const check = wrapped ? compileSchema(wrapped) : compiled;
+  if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
+  return { schema, validate: compiled.validate, needsWrap, ...(wrapped && { wrapped }) };
+}
+
 /** Compile a tool entry against the defaults; errors are collected, never thrown. */
 export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool: CompiledTool; errors: ToolCompileError[] } {
   const errors: ToolCompileError[] = [];
   const extract = config.extract ?? DEFAULT_EXTRACT;
-  let output: CompiledOutput | undefined;
-  if (config.outputSchema !== undefined) {
-    const schema = config.outputSchema;
-    const compiled = compileSchema(schema);
-    if (!compiled.ok) errors.push({ path: ['outputSchema', ...(compiled.path ?? [])], message: `outputSchema does not compile: ${compiled.message}` });
-    else {
-      const needsWrap = !isObjectRoot(schema);
-      const wrapped = needsWrap ? wrapSchema(schema) : undefined;
-      // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
-      const check = wrapped ? compileSchema(wrapped) : compiled;
-      if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
-      output = { schema, validate: compiled.validate, needsWrap, ...(wrapped && { wrapped }) };
-    }
-  }
+  const output = config.outputSchema === undefined ? undefined : compileOutput(config.outputSchema, errors);
   let inputSchema: JsonObject | undefined;
   if (config.inputSchema !== undefined) {
     const schema = config.inputSchema;
@@ -92,10 +100,13 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
     else if (!isObjectRoot(schema)) errors.push({ path: ['inputSchema'], message: 'inputSchema must have type: object at its root' });
     else inputSchema = schema as JsonObject;
   }
-  const regex = compileRegex(extract, errors);
+  const pattern = compileExtractPattern(extract, errors);
   if (extract.select !== undefined && extract.select !== '' && !extract.select.startsWith('/')) {
     errors.push({ path: ['extract', 'select'], message: 'select must be a JSON pointer ("" or starting with "/")' });
   }
+  const isolate = extract.format === 'yaml' ? 'yaml parsing' : pattern?.isolate;
+  // Start the guard's workers booting at load, off the request path, for the tools that use them.
+  if (isolate !== undefined) prepareRegexGuard();
   const tool: CompiledTool = {
     onInvalid: config.onInvalid ?? defaults.onInvalid,
     legacyRoots: config.legacyRoots ?? defaults.legacyRoots,
@@ -103,7 +114,8 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
     extract,
     ...(output && { output }),
     ...(inputSchema && { inputSchema }),
-    ...(regex && { regex }),
+    ...(pattern && { pattern, regex: pattern.js }),
+    ...(isolate !== undefined && { isolate }),
   };
   return { tool, errors };
 }

@@ -1,9 +1,10 @@
 /**
  * Regression: a configured `extract.pattern` ran on the event loop with no bound, so an upstream text chosen
  * against it (catastrophic backtracking: `(x+x+)+y` on 40 x's) blocked the whole gateway for minutes, and
- * a merely quadratic one (`\s*,` over 100k spaces) for many seconds. Now the match runs on a worker thread
- * with a deadline (REGEX_DEADLINE_MS) and an input limit (REGEX_MAX_INPUT): the reading is stopped, the
- * outcome says why, and the next call works. No timing assertion: without the guard these cases do not end
+ * a merely quadratic one (`\s*,` over 100k spaces) for many seconds. Now patterns RE2 can run are matched by
+ * re2js in linear time (no stall to stop), and the others (here made RE2-proof by a lookahead) run on a
+ * worker thread with a deadline (REGEX_DEADLINE_MS) and an input limit (REGEX_MAX_INPUT): the reading is
+ * stopped, the outcome says why, and the next call works. No timing assertion: without the guard these cases do not end
  * within the test timeout; the event-loop delay is measured and must stay below the test's own timeout.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -13,9 +14,10 @@ import { REGEX_DEADLINE_MS, REGEX_MAX_INPUT, runRegex, whenRegexGuardReady } fro
 import { upstreamWith } from '../unit/retrofit/helpers.js';
 
 const policy = upstreamWith({
-  exponential: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: '(?<a>(x+x+)+y)' } },
-  quadratic: { outputSchema: { type: 'array' }, extract: { format: 'regex', pattern: '(?<a>\\s*,)', all: true } },
-  autoPattern: { outputSchema: { type: 'object', required: ['a'] }, extract: { format: 'auto', pattern: '(?<a>(x+x+)+y)' } },
+  exponential: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: '(?<a>(x+x+)+y)(?=$)' } },
+  quadratic: { outputSchema: { type: 'array' }, extract: { format: 'regex', pattern: '(?<a>\\s*,)(?!x)', all: true } },
+  autoPattern: { outputSchema: { type: 'object', required: ['a'] }, extract: { format: 'auto', pattern: '(?<a>(x+x+)+y)(?=$)' } },
+  linear: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: '(?<a>(x+x+)+y)' } },
   fine: { outputSchema: { type: 'object', required: ['city'] }, extract: { format: 'regex', pattern: '(?<city>\\w+): (?<t>-?\\d+)' } },
 });
 
@@ -58,6 +60,13 @@ describe('regression: an adversarial text against a configured regex', () => {
     // was recorded, and is printed for whoever reads the run.
     expect(delay.count).toBeGreaterThan(0);
     process.stdout.write(`regex guard: worst event-loop delay ${(delay.max / 1e6).toFixed(0)} ms (deadline ${REGEX_DEADLINE_MS} ms)\n`);
+  });
+
+  it('RE2 answers the same texts at once: no match, nothing to stop, no guard', () => {
+    expect(policy.resolve('linear')?.compiled?.isolate).toBeUndefined();
+    expect(policy.resolve('exponential')?.compiled?.isolate).toBe('pattern uses lookahead, which RE2 cannot run');
+    const out = rewriteToolCall(text('x'.repeat(100_000)), 'linear', policy, '2025-11-25');
+    expect(out.outcome).toMatchObject({ outcome: 'unparseable', reasons: ['the pattern does not match the text content'] });
   });
 
   it('refuses texts over the input limit before matching, and keeps working afterwards', async () => {

@@ -68,8 +68,8 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
     if (relaxed !== undefined) yield withNote('relaxed', relaxed, note);
   }
   // A pattern under `auto` is the last structured reading, before falling back to the text as a scalar.
-  if (tool.regex) {
-    const value = extractRegex(text, tool.regex, tool.extract.all ?? false, notes);
+  if (tool.pattern) {
+    const value = extractRegex(text, tool.pattern, tool.extract.all ?? false, notes);
     if (value !== undefined) yield { format: 'regex', value };
   }
   if (wantsScalar(schema)) yield* scalars(text);
@@ -104,7 +104,7 @@ export function* candidates(texts: readonly string[], tool: CompiledTool, schema
       return;
     }
     case 'regex': {
-      const value = tool.regex ? extractRegex(text, tool.regex, tool.extract.all ?? false, notes) : undefined;
+      const value = tool.pattern ? extractRegex(text, tool.pattern, tool.extract.all ?? false, notes) : undefined;
       if (value !== undefined) yield { format: 'regex', value };
       return;
     }

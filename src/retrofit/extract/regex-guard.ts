@@ -1,11 +1,14 @@
 /**
- * Running a configured regex (or the YAML parser) against untrusted text without letting it stall the
- * gateway. Backtracking patterns can take exponential time on text chosen by an upstream (`(x+x+)+y` on 30
- * x's runs for seconds), no static check catches them all, and the yaml package is superlinear on some
- * inputs (20k `{` take a quarter second). So the work runs on a worker thread and the caller waits
- * for it synchronously, at most `REGEX_DEADLINE_MS`; past that the worker is terminated (and replaced on
- * the next call by a spare booted in advance) and the reading is refused with a reason. Texts over `REGEX_MAX_INPUT` characters are
- * refused before any work, which also bounds the copy to the worker.
+ * Running a configured regex that RE2 cannot run (lookaround, backreferences: see pattern.ts), or the YAML
+ * parser, against untrusted text without letting it stall the gateway for long. Backtracking patterns can
+ * take exponential time on text chosen by an upstream (`(x+x+)+y(?=$)` on 30 x's runs for seconds), and the
+ * yaml package is superlinear on some inputs (20k `{` take a quarter second). So the work runs on a worker
+ * thread and the caller waits for it synchronously, at most `REGEX_DEADLINE_MS`; past that the worker is
+ * terminated (and replaced on the next call by a spare booted in advance) and the reading is refused with a
+ * reason. Texts over `REGEX_MAX_INPUT` characters are refused before any work, which also bounds the copy.
+ * This still blocks the event loop (up to the deadline): it is for now. Tools that use it carry
+ * `CompiledTool.isolate`, so the pipeline can run their retrofits on a worker with a deadline instead, and
+ * then this module goes; patterns RE2 can run (most) never come here.
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, Worker, receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
@@ -64,7 +67,7 @@ const yamlTree = (text) => {
     return { ok: false, reason: 'not YAML', invalid: true };
   }
 };
-port.on('message', ({ source, flags, text, all, yaml }) => {
+port.on('message', ({ source, flags, text, texts, all, yaml }) => {
   let out;
   if (yaml) {
     port.postMessage(yamlTree(text));
@@ -72,7 +75,8 @@ port.on('message', ({ source, flags, text, all, yaml }) => {
   }
   try {
     const re = new RegExp(source, flags);
-    if (all) out = { ok: true, matches: Array.from(text.matchAll(re), plain) };
+    if (texts) out = { ok: true, matches: texts.map((t) => { re.lastIndex = 0; const m = re.exec(t); return m ? plain(m) : undefined; }) };
+    else if (all) out = { ok: true, matches: Array.from(text.matchAll(re), plain) };
     else { const m = re.exec(text); out = { ok: true, matches: m ? [plain(m)] : [] }; }
   } catch (err) {
     out = { ok: false, reason: 'the pattern failed: ' + String(err && err.message) };
@@ -138,6 +142,7 @@ function stop(): void {
 
 type Job =
   | { readonly source: string; readonly flags: string; readonly text: string; readonly all: boolean }
+  | { readonly source: string; readonly flags: string; readonly texts: readonly string[] }
   | { readonly yaml: true; readonly text: string };
 
 /** Post `job` to the worker and wait for its answer, bounded (see the module comment). */
@@ -174,6 +179,11 @@ function run<T>(job: Job, what: string): T | { ok: false; reason: string } {
 export function runRegex(text: string, regex: RegExp, all: boolean): RegexRun {
   if (text.length > REGEX_MAX_INPUT) return { ok: false, reason: `the text is longer than ${REGEX_MAX_INPUT} characters, the limit for regex extraction` };
   return run<RegexRun>({ source: regex.source, flags: regex.flags, text, all }, 'pattern');
+}
+
+/** The first match of `regex` in each text (undefined where none), in one bounded call. Never throws. */
+export function runRegexEach(texts: readonly string[], regex: RegExp): { ok: true; matches: (RegexMatch | undefined)[] } | { ok: false; reason: string } {
+  return run<{ ok: true; matches: (RegexMatch | undefined)[] }>({ source: regex.source, flags: regex.flags.replace('g', ''), texts }, 'pattern');
 }
 
 /** Parse `text` into a YamlNode tree (yaml-tree.ts) on the worker, bounded like runRegex. Never throws. */
