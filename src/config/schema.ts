@@ -32,8 +32,12 @@ const legacyRoots = {
 };
 const coerce = {
   type: 'boolean',
-  description: "Coerce strings to the schema's number, integer or boolean before validating.",
+  description: "Coerce strings to the schema's number, integer or boolean before validating (never into a number other than the one the text spells).",
 };
+const removeAdditional = (scope: string) => ({
+  enum: [false, true, 'all'],
+  description: `Drop properties the outputSchema does not allow before validating (ajv's removeAdditional): \`false\` (default) keeps them, \`true\` drops those where the schema says \`additionalProperties: false\`, \`all\` drops every property a schema with \`properties\` does not name. ${scope}`,
+});
 
 /** Rejects a key unless the sibling condition allows it; `why` is the whole message. */
 const forbidden = (why: string) => ({ not: {}, errorMessage: why });
@@ -113,6 +117,9 @@ const tool = {
     onInvalid,
     legacyRoots,
     coerce,
+    removeAdditional: removeAdditional(
+      "Applies to values extracted from text and, because it is set on the tool itself, to the upstream's own structuredContent too. Never to isError results.",
+    ),
   },
   allOf: [
     { not: { required: ['outputSchema', 'outputSchemaFile'] }, errorMessage: 'use outputSchema or outputSchemaFile, not both' },
@@ -238,7 +245,14 @@ export const CONFIG_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       description: 'Settings every tool inherits unless it sets its own.',
-      properties: { onInvalid, legacyRoots, coerce },
+      properties: {
+        onInvalid,
+        legacyRoots,
+        coerce,
+        removeAdditional: removeAdditional(
+          "Inherited by tools for values extracted from text; an upstream's own structuredContent is pruned only when the tool's entry sets it.",
+        ),
+      },
     },
     upstreams: {
       type: 'object',

@@ -12,6 +12,12 @@ export type OnInvalid = 'error' | 'passthrough';
 export type LegacyRoots = 'wrap' | 'drop';
 /** Extraction strategy for text results. */
 export type ExtractFormat = 'auto' | 'json' | 'yaml' | 'regex';
+/**
+ * Dropping properties the outputSchema does not allow, before validation (ajv's `removeAdditional`):
+ * `false` keeps them (the default), `true` drops those where the schema says `additionalProperties: false`,
+ * `all` drops every property a schema with `properties` does not name.
+ */
+export type RemoveAdditional = boolean | 'all';
 
 /** Per-tool extraction settings (`extract:`). */
 export interface ExtractConfig {
@@ -34,6 +40,8 @@ export interface ToolDefaults {
   readonly onInvalid: OnInvalid;
   readonly legacyRoots: LegacyRoots;
   readonly coerce: boolean;
+  /** For extracted values of tools that do not set their own (default false); never for native structuredContent. */
+  readonly removeAdditional?: RemoveAdditional;
 }
 
 /** One entry under an upstream's `tools:` (key: exact tool name or glob). */
@@ -50,6 +58,11 @@ export interface ToolConfig {
   readonly onInvalid?: OnInvalid;
   readonly legacyRoots?: LegacyRoots;
   readonly coerce?: boolean;
+  /**
+   * Set only when the tool's own entry sets it (not inherited): then it also applies to the upstream's own
+   * structuredContent. Extracted values inherit `defaults.removeAdditional` when this is absent.
+   */
+  readonly removeAdditional?: RemoveAdditional;
 }
 
 interface UpstreamCommon {
@@ -112,4 +125,5 @@ export const DEFAULTS = Object.freeze({
   onInvalid: 'error' as OnInvalid,
   legacyRoots: 'wrap' as LegacyRoots,
   coerce: true,
+  removeAdditional: false as RemoveAdditional,
 });

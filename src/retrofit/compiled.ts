@@ -1,10 +1,10 @@
 /**
- * One tool's policy, compiled: defaults merged, schemas compiled once, the era projection of the output
- * schema precomputed, the pattern built. Produced at config load by
+ * One tool's policy, compiled: defaults merged, schemas compiled once (once per removeAdditional mode), the
+ * era projection of the output schema precomputed, the pattern built. Produced at config load by
  * src/policy/compile.ts.
  */
 import type { JsonObject, JsonSchema } from '../json.js';
-import type { ExtractConfig, LegacyRoots, OnInvalid, ToolConfig, ToolDefaults } from '../config/types.js';
+import { DEFAULTS, type ExtractConfig, type LegacyRoots, type OnInvalid, type RemoveAdditional, type ToolConfig, type ToolDefaults } from '../config/types.js';
 import { compilePattern, type CompiledPattern } from './extract/pattern.js';
 import { prepareRegexGuard } from './extract/regex-guard.js';
 import { compileSchema, type Validator } from './validate.js';
@@ -14,7 +14,14 @@ import { isObjectRoot, wrapSchema } from './wrap.js';
 export interface CompiledOutput {
   /** The schema as configured (served as is to 2026-07-28 clients). */
   readonly schema: JsonSchema;
+  /** Validates extracted values; with `removeText`, it also drops what that mode removes (in place). */
   readonly validate: Validator;
+  /** Validates the upstream's own structuredContent; with `removeNative`, it also drops (in place). */
+  readonly validateNative: Validator;
+  /** The removeAdditional mode of `validate` (false: it never changes the value). */
+  readonly removeText: RemoveAdditional;
+  /** The removeAdditional mode of `validateNative`: only a mode the tool's own entry sets. */
+  readonly removeNative: RemoveAdditional;
   /** True when object-only clients cannot take the schema as is (its root `type` is not "object"). */
   readonly needsWrap: boolean;
   /** `{type:"object",properties:{result:S},required:["result"]}` when needsWrap, else undefined. */
@@ -73,25 +80,28 @@ function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[
   }
 }
 
-function compileOutput(schema: JsonSchema, errors: ToolCompileError[]): CompiledOutput | undefined {
-  const compiled = compileSchema(schema);
+function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeNative: RemoveAdditional, errors: ToolCompileError[]): CompiledOutput | undefined {
+  const compiled = compileSchema(schema, removeText);
   if (!compiled.ok) {
     errors.push({ path: ['outputSchema', ...(compiled.path ?? [])], message: `outputSchema does not compile: ${compiled.message}` });
     return undefined;
   }
+  const native = removeNative === removeText ? compiled : compileSchema(schema, removeNative);
   const needsWrap = !isObjectRoot(schema);
   const wrapped = needsWrap ? wrapSchema(schema) : undefined;
   // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
   const check = wrapped ? compileSchema(wrapped) : compiled;
   if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
-  return { schema, validate: compiled.validate, needsWrap, ...(wrapped && { wrapped }) };
+  if (!native.ok) return undefined;
+  return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, needsWrap, ...(wrapped && { wrapped }) };
 }
 
 /** Compile a tool entry against the defaults; errors are collected, never thrown. */
 export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool: CompiledTool; errors: ToolCompileError[] } {
   const errors: ToolCompileError[] = [];
   const extract = config.extract ?? DEFAULT_EXTRACT;
-  const output = config.outputSchema === undefined ? undefined : compileOutput(config.outputSchema, errors);
+  const removeText = config.removeAdditional ?? defaults.removeAdditional ?? DEFAULTS.removeAdditional;
+  const output = config.outputSchema === undefined ? undefined : compileOutput(config.outputSchema, removeText, config.removeAdditional ?? false, errors);
   let inputSchema: JsonObject | undefined;
   if (config.inputSchema !== undefined) {
     const schema = config.inputSchema;

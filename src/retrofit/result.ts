@@ -25,13 +25,18 @@ export function isNonFinal(result: JsonObject): boolean {
 
 type Checked = { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly reasons: string[] };
 
-/** How one value is checked: the validator, and whether to coerce. */
+/** How one value is checked: the validator, whether it removes properties, and whether to coerce. */
 interface Checking {
   readonly validate: Validator;
+  readonly removes: boolean;
   readonly coerce: boolean;
 }
 
-/** select → wrap → validate, and when that fails and coercion is on, coerce → validate again. */
+/**
+ * select → wrap → validate, and when that fails and coercion is on, coerce → validate again. A validator
+ * that removes properties works on a copy: the value may be a part of a reading that later candidates
+ * reuse, or the upstream's own structuredContent, which is still being forwarded.
+ */
 function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchema, notes?: readonly string[]): Checked {
   let current: Json | undefined = value;
   const { select, wrap } = tool.extract;
@@ -39,6 +44,7 @@ function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchem
     current = getPointer(current, select);
     if (current === undefined) return { ok: false, reasons: [`select ${select}: no such value`] };
   }
+  if (how.removes) current = structuredClone(current);
   if (wrap !== undefined) current = { [wrap]: current };
   // Validate first: most values need no coercion, and coercing copies the whole value (the bulk of a 100 KB
   // retrofit's cost). Only a value that fails is coerced and checked again.
@@ -54,7 +60,7 @@ function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchem
 }
 
 function textChecking(tool: CompiledTool, output: CompiledOutput): Checking {
-  return { validate: output.validate, coerce: tool.coerce };
+  return { validate: output.validate, removes: output.removeText !== false, coerce: tool.coerce };
 }
 
 const NOTHING_FOUND = {
@@ -106,7 +112,7 @@ function wrappedInner(value: Json): { readonly inner: Json } | undefined {
  */
 function fromNative(value: Json, tool: CompiledTool, output: CompiledOutput, revision: string): Found {
   const asIs: CompiledTool = { ...tool, extract: { format: 'json' } };
-  const how: Checking = { validate: output.validate, coerce: false };
+  const how: Checking = { validate: output.validateNative, removes: output.removeNative !== false, coerce: false };
   const wrapped = output.needsWrap ? wrappedInner(value) : undefined;
   const unwrapFirst = wrapped !== undefined && eraOf(revision) !== 'modern';
   if (unwrapFirst) {
