@@ -18,7 +18,7 @@ import type { JsonSchema } from '../json.js';
 
 type Obj = Record<string, unknown>;
 
-const FORMATS: readonly ExtractFormat[] = ['auto', 'json', 'yaml', 'regex'];
+const FORMATS: readonly ExtractFormat[] = ['auto', 'json', 'yaml', 'regex', 'table', 'csv', 'list'];
 
 export const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -71,6 +71,7 @@ function buildExtract(raw: unknown): ExtractConfig | undefined {
   if (typeof e.all === 'boolean') out.all = e.all;
   if (typeof e.select === 'string') out.select = e.select;
   if (typeof e.wrap === 'string') out.wrap = e.wrap;
+  if (typeof e.delimiter === 'string') out.delimiter = e.delimiter;
   return out;
 }
 

@@ -63,7 +63,8 @@ function translate(error: ErrorObject): Omit<SchemaIssue, 'keyword'> | undefined
   if (keyword === 'additionalProperties') {
     const key = String(params.additionalProperty);
     const hint = suggestKey(key, Object.keys(asNode(parent.properties)));
-    const suffix = hint ? ` (did you mean "${hint}"?)` : '';
+    const place = hint ? undefined : placement(path, key);
+    const suffix = hint ? ` (did you mean "${hint}"?)` : place ? ` (${place})` : '';
     return { path: [...path, key], anchor: 'key', prefix: path, message: `unknown key "${key}"${suffix}` };
   }
   if (keyword === 'not' && Object.keys(asNode(error.schema)).length === 0 && typeof parent.errorMessage === 'string') {
@@ -78,6 +79,22 @@ function translate(error: ErrorObject): Omit<SchemaIssue, 'keyword'> | undefined
     return { path, anchor: 'value', prefix: path, message: parent.patternErrorMessage };
   }
   return { path, anchor: anchorFor(keyword), prefix: path, message: messageFor(error, parent, data) };
+}
+
+// The keys of a tool's entry and of its `extract`, read off the schema, to say where a misplaced key belongs.
+const TOOL_NODE = asNode(asNode(asNode(asNode(asNode(asNode(CONFIG_SCHEMA.properties).upstreams).additionalProperties).properties).tools).additionalProperties);
+const TOOL_KEYS = new Set(Object.keys(asNode(TOOL_NODE.properties)));
+const EXTRACT_KEYS = new Set(Object.keys(asNode(asNode(asNode(TOOL_NODE.properties).extract).properties)));
+
+/** Where a key that is unknown here but known elsewhere belongs (e.g. `delimiter` beside `extract`). */
+function placement(path: readonly Segment[], key: string): string | undefined {
+  const at = path.map(String);
+  const inTool = at.length === 4 && at[0] === 'upstreams' && at[2] === 'tools';
+  if (inTool && EXTRACT_KEYS.has(key)) return 'it belongs under `extract`';
+  if (at.length === 5 && at[4] === 'extract' && TOOL_KEYS.has(key)) return "it belongs in the tool's entry, beside `extract`";
+  if (at.length === 1 && at[0] === 'defaults' && EXTRACT_KEYS.has(key)) return 'extract settings are set per tool, under `extract`';
+  if (at.length === 2 && at[0] === 'upstreams' && TOOL_KEYS.has(key)) return 'it belongs in a tool\'s entry under `tools`, or in `defaults`';
+  return undefined;
 }
 
 function jsonType(v: unknown): string {

@@ -37,7 +37,7 @@ export interface CompiledTool {
   readonly output?: CompiledOutput;
   /** A configured replacement inputSchema. */
   readonly inputSchema?: JsonObject;
-  /** `extract.pattern` (format regex, or auto with a pattern), compiled: RE2 where it can run it. */
+  /** `extract.pattern` (format regex or list, or auto with a pattern), compiled: RE2 where it can run it. */
   readonly pattern?: CompiledPattern;
   /** The pattern as a JavaScript RegExp, with `g` when `all` (= pattern.js). */
   readonly regex?: RegExp;
@@ -57,10 +57,10 @@ export interface ToolCompileError {
 }
 
 const DEFAULT_EXTRACT: ExtractConfig = { format: 'auto' };
-const TAKES_PATTERN = new Set(['regex', 'auto']);
+const TAKES_PATTERN = new Set(['regex', 'auto', 'list']);
 
 function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[]): CompiledPattern | undefined {
-  // `auto` with a pattern uses it too; json/yaml cannot have one (the loader rejects it).
+  // `auto` and `list` with a pattern use it too; the other formats cannot have one (the loader rejects it).
   if (!TAKES_PATTERN.has(extract.format)) return undefined;
   if (extract.pattern === undefined) {
     if (extract.format === 'regex') errors.push({ path: ['extract'], message: 'format regex needs a pattern' });
@@ -72,7 +72,7 @@ function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[
     return undefined;
   }
   try {
-    return compilePattern(extract.pattern, flags, extract.all === true);
+    return compilePattern(extract.pattern, flags, extract.format !== 'list' && extract.all === true);
   } catch (err) {
     const path = /flag/i.test(String(err)) ? 'flags' : 'pattern';
     errors.push({ path: ['extract', path], message: `invalid regular expression: ${err instanceof Error ? err.message : String(err)}` });

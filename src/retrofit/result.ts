@@ -37,7 +37,7 @@ interface Checking {
  * that removes properties works on a copy: the value may be a part of a reading that later candidates
  * reuse, or the upstream's own structuredContent, which is still being forwarded.
  */
-function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchema, notes?: readonly string[]): Checked {
+function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchema, notes?: readonly string[], coerceFirst = false): Checked {
   let current: Json | undefined = value;
   const { select, wrap } = tool.extract;
   if (select !== undefined) {
@@ -46,11 +46,19 @@ function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchem
   }
   if (how.removes) current = structuredClone(current);
   if (wrap !== undefined) current = { [wrap]: current };
+  const explained = (reasons: string[], more: readonly string[] = []): string[] => [...reasons, ...(notes ?? []), ...more];
+  // Readings made of strings (cells, items, groups) are typed by coercion whenever the schema wants numbers:
+  // coerce them at once instead of collecting a failure for every cell first.
+  if (coerceFirst && how.coerce) {
+    const coerceNotes: string[] = [];
+    const coerced = coerce(current, schema, coerceNotes);
+    const verdict = validateValue(how.validate, coerced);
+    return verdict.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(verdict.reasons, coerceNotes) };
+  }
   // Validate first: most values need no coercion, and coercing copies the whole value (the bulk of a 100 KB
   // retrofit's cost). Only a value that fails is coerced and checked again.
   const verdict = validateValue(how.validate, current);
   if (verdict.ok) return { ok: true, value: current };
-  const explained = (reasons: string[], more: readonly string[] = []): string[] => [...reasons, ...(notes ?? []), ...more];
   if (!how.coerce) return { ok: false, reasons: explained(verdict.reasons) };
   const coerceNotes: string[] = [];
   const coerced = coerce(current, schema, coerceNotes);
@@ -63,11 +71,17 @@ function textChecking(tool: CompiledTool, output: CompiledOutput): Checking {
   return { validate: output.validate, removes: output.removeText !== false, coerce: tool.coerce };
 }
 
+/** Readings whose values are all strings taken from the text. */
+const STRING_READINGS: ReadonlySet<string> = new Set(['table', 'csv', 'list', 'regex']);
+
 const NOTHING_FOUND = {
   auto: 'no JSON value found in the text content',
   json: 'the text content is not one JSON value',
   yaml: 'the text content is neither YAML nor "key: value" lines',
   regex: 'the pattern does not match the text content',
+  table: 'the text content holds no pipe table (a header row, then a delimiter row like | --- |)',
+  csv: 'the text content is not CSV with a header row',
+  list: 'the text content holds no Markdown list',
 } as const;
 
 type Found =
@@ -82,7 +96,7 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
   for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0, notes)) {
     let checked: Checked;
     try {
-      checked = check(candidate.value, tool, how, output.schema, candidate.notes);
+      checked = check(candidate.value, tool, how, output.schema, candidate.notes, STRING_READINGS.has(candidate.format));
     } catch (err) {
       // Recursion over a value nested deeper than the stack (an upstream's `[[[[…]]]]`): a reading that
       // cannot be checked is a failed reading, not an engine failure that would pass the result through.

@@ -1,26 +1,28 @@
 /**
  * The candidates of one result's text, lazily, in the contract's order. `auto` offers json, fenced,
- * embedded, blocks, relaxed, the pattern (when one is configured), then scalar (when the schema wants one);
- * the caller takes the first that validates. `json` offers the whole text (or one value per block); `yaml`
- * and `regex` their own readings. A candidate's `notes` explain it when it fails (numbers kept
+ * embedded, blocks, relaxed, then (when the schema wants an array where the reading lands) pipe tables and
+ * Markdown lists, the pattern (when one is configured), then scalar (when the schema wants one); the caller
+ * takes the first that validates. `json` offers the whole text (or one value per block); `yaml`, `regex`,
+ * `table`, `csv` and `list` their own readings. A candidate's `notes` explain it when it fails (numbers kept
  * as text because a JSON number cannot hold them).
  */
 import type { Json, JsonSchema } from '../../json.js';
 import type { CompiledTool } from '../compiled.js';
-import { readingLocator } from '../locator.js';
+import { readingLocator, readingWantsArray } from '../locator.js';
 import { wantsArray } from '../root-types.js';
 import { extractBlocks } from './blocks.js';
 import { extractEmbedded } from './embedded.js';
 import { inexactNote } from './exact-json.js';
 import { extractFenced } from './fenced.js';
 import { extractJson } from './json.js';
+import { csvCandidates, listCandidates, tableCandidates } from './prose.js';
 import { extractRegex } from './regex.js';
 import { extractRelaxed } from './relaxed.js';
 import { extractScalars, wantsScalar } from './scalar.js';
 import { extractYaml } from './yaml.js';
 
 /** The strategy that produced a candidate (the `format` label of metrics and logs). */
-export type ExtractorName = 'json' | 'fenced' | 'embedded' | 'blocks' | 'relaxed' | 'scalar' | 'yaml' | 'regex';
+export type ExtractorName = 'json' | 'fenced' | 'embedded' | 'blocks' | 'relaxed' | 'scalar' | 'yaml' | 'regex' | 'table' | 'csv' | 'list';
 
 /** One reading of the text. */
 export interface Candidate {
@@ -67,6 +69,10 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
     const relaxed = extractRelaxed(text);
     if (relaxed !== undefined) yield withNote('relaxed', relaxed, note);
   }
+  if (readingWantsArray(schema, tool.extract)) {
+    yield* tableCandidates(text, notes);
+    yield* listCandidates(text, undefined, notes);
+  }
   // A pattern under `auto` is the last structured reading, before falling back to the text as a scalar.
   if (tool.pattern) {
     const value = extractRegex(text, tool.pattern, tool.extract.all ?? false, notes);
@@ -85,7 +91,7 @@ function* scalars(text: string): Generator<Candidate> {
  * Every reading of `texts` (the result's text blocks) that `tool` allows, in preference order.
  * `emptyContent`: the result had no content blocks at all — for an array schema, that is an empty list
  * (how a Python server returns `[]`). `notes` collects why a reading was refused (a regex stopped by its
- * guard), for the outcome's reasons.
+ * guard, a table that cannot be read), for the outcome's reasons.
  */
 export function* candidates(texts: readonly string[], tool: CompiledTool, schema: JsonSchema, emptyContent = false, notes?: string[]): Generator<Candidate> {
   const format = tool.extract.format;
@@ -108,6 +114,15 @@ export function* candidates(texts: readonly string[], tool: CompiledTool, schema
       if (value !== undefined) yield { format: 'regex', value };
       return;
     }
+    case 'table':
+      yield* tableCandidates(text, notes);
+      return;
+    case 'csv':
+      yield* csvCandidates(text, tool.extract.delimiter, notes);
+      return;
+    case 'list':
+      yield* listCandidates(text, tool.pattern, notes);
+      return;
     default:
       yield* auto(text, texts, schema, tool, notes);
   }
