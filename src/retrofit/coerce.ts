@@ -40,28 +40,61 @@ function coerceString(text: string, types: ReadonlySet<string>, walk: Walk): Jso
   return text;
 }
 
-function coerceWith(value: Json, schemas: JsonObject[], walk: Walk): Json {
-  let types = typesOf(schemas);
-  let scope = schemas;
-  const alternatives = branches(schemas, walk.root);
-  if (alternatives.length > 0) {
+/** What one scope (the schemas at a location) says, computed once per scope: rows of a table share it. */
+interface Scope {
+  readonly schemas: JsonObject[];
+  readonly types: Set<string>;
+  readonly alternatives: JsonObject[][];
+  readonly branchTypes: Set<string>[];
+  readonly properties: Map<string, Scope>;
+  /** The scope of every item when no schema here is a tuple; undefined until needed. */
+  items?: Scope | null;
+}
+
+function scopeOf(schemas: JsonObject[], root: Json): Scope {
+  const alternatives = branches(schemas, root);
+  return { schemas, types: typesOf(schemas), alternatives, branchTypes: alternatives.map(typesOf), properties: new Map() };
+}
+
+function isTuple(schemas: readonly JsonObject[]): boolean {
+  return schemas.some((s) => Array.isArray(s.prefixItems) || Array.isArray(s.items));
+}
+
+function itemScope(scope: Scope, index: number, root: Json): Scope {
+  if (scope.items === undefined) scope.items = isTuple(scope.schemas) ? null : scopeOf(itemSchemas(scope.schemas, 0, root), root);
+  return scope.items ?? scopeOf(itemSchemas(scope.schemas, index, root), root);
+}
+
+function propertyScope(scope: Scope, key: string, root: Json): Scope {
+  let sub = scope.properties.get(key);
+  if (sub === undefined) {
+    sub = scopeOf(propertySchemas(scope.schemas, key, root), root);
+    // Keys come from the data: bound the memo so a value with a million distinct keys cannot grow it.
+    if (scope.properties.size < 1000) scope.properties.set(key, sub);
+  }
+  return sub;
+}
+
+function coerceWith(value: Json, at: Scope, walk: Walk): Json {
+  let types = at.types;
+  let scope = at;
+  if (at.alternatives.length > 0) {
     // With anyOf/oneOf, coerce a string only when no branch takes strings; structures follow the first
     // branch whose type fits the value.
-    const branchTypes = alternatives.map(typesOf);
     if (typeof value === 'string' && types.size === 0) {
-      if (branchTypes.some((t) => t.size === 0 || t.has('string'))) return value;
-      types = new Set(branchTypes.flatMap((t) => [...t]));
+      if (at.branchTypes.some((t) => t.size === 0 || t.has('string'))) return value;
+      types = new Set(at.branchTypes.flatMap((t) => [...t]));
     } else if (typeof value === 'object' && value !== null) {
       const kind = jsonType(value);
-      const fit = branchTypes.findIndex((t) => t.has(kind));
-      if (fit >= 0) scope = [...schemas, ...alternatives[fit]!];
+      const fit = at.branchTypes.findIndex((t) => t.has(kind));
+      if (fit >= 0) scope = scopeOf([...at.schemas, ...at.alternatives[fit]!], walk.root);
     }
   }
   if (typeof value === 'string') return coerceString(value, types, walk);
   if (Array.isArray(value)) {
     return value.map((item, i) => {
       walk.path.push(i);
-      const out = coerceWith(item, itemSchemas(scope, i, walk.root), walk);
+      const out = coerceWith(item, itemScope(scope, i, walk.root), walk);
       walk.path.pop();
       return out;
     });
@@ -69,11 +102,14 @@ function coerceWith(value: Json, schemas: JsonObject[], walk: Walk): Json {
   if (isJsonObject(value)) {
     const out: JsonObject = {};
     for (const [key, item] of Object.entries(value)) {
-      const sub = propertySchemas(scope, key, walk.root);
+      const sub = propertyScope(scope, key, walk.root);
       walk.path.push(key);
-      const next = sub.length > 0 ? coerceWith(item, sub, walk) : item;
+      const next = sub.schemas.length > 0 ? coerceWith(item, sub, walk) : item;
       walk.path.pop();
-      Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+      // Only `__proto__` needs defineProperty (assignment would set the prototype); it is rare, and
+      // defineProperty for every key would put the copy into V8's slow dictionary mode.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+      else out[key] = next;
     }
     return out;
   }
@@ -85,5 +121,5 @@ function coerceWith(value: Json, schemas: JsonObject[], walk: Walk): Json {
  * spell a number a JSON number cannot hold exactly stay strings; for each, a reason goes onto `notes`.
  */
 export function coerce(value: Json, schema: JsonSchema, notes?: string[]): Json {
-  return coerceWith(value, applicable(schema, schema), { root: schema, notes, path: [] });
+  return coerceWith(value, scopeOf(applicable(schema, schema), schema), { root: schema, notes, path: [] });
 }

@@ -16,15 +16,41 @@ export const JSON_NUMBER_RE = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 /** Decimal syntax as people write it: leading zeros and a `+` allowed (`007`, `+1.5`). */
 const DECIMAL_RE = /^[-+]?(\d+)(?:\.(\d+))?(?:[eE]([-+]?\d+))?$/;
 
-/**
- * Texts in which some number may be inexact: a run of 16 digits, 18 digits split by a point, or a
- * three-digit exponent. Most texts have none, so the common path is one regex test.
- */
-const MAYBE_LONG = /\d{16}|(?:\d\.?){17}\d|[eE][-+]?\d{3}/;
+/** The smallest normal double: below it (subnormals) fewer digits survive. */
+const MIN_NORMAL = 2.2250738585072014e-308;
+const BIG_EXPONENT = /[eE][-+]?\d{3}/;
 
-/** True when `text` may hold a number literal a double cannot represent exactly (cheap, may say yes falsely). */
+function isDigitOrPoint(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2e;
+}
+
+/**
+ * True when `text` has a run of 16 digits and points (every inexact literal has 16 digits, or 18 around a
+ * point). Skips ahead: a run of 16 must cover every 16th character, so most of the text is never looked at
+ * (a regex here tries a match at every digit and costs twice the JSON parse on timestamp-heavy output).
+ */
+function hasLongDigitRun(text: string): boolean {
+  let i = 0;
+  while (i + 15 < text.length) {
+    if (!isDigitOrPoint(text.charCodeAt(i + 15))) {
+      i += 16;
+      continue;
+    }
+    let k = i + 14;
+    while (k >= i && isDigitOrPoint(text.charCodeAt(k))) k--;
+    if (k < i) return true;
+    i = k + 1;
+  }
+  return false;
+}
+
+/**
+ * True when `text` may hold a number literal a double cannot represent exactly: a long digit run, or a
+ * three-digit exponent (overflow, underflow). Cheap (measured at 10–30% of JSON.parse on the same text) and
+ * may say yes falsely; most texts have neither, so they pay only this.
+ */
 export function mayHoldInexactNumbers(text: string): boolean {
-  return MAYBE_LONG.test(text);
+  return hasLongDigitRun(text) || BIG_EXPONENT.test(text);
 }
 
 function significantDigits(intPart: string, fracPart: string): number {
@@ -50,6 +76,8 @@ function canonical(m: RegExpExecArray): string {
  */
 export function isExactLiteral(text: string, value: number): boolean {
   if (!Number.isFinite(value)) return false;
+  // At most 15 characters means at most 15 significant digits, which every normal double prints back.
+  if (text.length <= 15 && Math.abs(value) >= MIN_NORMAL) return true;
   const m = DECIMAL_RE.exec(text);
   if (!m) return Number.isSafeInteger(value); // hex/octal forms (YAML): exact while safe
   const [, intPart = '', fracPart = '', exponent] = m;
