@@ -54,6 +54,9 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const entry = policy.resolve(tool);
   if (!entry?.compiled?.output) io.stderr.write(`try: no outputSchema is configured for tool "${tool}" of upstream "${upstream}"\n`);
+  // Worth knowing before serving: this tool's extraction has a step that runs on the blocking guard.
+  const isolate = entry?.compiled?.isolate;
+  if (isolate !== undefined) io.stderr.write(`try: note: ${isolate}; that step runs on the bounded extraction guard\n`);
   const format = outcome.format !== undefined ? ` (${outcome.format})` : '';
   io.stderr.write(`try: ${outcome.outcome}${format}\n`);
   for (const reason of outcome.reasons ?? []) io.stderr.write(`  ${reason}\n`);

@@ -7,7 +7,9 @@ import { dirname, resolve } from 'node:path';
 import {
   DEFAULTS,
   type ExtractConfig,
+  type ExtractFormat,
   type GatewayConfig,
+  type RemoveAdditional,
   type ToolConfig,
   type ToolDefaults,
   type UpstreamConfig,
@@ -16,6 +18,8 @@ import type { JsonSchema } from '../json.js';
 import { withRecords } from './record.js';
 
 type Obj = Record<string, unknown>;
+
+const FORMATS: readonly ExtractFormat[] = ['auto', 'json', 'yaml', 'regex', 'table', 'csv', 'list'];
 
 export const obj = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -32,11 +36,18 @@ export function upstreamPath(name: string, raw: unknown): string {
 /** `defaults:` with the built-in values filled in. */
 export function buildDefaults(raw: unknown): ToolDefaults {
   const d = obj(raw);
+  const removeAdditional = removeAdditionalOf(d.removeAdditional);
   return {
     onInvalid: d.onInvalid === 'passthrough' || d.onInvalid === 'error' ? d.onInvalid : DEFAULTS.onInvalid,
     legacyRoots: d.legacyRoots === 'wrap' || d.legacyRoots === 'drop' ? d.legacyRoots : DEFAULTS.legacyRoots,
     coerce: typeof d.coerce === 'boolean' ? d.coerce : DEFAULTS.coerce,
+    // Absent means DEFAULTS.removeAdditional (false), so configs that never mention it build as before.
+    ...(removeAdditional !== undefined && { removeAdditional }),
   };
+}
+
+function removeAdditionalOf(v: unknown): RemoveAdditional | undefined {
+  return typeof v === 'boolean' || v === 'all' ? v : undefined;
 }
 
 /** The schemas of each tool entry as loaded (read from `*SchemaFile`, files they `$ref` bundled in), by tool key. */
@@ -55,13 +66,14 @@ export interface FileSchema {
 function buildExtract(raw: unknown): ExtractConfig | undefined {
   if (raw === undefined) return undefined;
   const e = obj(raw);
-  const format = e.format === 'json' || e.format === 'yaml' || e.format === 'regex' ? e.format : 'auto';
+  const format = FORMATS.find((f) => f === e.format) ?? 'auto';
   const out: { -readonly [K in keyof ExtractConfig]: ExtractConfig[K] } = { format };
   if (typeof e.pattern === 'string') out.pattern = e.pattern;
   if (typeof e.flags === 'string') out.flags = e.flags;
   if (typeof e.all === 'boolean') out.all = e.all;
   if (typeof e.select === 'string') out.select = e.select;
   if (typeof e.wrap === 'string') out.wrap = e.wrap;
+  if (typeof e.delimiter === 'string') out.delimiter = e.delimiter;
   return out;
 }
 
@@ -82,6 +94,9 @@ function buildTool(raw: unknown, files: ToolFiles | undefined, defaults: ToolDef
   out.onInvalid = t.onInvalid === 'error' || t.onInvalid === 'passthrough' ? t.onInvalid : defaults.onInvalid;
   out.legacyRoots = t.legacyRoots === 'wrap' || t.legacyRoots === 'drop' ? t.legacyRoots : defaults.legacyRoots;
   out.coerce = typeof t.coerce === 'boolean' ? t.coerce : defaults.coerce;
+  // Not inherited here: whether the entry itself sets it decides whether native structuredContent is pruned.
+  const removeAdditional = removeAdditionalOf(t.removeAdditional);
+  if (removeAdditional !== undefined) out.removeAdditional = removeAdditional;
   return out;
 }
 

@@ -32,7 +32,7 @@ const legacyRoots = {
 };
 const coerce = {
   type: 'boolean',
-  description: "Coerce strings to the schema's number, integer or boolean before validating.",
+  description: "Coerce strings to the schema's number, integer or boolean before validating (never into a number other than the one the text spells).",
 };
 const bridge = {
   type: 'boolean',
@@ -54,6 +54,10 @@ const share = {
   description:
     'command upstream: one child for every client session, its requests multiplexed with remapped ids (for servers that keep no per-client state); default false: one child per session.',
 };
+const removeAdditional = (scope: string) => ({
+  enum: [false, true, 'all'],
+  description: `Drop properties the outputSchema does not allow before validating (ajv's removeAdditional): \`false\` (default) keeps them, \`true\` drops those where the schema says \`additionalProperties: false\`, \`all\` drops every property a schema with \`properties\` does not name. ${scope}`,
+});
 
 /** Rejects a key unless the sibling condition allows it; `why` is the whole message. */
 const forbidden = (why: string) => ({ not: {}, errorMessage: why });
@@ -70,14 +74,15 @@ const extract = {
   description: 'How to find the structured value in a text result.',
   properties: {
     format: {
-      enum: ['auto', 'json', 'yaml', 'regex'],
+      enum: ['auto', 'json', 'yaml', 'regex', 'table', 'csv', 'list'],
       description:
-        '`auto` (default) tries whole-text JSON, a fenced ```json block, embedded JSON, one JSON value per block, relaxed JSON, the `pattern` if one is set, then a scalar; `json`, `yaml` or `regex` use only that parser.',
+        '`auto` (default) tries whole-text JSON, a fenced ```json block, embedded JSON, one JSON value per block, relaxed JSON, then (when the schema wants an array) pipe tables and Markdown lists, the `pattern` if one is set, then a scalar. `json`, `yaml`, `regex` use only that parser; `table` reads GitHub-flavoured pipe tables (header row = keys), `csv` RFC 4180 CSV with a header row, `list` Markdown bulleted or numbered lists (item texts, or objects with `pattern`).',
     },
     pattern: {
       type: 'string',
       minLength: 1,
-      description: 'For `format: regex` (and then required), or `auto` (tried after relaxed JSON): a JavaScript regular expression; named groups become fields.',
+      description:
+        'For `format: regex` (and then required), `list` (each item matched; an item that does not match makes the list unreadable) or `auto` (tried after relaxed JSON, tables and lists): a JavaScript regular expression; named groups become fields. Run by RE2 (linear time) unless it uses lookaround or backreferences.',
     },
     flags: {
       type: 'string',
@@ -100,22 +105,37 @@ const extract = {
       minLength: 1,
       description: 'Wrap the (selected) value as `{"<wrap>": value}`.',
     },
+    delimiter: {
+      type: 'string',
+      pattern: '^[^"\\r\\n]$',
+      patternErrorMessage: 'must be one character other than a double quote or a line break (e.g. "\\t" for TSV)',
+      description: 'For `format: csv`: the field separator, one character (default `,`; `"\\t"` for TSV).',
+    },
   },
-  // The contract's own example sets pattern/flags/all under `format: auto`, so only json/yaml reject them.
+  // The contract's own example sets pattern/flags/all under `format: auto`, so only the formats that never
+  // use a pattern reject them.
   allOf: [
     {
       if: { properties: { format: { const: 'regex' } }, required: ['format'] },
       then: { required: ['pattern'], errorMessage: '`format: regex` needs a `pattern`' },
     },
     {
-      if: { properties: { format: { enum: ['json', 'yaml'] } }, required: ['format'] },
+      if: { properties: { format: { enum: ['json', 'yaml', 'table', 'csv'] } }, required: ['format'] },
       then: {
         properties: {
-          pattern: forbidden('`pattern` cannot be used with format json or yaml (it is for format regex)'),
-          flags: forbidden('`flags` cannot be used with format json or yaml (it is for format regex)'),
-          all: forbidden('`all` cannot be used with format json or yaml (it is for format regex)'),
+          pattern: forbidden('`pattern` cannot be used with format json, yaml, table or csv (it is for format regex, list or auto)'),
+          flags: forbidden('`flags` cannot be used with format json, yaml, table or csv (it is for format regex, list or auto)'),
+          all: forbidden('`all` cannot be used with format json, yaml, table or csv (it is for format regex or auto)'),
         },
       },
+    },
+    {
+      if: { properties: { format: { const: 'list' } }, required: ['format'] },
+      then: { properties: { all: forbidden('`all` cannot be used with format list (a list is always every item)') } },
+    },
+    {
+      if: { properties: { format: { const: 'csv' } }, required: ['format'] },
+      else: { properties: { delimiter: forbidden('`delimiter` is only for format csv') } },
     },
   ],
 };
@@ -133,6 +153,9 @@ const tool = {
     onInvalid,
     legacyRoots,
     coerce,
+    removeAdditional: removeAdditional(
+      "Applies to values extracted from text and, because it is set on the tool itself, to the upstream's own structuredContent too. Never to isError results.",
+    ),
   },
   allOf: [
     { not: { required: ['outputSchema', 'outputSchemaFile'] }, errorMessage: 'use outputSchema or outputSchemaFile, not both' },
@@ -343,8 +366,20 @@ export const CONFIG_SCHEMA = {
     defaults: {
       type: 'object',
       additionalProperties: false,
-      description: 'Settings every tool (onInvalid, legacyRoots, coerce) and every upstream (bridge, maxSessions, idleTimeoutMs, share, record) inherits unless it sets its own.',
-      properties: { onInvalid, legacyRoots, coerce, bridge, maxSessions, idleTimeoutMs, share, record: { ...record, required: ['dir'] } },
+      description: 'Settings every tool (onInvalid, legacyRoots, coerce, removeAdditional) and every upstream (bridge, maxSessions, idleTimeoutMs, share, record) inherits unless it sets its own.',
+      properties: {
+        onInvalid,
+        legacyRoots,
+        coerce,
+        removeAdditional: removeAdditional(
+          "Inherited by tools for values extracted from text; an upstream's own structuredContent is pruned only when the tool's entry sets it.",
+        ),
+        bridge,
+        maxSessions,
+        idleTimeoutMs,
+        share,
+        record: { ...record, required: ['dir'] },
+      },
     },
     upstreams: {
       type: 'object',

@@ -10,19 +10,30 @@ import type { JsonSchema } from '../json.js';
 export type OnInvalid = 'error' | 'passthrough';
 /** How non-object roots are served to 2025-06-18 / 2025-11-25 clients. */
 export type LegacyRoots = 'wrap' | 'drop';
-/** Extraction strategy for text results. */
-export type ExtractFormat = 'auto' | 'json' | 'yaml' | 'regex';
+/** Extraction strategy for text results (`table`, `csv`, `list`: tabular and listed prose). */
+export type ExtractFormat = 'auto' | 'json' | 'yaml' | 'regex' | 'table' | 'csv' | 'list';
+/**
+ * Dropping properties the outputSchema does not allow, before validation (ajv's `removeAdditional`):
+ * `false` keeps them (the default), `true` drops those where the schema says `additionalProperties: false`,
+ * `all` drops every property a schema with `properties` does not name.
+ */
+export type RemoveAdditional = boolean | 'all';
 
 /** Per-tool extraction settings (`extract:`). */
 export interface ExtractConfig {
   /** Strategy; `auto` tries the contract's candidates in order. */
   readonly format: ExtractFormat;
-  /** `regex` only: a JavaScript regular expression; named groups become fields. */
+  /**
+   * `regex` (required), `auto` (tried after relaxed JSON) and `list` (each item matched): a JavaScript
+   * regular expression; named groups become fields.
+   */
   readonly pattern?: string;
-  /** `regex` only: JavaScript flags (m, i, s, u). */
+  /** With `pattern`: JavaScript flags (m, i, s, u). */
   readonly flags?: string;
-  /** `regex` only: every match, as an array. */
+  /** `regex` and `auto` only: every match, as an array. */
   readonly all?: boolean;
+  /** `csv` only: the field separator, one character (default `,`; `"\t"` for TSV). */
+  readonly delimiter?: string;
   /** A JSON pointer into the parsed value. */
   readonly select?: string;
   /** Wrap the (selected) value as `{ [wrap]: value }`. */
@@ -34,6 +45,8 @@ export interface ToolDefaults {
   readonly onInvalid: OnInvalid;
   readonly legacyRoots: LegacyRoots;
   readonly coerce: boolean;
+  /** For extracted values of tools that do not set their own (default false); never for native structuredContent. */
+  readonly removeAdditional?: RemoveAdditional;
 }
 
 /** One entry under an upstream's `tools:` (key: exact tool name or glob). */
@@ -50,6 +63,11 @@ export interface ToolConfig {
   readonly onInvalid?: OnInvalid;
   readonly legacyRoots?: LegacyRoots;
   readonly coerce?: boolean;
+  /**
+   * Set only when the tool's own entry sets it (not inherited): then it also applies to the upstream's own
+   * structuredContent. Extracted values inherit `defaults.removeAdditional` when this is absent.
+   */
+  readonly removeAdditional?: RemoveAdditional;
 }
 
 /**
@@ -152,4 +170,5 @@ export const DEFAULTS = Object.freeze({
   coerce: true,
   recordMaxPerTool: 20,
   recordMaxBytes: 256 * 1024,
+  removeAdditional: false as RemoveAdditional,
 });

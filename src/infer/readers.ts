@@ -12,6 +12,7 @@ import { extractEmbedded } from '../retrofit/extract/embedded.js';
 import { extractFenced } from '../retrofit/extract/fenced.js';
 import { extractJson } from '../retrofit/extract/json.js';
 import { extractRelaxed } from '../retrofit/extract/relaxed.js';
+import { readingLocator } from '../retrofit/locator.js';
 import { extractYaml } from '../retrofit/extract/yaml.js';
 
 /** One way of reading a result's text blocks. */
@@ -35,7 +36,8 @@ const joined = (texts: readonly string[]): string => texts.join('\n');
  * prose that happens to hold a colon, not a report.
  */
 function yamlReport(text: string): Json | undefined {
-  const value = extractYaml(text);
+  // No schema yet: nothing is wanted anywhere, so each scalar is its YAML value where that prints back as its text.
+  const value = extractYaml(text, readingLocator(true, { format: 'yaml' }))?.value;
   if (Array.isArray(value)) return value;
   return isJsonObject(value) && Object.keys(value).length >= 2 ? value : undefined;
 }

@@ -34,6 +34,14 @@ export const ISOLATE_DEADLINE_MS = 250;
 /** …plus this much per KiB of text, so a large legitimate input is not cut off (a 1 MiB text gets 506 ms). */
 const ISOLATE_MS_PER_KIB = 0.25;
 
+/** An isolated tool's retrofit could not go to its worker: a failed reading, never an inline run. */
+class IsolationUnavailable extends Error {
+  constructor(why: string) {
+    super(`the extraction must run on the isolation worker thread, and ${why}`);
+    this.name = 'IsolationUnavailable';
+  }
+}
+
 export interface Rewriter {
   /** True when responses to this method may be rewritten (tools/list, tools/call, tasks/result). */
   needsRewrite(method: string): boolean;
@@ -53,7 +61,10 @@ export interface RewriterOptions {
   readonly offloadBytes?: number;
   /** The large-result pool (default: one worker, started with the first large result); false: never offload. */
   readonly pool?: OffloadPool | false;
-  /** The isolation pool (default: one worker, kept booted); false: isolated tools run inline (tests). */
+  /**
+   * The isolation pool (default: one worker, kept booted). false: isolated tools run inline on the calling
+   * thread — for unit tests of the engine only; the gateway never sets it.
+   */
   readonly isolatePool?: OffloadPool | false;
 }
 
@@ -147,7 +158,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   /** A job that did not finish: stopped at its deadline (a failed reading), or the worker failed (pass through). */
   function failed(request: PendingRequest, tool: string, message: JsonObject, err: unknown, log: Logger): Rewritten {
     const result = message.result as JsonObject;
-    if (err instanceof DeadlineExceeded) {
+    if (err instanceof DeadlineExceeded || err instanceof IsolationUnavailable) {
       const entry = request.policy?.resolve(tool);
       const outcome: CallOutcome = { tool, outcome: 'unparseable', reasons: [err.message] };
       reportOutcome(metrics, request, tool, outcome, log);
@@ -192,11 +203,11 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const bytes = textLength(result, entry.compiled?.isolate ? Infinity : threshold);
     const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result };
     if (entry.compiled?.isolate) {
+      // Never inline on the event loop: without its worker (or over the queue bound) it is a failed reading.
+      if (!isolated) return undefined;
       const pool = usable(isolated, 'isolated extractions', log);
-      if (pool) {
-        const job = pool.run({ ...base, bytes, deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((bytes / 1024) * ISOLATE_MS_PER_KIB) });
-        if (job) return job;
-      }
+      const job = pool?.run({ ...base, bytes, deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((bytes / 1024) * ISOLATE_MS_PER_KIB) });
+      return job ?? Promise.reject(new IsolationUnavailable(pool ? 'its queue is full' : 'it is unavailable'));
     }
     if (bytes <= threshold) return undefined;
     const pool = usable(large, 'large results', log);

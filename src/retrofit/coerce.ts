@@ -1,42 +1,13 @@
 /**
  * `coerce: true`: strings become numbers, integers or booleans where the schema asks for those and not for a
  * string. Nothing else is coerced (ajv's coerceTypes would also turn numbers into strings and nulls into "").
- * The walk follows the data, so it terminates; `$ref` chains are bounded.
+ * A string becomes a number only when the number is exactly what it spells (exact-number.ts): "9007199254740993"
+ * is never turned into 9007199254740992; it stays a string and the reason says why. The walk follows the data,
+ * so it terminates.
  */
 import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../json.js';
-import { resolveLocalRef } from './pointer.js';
-
-const NUMBER_RE = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
-const MAX_REF_HOPS = 32;
-
-/** The schema and everything it unconditionally applies: resolved `$ref`s and `allOf` members. */
-function applicable(schema: Json | undefined, root: Json, hops = 0): JsonObject[] {
-  if (!isJsonObject(schema) || hops > MAX_REF_HOPS) return [];
-  const out = [schema];
-  if (typeof schema.$ref === 'string') out.push(...applicable(resolveLocalRef(root, schema.$ref), root, hops + 1));
-  if (Array.isArray(schema.allOf)) for (const s of schema.allOf) out.push(...applicable(s, root, hops + 1));
-  return out;
-}
-
-function typesOf(schemas: readonly JsonObject[]): Set<string> {
-  const types = new Set<string>();
-  for (const s of schemas) {
-    if (typeof s.type === 'string') types.add(s.type);
-    else if (Array.isArray(s.type)) for (const t of s.type) if (typeof t === 'string') types.add(t);
-  }
-  return types;
-}
-
-function branches(schemas: readonly JsonObject[], root: Json): JsonObject[][] {
-  const out: JsonObject[][] = [];
-  for (const s of schemas) {
-    for (const key of ['anyOf', 'oneOf'] as const) {
-      const list = s[key];
-      if (Array.isArray(list)) for (const b of list) out.push(applicable(b, root));
-    }
-  }
-  return out;
-}
+import { inexactReason, readNumber } from './exact-number.js';
+import { applicable, branches, itemSchemas, propertySchemas, typesOf } from './schema-walk.js';
 
 function jsonType(value: Json): string {
   if (value === null) return 'null';
@@ -44,96 +15,111 @@ function jsonType(value: Json): string {
   return typeof value;
 }
 
-function coerceString(text: string, types: ReadonlySet<string>): Json {
+/** Where the walk is, for reasons: JSON pointer tokens, built into a string only when a reason is written. */
+type Path = (string | number)[];
+
+function pointer(path: Path): string {
+  return path.map((t) => `/${String(t).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+interface Walk {
+  readonly root: Json;
+  readonly notes: string[] | undefined;
+  readonly path: Path;
+}
+
+function coerceString(text: string, types: ReadonlySet<string>, walk: Walk): Json {
   if (types.size === 0 || types.has('string')) return text;
   const trimmed = text.trim();
-  if ((types.has('number') || types.has('integer')) && NUMBER_RE.test(trimmed)) {
-    const n = Number(trimmed);
-    if (types.has('number') || Number.isInteger(n)) return n;
+  if (types.has('number') || types.has('integer')) {
+    const read = readNumber(trimmed);
+    if (read.ok && (types.has('number') || Number.isInteger(read.value))) return read.value;
+    if (!read.ok && read.inexact) walk.notes?.push(inexactReason(pointer(walk.path), trimmed));
   }
   if (types.has('boolean') && (trimmed === 'true' || trimmed === 'false')) return trimmed === 'true';
   return text;
 }
 
-function coerceWith(value: Json, schemas: JsonObject[], root: Json): Json {
-  let types = typesOf(schemas);
-  let scope = schemas;
+/** What one scope (the schemas at a location) says, computed once per scope: rows of a table share it. */
+interface Scope {
+  readonly schemas: JsonObject[];
+  readonly types: Set<string>;
+  readonly alternatives: JsonObject[][];
+  readonly branchTypes: Set<string>[];
+  readonly properties: Map<string, Scope>;
+  /** The scope of every item when no schema here is a tuple; undefined until needed. */
+  items?: Scope | null;
+}
+
+function scopeOf(schemas: JsonObject[], root: Json): Scope {
   const alternatives = branches(schemas, root);
-  if (alternatives.length > 0) {
+  return { schemas, types: typesOf(schemas), alternatives, branchTypes: alternatives.map(typesOf), properties: new Map() };
+}
+
+function isTuple(schemas: readonly JsonObject[]): boolean {
+  return schemas.some((s) => Array.isArray(s.prefixItems) || Array.isArray(s.items));
+}
+
+function itemScope(scope: Scope, index: number, root: Json): Scope {
+  if (scope.items === undefined) scope.items = isTuple(scope.schemas) ? null : scopeOf(itemSchemas(scope.schemas, 0, root), root);
+  return scope.items ?? scopeOf(itemSchemas(scope.schemas, index, root), root);
+}
+
+function propertyScope(scope: Scope, key: string, root: Json): Scope {
+  let sub = scope.properties.get(key);
+  if (sub === undefined) {
+    sub = scopeOf(propertySchemas(scope.schemas, key, root), root);
+    // Keys come from the data: bound the memo so a value with a million distinct keys cannot grow it.
+    if (scope.properties.size < 1000) scope.properties.set(key, sub);
+  }
+  return sub;
+}
+
+function coerceWith(value: Json, at: Scope, walk: Walk): Json {
+  let types = at.types;
+  let scope = at;
+  if (at.alternatives.length > 0) {
     // With anyOf/oneOf, coerce a string only when no branch takes strings; structures follow the first
     // branch whose type fits the value.
-    const branchTypes = alternatives.map(typesOf);
     if (typeof value === 'string' && types.size === 0) {
-      if (branchTypes.some((t) => t.size === 0 || t.has('string'))) return value;
-      types = new Set(branchTypes.flatMap((t) => [...t]));
+      if (at.branchTypes.some((t) => t.size === 0 || t.has('string'))) return value;
+      types = new Set(at.branchTypes.flatMap((t) => [...t]));
     } else if (typeof value === 'object' && value !== null) {
       const kind = jsonType(value);
-      const fit = branchTypes.findIndex((t) => t.has(kind));
-      if (fit >= 0) scope = [...schemas, ...alternatives[fit]!];
+      const fit = at.branchTypes.findIndex((t) => t.has(kind));
+      if (fit >= 0) scope = scopeOf([...at.schemas, ...at.alternatives[fit]!], walk.root);
     }
   }
-  if (typeof value === 'string') return coerceString(value, types);
-  if (Array.isArray(value)) return value.map((item, i) => coerceWith(item, itemSchemas(scope, i, root), root));
+  if (typeof value === 'string') return coerceString(value, types, walk);
+  if (Array.isArray(value)) {
+    return value.map((item, i) => {
+      walk.path.push(i);
+      const out = coerceWith(item, itemScope(scope, i, walk.root), walk);
+      walk.path.pop();
+      return out;
+    });
+  }
   if (isJsonObject(value)) {
     const out: JsonObject = {};
     for (const [key, item] of Object.entries(value)) {
-      const sub = propertySchemas(scope, key, root);
-      Object.defineProperty(out, key, { value: sub.length > 0 ? coerceWith(item, sub, root) : item, enumerable: true, writable: true, configurable: true });
+      const sub = propertyScope(scope, key, walk.root);
+      walk.path.push(key);
+      const next = sub.schemas.length > 0 ? coerceWith(item, sub, walk) : item;
+      walk.path.pop();
+      // Only `__proto__` needs defineProperty (assignment would set the prototype); it is rare, and
+      // defineProperty for every key would put the copy into V8's slow dictionary mode.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+      else out[key] = next;
     }
     return out;
   }
   return value;
 }
 
-function itemSchemas(schemas: readonly JsonObject[], index: number, root: Json): JsonObject[] {
-  const out: JsonObject[] = [];
-  for (const s of schemas) {
-    const tuple = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : undefined;
-    if (tuple && index < tuple.length) out.push(...applicable(tuple[index], root));
-    else if (isJsonObject(s.items)) out.push(...applicable(s.items, root));
-    else if (Array.isArray(s.items) && isJsonObject(s.additionalItems)) out.push(...applicable(s.additionalItems, root));
-  }
-  return out;
-}
-
-function propertySchemas(schemas: readonly JsonObject[], key: string, root: Json): JsonObject[] {
-  const out: JsonObject[] = [];
-  for (const s of schemas) {
-    if (isJsonObject(s.properties) && Object.hasOwn(s.properties, key)) {
-      out.push(...applicable(s.properties[key], root));
-      continue;
-    }
-    let matched = false;
-    if (isJsonObject(s.patternProperties)) {
-      for (const [pattern, sub] of Object.entries(s.patternProperties)) {
-        if (safeTest(pattern, key)) {
-          out.push(...applicable(sub, root));
-          matched = true;
-        }
-      }
-    }
-    if (!matched && isJsonObject(s.additionalProperties)) out.push(...applicable(s.additionalProperties, root));
-  }
-  return out;
-}
-
-// patternProperties come from configured schemas (a finite set): compile each once.
-const patterns = new Map<string, RegExp | null>();
-
-function safeTest(pattern: string, key: string): boolean {
-  let re = patterns.get(pattern);
-  if (re === undefined) {
-    try {
-      re = new RegExp(pattern, 'u');
-    } catch {
-      re = null;
-    }
-    if (patterns.size < 1000) patterns.set(pattern, re);
-  }
-  return re !== null && re.test(key);
-}
-
-/** A copy of `value` with strings coerced to the number/integer/boolean types `schema` asks for. */
-export function coerce(value: Json, schema: JsonSchema): Json {
-  return coerceWith(value, applicable(schema, schema), schema);
+/**
+ * A copy of `value` with strings coerced to the number/integer/boolean types `schema` asks for. Strings that
+ * spell a number a JSON number cannot hold exactly stay strings; for each, a reason goes onto `notes`.
+ */
+export function coerce(value: Json, schema: JsonSchema, notes?: string[]): Json {
+  return coerceWith(value, scopeOf(applicable(schema, schema), schema), { root: schema, notes, path: [] });
 }

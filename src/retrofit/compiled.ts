@@ -1,10 +1,11 @@
 /**
- * One tool's policy, compiled: defaults merged, schemas compiled once, the era projection of the output
- * schema precomputed, the regex built. Produced at config load by src/policy/compile.ts.
+ * One tool's policy, compiled: defaults merged, schemas compiled once (once per removeAdditional mode), the
+ * era projection of the output schema precomputed, the pattern built. Produced at config load by
+ * src/policy/compile.ts.
  */
 import type { JsonObject, JsonSchema } from '../json.js';
-import type { ExtractConfig, LegacyRoots, OnInvalid, ToolConfig, ToolDefaults } from '../config/types.js';
-import { prepareRegexGuard } from './extract/regex-guard.js';
+import { DEFAULTS, type ExtractConfig, type LegacyRoots, type OnInvalid, type RemoveAdditional, type ToolConfig, type ToolDefaults } from '../config/types.js';
+import { compilePattern, type CompiledPattern } from './extract/pattern.js';
 import { compileSchema, type Validator } from './validate.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
 
@@ -12,7 +13,14 @@ import { isObjectRoot, wrapSchema } from './wrap.js';
 export interface CompiledOutput {
   /** The schema as configured (served as is to 2026-07-28 clients). */
   readonly schema: JsonSchema;
+  /** Validates extracted values; with `removeText`, it also drops what that mode removes (in place). */
   readonly validate: Validator;
+  /** Validates the upstream's own structuredContent; with `removeNative`, it also drops (in place). */
+  readonly validateNative: Validator;
+  /** The removeAdditional mode of `validate` (false: it never changes the value). */
+  readonly removeText: RemoveAdditional;
+  /** The removeAdditional mode of `validateNative`: only a mode the tool's own entry sets. */
+  readonly removeNative: RemoveAdditional;
   /** True when object-only clients cannot take the schema as is (its root `type` is not "object"). */
   readonly needsWrap: boolean;
   /** `{type:"object",properties:{result:S},required:["result"]}` when needsWrap, else undefined. */
@@ -28,11 +36,15 @@ export interface CompiledTool {
   readonly output?: CompiledOutput;
   /** A configured replacement inputSchema. */
   readonly inputSchema?: JsonObject;
-  /** `extract.pattern` (format regex, or auto with a pattern), with `g` when `all`. */
+  /** `extract.pattern` (format regex or list, or auto with a pattern), compiled: RE2 where it can run it. */
+  readonly pattern?: CompiledPattern;
+  /** The pattern as a JavaScript RegExp, with `g` when `all` (= pattern.js). */
   readonly regex?: RegExp;
   /**
-   * Why this tool's extraction cannot be bounded in time on the event loop (a backtracking pattern, a YAML
-   * parse), when it cannot: the pipeline then runs its retrofits on the isolation worker, under a deadline.
+   * Set, to a short reason, exactly when this tool's extraction includes a step whose time cannot be bounded
+   * (src/retrofit/extract/unbounded.ts): a YAML parse, or a pattern RE2 cannot run (or cannot run on every
+   * text). The rewrite pipeline runs such tools' retrofits only on its isolation worker thread, under a
+   * deadline; every other tool's retrofit is linear and runs where the pipeline decides.
    */
   readonly isolate?: string;
 }
@@ -44,12 +56,11 @@ export interface ToolCompileError {
 }
 
 const DEFAULT_EXTRACT: ExtractConfig = { format: 'auto' };
+const TAKES_PATTERN = new Set(['regex', 'auto', 'list']);
 
-function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegExp | undefined {
-  // YAML readings run on the extraction guard's worker too: start it booting at load.
-  if (extract.format === 'yaml') prepareRegexGuard();
-  // `auto` with a pattern offers the regex reading as one more candidate; json/yaml ignore none (the loader rejects it).
-  if (extract.format !== 'regex' && extract.format !== 'auto') return undefined;
+function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[]): CompiledPattern | undefined {
+  // `auto` and `list` with a pattern use it too; the other formats cannot have one (the loader rejects it).
+  if (!TAKES_PATTERN.has(extract.format)) return undefined;
   if (extract.pattern === undefined) {
     if (extract.format === 'regex') errors.push({ path: ['extract'], message: 'format regex needs a pattern' });
     return undefined;
@@ -60,10 +71,7 @@ function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegEx
     return undefined;
   }
   try {
-    const regex = new RegExp(extract.pattern, extract.all ? `${flags}g` : flags);
-    // Configured patterns run on the guard's worker; start it booting now, off the request path.
-    prepareRegexGuard();
-    return regex;
+    return compilePattern(extract.pattern, flags, extract.format !== 'list' && extract.all === true);
   } catch (err) {
     const path = /flag/i.test(String(err)) ? 'flags' : 'pattern';
     // V8 says "Invalid regular expression: /(/: Unterminated group": keep its detail, not its prefix twice.
@@ -73,24 +81,28 @@ function compileRegex(extract: ExtractConfig, errors: ToolCompileError[]): RegEx
   }
 }
 
+function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeNative: RemoveAdditional, errors: ToolCompileError[]): CompiledOutput | undefined {
+  const compiled = compileSchema(schema, removeText);
+  if (!compiled.ok) {
+    errors.push({ path: ['outputSchema', ...(compiled.path ?? [])], message: `outputSchema does not compile: ${compiled.message}` });
+    return undefined;
+  }
+  const native = removeNative === removeText ? compiled : compileSchema(schema, removeNative);
+  const needsWrap = !isObjectRoot(schema);
+  const wrapped = needsWrap ? wrapSchema(schema) : undefined;
+  // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
+  const check = wrapped ? compileSchema(wrapped) : compiled;
+  if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
+  if (!native.ok) return undefined;
+  return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, needsWrap, ...(wrapped && { wrapped }) };
+}
+
 /** Compile a tool entry against the defaults; errors are collected, never thrown. */
 export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool: CompiledTool; errors: ToolCompileError[] } {
   const errors: ToolCompileError[] = [];
   const extract = config.extract ?? DEFAULT_EXTRACT;
-  let output: CompiledOutput | undefined;
-  if (config.outputSchema !== undefined) {
-    const schema = config.outputSchema;
-    const compiled = compileSchema(schema);
-    if (!compiled.ok) errors.push({ path: ['outputSchema', ...(compiled.path ?? [])], message: `outputSchema does not compile: ${compiled.message}` });
-    else {
-      const needsWrap = !isObjectRoot(schema);
-      const wrapped = needsWrap ? wrapSchema(schema) : undefined;
-      // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
-      const check = wrapped ? compileSchema(wrapped) : compiled;
-      if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
-      output = { schema, validate: compiled.validate, needsWrap, ...(wrapped && { wrapped }) };
-    }
-  }
+  const removeText = config.removeAdditional ?? defaults.removeAdditional ?? DEFAULTS.removeAdditional;
+  const output = config.outputSchema === undefined ? undefined : compileOutput(config.outputSchema, removeText, config.removeAdditional ?? false, errors);
   let inputSchema: JsonObject | undefined;
   if (config.inputSchema !== undefined) {
     const schema = config.inputSchema;
@@ -99,11 +111,11 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
     else if (!isObjectRoot(schema)) errors.push({ path: ['inputSchema'], message: 'inputSchema must have type: object at its root' });
     else inputSchema = schema as JsonObject;
   }
-  const regex = compileRegex(extract, errors);
+  const pattern = compileExtractPattern(extract, errors);
   if (extract.select !== undefined && extract.select !== '' && !extract.select.startsWith('/')) {
     errors.push({ path: ['extract', 'select'], message: 'select must be a JSON pointer ("" or starting with "/")' });
   }
-  const isolate = extract.format === 'yaml' ? 'yaml parsing' : regex ? 'a configured pattern' : undefined;
+  const isolate = extract.format === 'yaml' ? 'yaml parsing' : pattern?.isolate;
   const tool: CompiledTool = {
     onInvalid: config.onInvalid ?? defaults.onInvalid,
     legacyRoots: config.legacyRoots ?? defaults.legacyRoots,
@@ -111,8 +123,8 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
     extract,
     ...(output && { output }),
     ...(inputSchema && { inputSchema }),
-    ...(regex && { regex }),
-    ...(isolate !== undefined && output && { isolate }),
+    ...(pattern && { pattern, regex: pattern.js }),
+    ...(isolate !== undefined && { isolate }),
   };
   return { tool, errors };
 }

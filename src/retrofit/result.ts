@@ -3,7 +3,7 @@
  * results alone; validate upstream structuredContent or extract candidates from text; select → wrap →
  * coerce → validate; then either serve the value (projected for the client's era) or the failure.
  */
-import type { Json, JsonObject } from '../json.js';
+import type { Json, JsonObject, JsonSchema } from '../json.js';
 import type { CallOutcome } from './engine.js';
 import type { CompiledOutput, CompiledTool } from './compiled.js';
 import { coerce } from './coerce.js';
@@ -12,7 +12,7 @@ import { candidates, type Candidate } from './extract/index.js';
 import { errorResult, failureText, summarize } from './outcome.js';
 import { getPointer } from './pointer.js';
 import { projectionFor, projectResult } from './project.js';
-import { check as validateValue } from './validate.js';
+import { check as validateValue, type Validator } from './validate.js';
 import { RESULT_KEY } from './wrap.js';
 import { eraOf } from '../protocol/era.js';
 
@@ -25,31 +25,63 @@ export function isNonFinal(result: JsonObject): boolean {
 
 type Checked = { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly reasons: string[] };
 
-/** select → wrap → validate, and when that fails and coercion is on, coerce → validate again. */
-function check(value: Json, tool: CompiledTool, output: CompiledOutput): Checked {
+/** How one value is checked: the validator, whether it removes properties, and whether to coerce. */
+interface Checking {
+  readonly validate: Validator;
+  readonly removes: boolean;
+  readonly coerce: boolean;
+}
+
+/**
+ * select → wrap → validate, and when that fails and coercion is on, coerce → validate again. A validator
+ * that removes properties works on a copy: the value may be a part of a reading that later candidates
+ * reuse, or the upstream's own structuredContent, which is still being forwarded.
+ */
+function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchema, notes?: readonly string[], coerceFirst = false): Checked {
   let current: Json | undefined = value;
   const { select, wrap } = tool.extract;
   if (select !== undefined) {
     current = getPointer(current, select);
     if (current === undefined) return { ok: false, reasons: [`select ${select}: no such value`] };
   }
+  if (how.removes) current = structuredClone(current);
   if (wrap !== undefined) current = { [wrap]: current };
+  const explained = (reasons: string[], more: readonly string[] = []): string[] => [...reasons, ...(notes ?? []), ...more];
+  // Readings made of strings (cells, items, groups) are typed by coercion whenever the schema wants numbers:
+  // coerce them at once instead of collecting a failure for every cell first.
+  if (coerceFirst && how.coerce) {
+    const coerceNotes: string[] = [];
+    const coerced = coerce(current, schema, coerceNotes);
+    const verdict = validateValue(how.validate, coerced);
+    return verdict.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(verdict.reasons, coerceNotes) };
+  }
   // Validate first: most values need no coercion, and coercing copies the whole value (the bulk of a 100 KB
   // retrofit's cost). Only a value that fails is coerced and checked again.
-  const verdict = validateValue(output.validate, current);
+  const verdict = validateValue(how.validate, current);
   if (verdict.ok) return { ok: true, value: current };
-  if (!tool.coerce) return { ok: false, reasons: verdict.reasons };
-  const coerced = coerce(current, output.schema);
-  if (coerced === current) return { ok: false, reasons: verdict.reasons };
-  const second = validateValue(output.validate, coerced);
-  return second.ok ? { ok: true, value: coerced } : { ok: false, reasons: second.reasons };
+  if (!how.coerce) return { ok: false, reasons: explained(verdict.reasons) };
+  const coerceNotes: string[] = [];
+  const coerced = coerce(current, schema, coerceNotes);
+  if (coerced === current) return { ok: false, reasons: explained(verdict.reasons) };
+  const second = validateValue(how.validate, coerced);
+  return second.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(second.reasons, coerceNotes) };
 }
+
+function textChecking(tool: CompiledTool, output: CompiledOutput): Checking {
+  return { validate: output.validate, removes: output.removeText !== false, coerce: tool.coerce };
+}
+
+/** Readings whose values are all strings taken from the text. */
+const STRING_READINGS: ReadonlySet<string> = new Set(['table', 'csv', 'list', 'regex']);
 
 const NOTHING_FOUND = {
   auto: 'no JSON value found in the text content',
   json: 'the text content is not one JSON value',
   yaml: 'the text content is neither YAML nor "key: value" lines',
   regex: 'the pattern does not match the text content',
+  table: 'the text content holds no pipe table (a header row, then a delimiter row like | --- |)',
+  csv: 'the text content is not CSV with a header row',
+  list: 'the text content holds no Markdown list',
 } as const;
 
 type Found =
@@ -60,10 +92,11 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
   const texts = textsOf(result);
   let first: { candidate: Candidate; reasons: string[] } | undefined;
   const notes: string[] = [];
+  const how = textChecking(tool, output);
   for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0, notes)) {
     let checked: Checked;
     try {
-      checked = check(candidate.value, tool, output);
+      checked = check(candidate.value, tool, how, output.schema, candidate.notes, STRING_READINGS.has(candidate.format));
     } catch (err) {
       // Recursion over a value nested deeper than the stack (an upstream's `[[[[…]]]]`): a reading that
       // cannot be checked is a failed reading, not an engine failure that would pass the result through.
@@ -92,17 +125,18 @@ function wrappedInner(value: Json): { readonly inner: Json } | undefined {
  * and the value would be wrapped twice.
  */
 function fromNative(value: Json, tool: CompiledTool, output: CompiledOutput, revision: string): Found {
-  const asIs: CompiledTool = { ...tool, extract: { format: 'json' }, coerce: false };
+  const asIs: CompiledTool = { ...tool, extract: { format: 'json' } };
+  const how: Checking = { validate: output.validateNative, removes: output.removeNative !== false, coerce: false };
   const wrapped = output.needsWrap ? wrappedInner(value) : undefined;
   const unwrapFirst = wrapped !== undefined && eraOf(revision) !== 'modern';
   if (unwrapFirst) {
-    const inner = check(wrapped.inner, asIs, output);
+    const inner = check(wrapped.inner, asIs, how, output.schema);
     if (inner.ok) return { ok: true, value: inner.value, format: 'native' };
   }
-  const checked = check(value, asIs, output);
+  const checked = check(value, asIs, how, output.schema);
   if (checked.ok) return { ok: true, value: checked.value, format: 'native' };
   if (wrapped !== undefined && !unwrapFirst) {
-    const inner = check(wrapped.inner, asIs, output);
+    const inner = check(wrapped.inner, asIs, how, output.schema);
     if (inner.ok) return { ok: true, value: inner.value, format: 'native' };
   }
   return { ok: false, parsed: true, format: 'native', reasons: checked.reasons };

@@ -49,8 +49,12 @@ export function sanitize(value: unknown, depth = 0): Json | undefined {
   return undefined;
 }
 
-/** Set `key` on a plain object without ever invoking the `__proto__` setter. */
+/**
+ * Set `key` on a plain object without ever invoking the `__proto__` setter: the forbidden keys are dropped,
+ * and for every other key plain assignment creates an own property (defineProperty per field would push
+ * objects into V8's slow dictionary mode, which then slows validation and coercion too).
+ */
 export function setField(target: { [key: string]: Json }, key: string, value: Json): void {
   if (FORBIDDEN.has(key)) return;
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  target[key] = value;
 }

@@ -9,6 +9,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema } from '../json.js';
+import type { RemoveAdditional } from '../config/types.js';
 
 /** A compiled validator. `errors` is set after a failed call (ajv's convention). */
 export type Validator = ValidateFunction;
@@ -33,12 +34,14 @@ const OPTIONS: Options = { strict: false, allErrors: true, logger: false, valida
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-function createAjv(dialect: Dialect): Ajv {
+function createAjv(dialect: Dialect, removeAdditional: RemoveAdditional): Ajv {
+  // removeAdditional is an instance option: one instance per dialect and mode.
+  const options: Options = removeAdditional === false ? OPTIONS : { ...OPTIONS, removeAdditional };
   let ajv: Ajv;
-  if (dialect === '2020-12') ajv = new Ajv2020(OPTIONS);
-  else if (dialect === '2019-09') ajv = new Ajv2019(OPTIONS);
+  if (dialect === '2020-12') ajv = new Ajv2020(options);
+  else if (dialect === '2019-09') ajv = new Ajv2019(options);
   else {
-    ajv = new Ajv(OPTIONS);
+    ajv = new Ajv(options);
     // draft-06 documents are accepted by the draft-07 instance once its meta-schema is known.
     ajv.addMetaSchema(DRAFT_06_META);
   }
@@ -51,7 +54,7 @@ const DRAFT_06_META = {
   $id: 'http://json-schema.org/draft-06/schema#',
 };
 
-const shared = new Map<Dialect, Ajv>();
+const shared = new Map<string, Ajv>();
 
 /** The dialect a schema declares (2020-12 when it declares none), or undefined when we do not support it. */
 export function dialectOf(schema: JsonSchema): Dialect | undefined {
@@ -69,17 +72,20 @@ function mentionsId(schema: JsonSchema): boolean {
 /**
  * Compile a schema; never throws. Schemas that declare `$id`s get a private ajv instance, because ajv refuses
  * a second schema with the same id and two tools may legitimately share one schema file.
+ * With `removeAdditional` (true or "all") the validator deletes the properties that mode drops from the
+ * value it checks, in place (ajv's semantics): callers hand it a value nobody else holds.
  */
-export function compileSchema(schema: JsonSchema): CompileResult {
+export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditional = false): CompileResult {
   const dialect = dialectOf(schema);
   if (dialect === undefined) {
     const declared = typeof schema === 'object' ? JSON.stringify(schema.$schema) : '';
     return { ok: false, message: `unsupported JSON Schema dialect ${declared} (supported: 2020-12, 2019-09, draft-07, draft-06)`, path: ['$schema'] };
   }
-  let ajv = shared.get(dialect);
+  const key = `${dialect} ${String(removeAdditional)}`;
+  let ajv = shared.get(key);
   if (!ajv || mentionsId(schema)) {
-    ajv = createAjv(dialect);
-    if (!mentionsId(schema)) shared.set(dialect, ajv);
+    ajv = createAjv(dialect, removeAdditional);
+    if (!mentionsId(schema)) shared.set(key, ajv);
   }
   try {
     if (!ajv.validateSchema(schema)) {

@@ -1,26 +1,39 @@
 /**
  * Regression: `extract.format: yaml` parsed upstream text on the event loop, and the yaml package is
- * superlinear on some inputs (20k `{` took a quarter second, 200k about half a minute; 1.5 MB of ordinary
- * `key: value` lines over a second). The parse now runs on the extraction guard's worker with the same
- * deadline as patterns, and the outcome says when it was stopped. No timing assertion: without the guard the
- * first case does not finish within the test timeout.
+ * superlinear on some inputs (20k `{` took a quarter second, 200k about half a minute); a later guard bounded
+ * the parse but still blocked the event loop while it waited. YAML tools are now isolated: the rewrite
+ * pipeline parses on its isolation worker under a deadline, the outcome says when it was stopped, and
+ * ordinary reports still parse afterwards.
  */
-import { describe, expect, it } from 'vitest';
-import { rewriteToolCall } from '../../src/retrofit/engine.js';
-import { REGEX_DEADLINE_MS, whenRegexGuardReady } from '../../src/retrofit/extract/regex-guard.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/json.js';
+import { createLogger } from '../../src/log.js';
+import { createMetrics } from '../../src/metrics.js';
+import { createRewriter, type PendingRequest } from '../../src/pipeline/rewrite.js';
 import { upstreamWith } from '../unit/retrofit/helpers.js';
 
 const policy = upstreamWith({ info: { outputSchema: { type: 'object', required: ['status'] }, extract: { format: 'yaml' } } });
-const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
+const rewriter = createRewriter(createMetrics({ defaultMetrics: false }), { pool: false });
+rewriter.prepare();
+afterAll(() => rewriter.close());
+const log = createLogger({ level: 'silent' });
+const request: PendingRequest = { upstream: 'u', method: 'tools/call', tool: 'info', revision: '2025-11-25', policy };
+
+async function through(text: string): Promise<JsonObject> {
+  const out = await rewriter.respond(request, { message: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } } }, log);
+  if (out.kind === 'message') return out.message.result as JsonObject;
+  if (out.kind === 'unchanged') return out.original.result as JsonObject;
+  throw new Error(`unexpected ${out.kind}`);
+}
 
 describe('regression: an adversarial text for a yaml tool', () => {
-  it('is stopped at the deadline and reported; ordinary reports still parse afterwards', async () => {
-    await whenRegexGuardReady();
-    const out = rewriteToolCall(text('{'.repeat(200_000)), 'info', policy, '2025-11-25');
-    expect(out.outcome).toMatchObject({ outcome: 'unparseable', reasons: [`the YAML parse ran longer than ${REGEX_DEADLINE_MS} ms and was stopped`] });
-    await whenRegexGuardReady();
-    const ok = rewriteToolCall(text('status: running\n__proto__:\n  polluted: yes'), 'info', policy, '2025-11-25');
-    expect(ok.result.structuredContent).toEqual({ status: 'running' });
+  it('is stopped at the deadline on the isolation worker; ordinary reports still parse afterwards', async () => {
+    expect(policy.resolve('info')?.compiled?.isolate).toBe('yaml parsing');
+    const out = await through('{'.repeat(200_000));
+    expect(out.isError).toBe(true);
+    expect(((out.content as { text: string }[]).at(-1) ?? { text: '' }).text).toMatch(/ran longer than \d+ ms and was stopped/);
+    const ok = await through('status: running\n__proto__:\n  polluted: yes');
+    expect(ok.structuredContent).toEqual({ status: 'running' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

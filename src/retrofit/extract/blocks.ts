@@ -3,7 +3,7 @@
  * returned list this way (one block per item).
  */
 import type { Json } from '../../json.js';
-import { parseJson } from '../safe-json.js';
+import { parseJsonExact } from './exact-json.js';
 
 export function extractBlocks(texts: readonly string[]): Json[] | undefined {
   if (texts.length < 2) return undefined;
@@ -11,7 +11,7 @@ export function extractBlocks(texts: readonly string[]): Json[] | undefined {
   for (const text of texts) {
     const trimmed = text.trim();
     if (trimmed === '') return undefined;
-    const parsed = parseJson(trimmed);
+    const parsed = parseJsonExact(trimmed);
     if (!parsed.ok) return undefined;
     values.push(parsed.value);
   }

@@ -4,7 +4,7 @@
  * prose. Two or more JSON values make the text ambiguous, and then nothing is extracted.
  */
 import type { Json } from '../../json.js';
-import { parseJson } from '../safe-json.js';
+import { parseJsonExact } from './exact-json.js';
 import { scanSpans, TOO_DEEP } from './spans.js';
 
 const VALUE_START = /\s*(?:[{["\-\d\]]|true|false|null)/y;
@@ -23,7 +23,7 @@ export function extractEmbedded(text: string): Json | undefined {
   for (const span of scanSpans(text)) {
     if (span === TOO_DEEP) return undefined;
     if (!mayBeJson(text, span.start)) continue;
-    const parsed = parseJson(text.slice(span.start, span.end));
+    const parsed = parseJsonExact(text.slice(span.start, span.end));
     if (!parsed.ok) continue;
     if (found !== undefined) return undefined;
     found = parsed.value;

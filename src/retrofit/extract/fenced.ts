@@ -3,7 +3,7 @@
  * chat-tuned servers write it. Fences labelled with another language are skipped whole. One forward pass.
  */
 import type { Json } from '../../json.js';
-import { parseJson } from '../safe-json.js';
+import { parseJsonExact } from './exact-json.js';
 
 const FENCE = '```';
 
@@ -20,7 +20,7 @@ export function extractFenced(text: string): Json | undefined {
     if (close < 0) return undefined;
     from = close + FENCE.length;
     if (label !== '' && label !== 'json' && label !== 'jsonc') continue;
-    const parsed = parseJson(text.slice(eol + 1, close));
+    const parsed = parseJsonExact(text.slice(eol + 1, close));
     if (parsed.ok) return parsed.value;
   }
 }

@@ -1,73 +1,97 @@
 /**
  * The candidates of one result's text, lazily, in the contract's order. `auto` offers json, fenced,
- * embedded, blocks, relaxed, regex (when a pattern is configured), then scalar (when the schema wants one); the caller takes the first that
- * validates. `json` offers the whole text (or one value per block); `yaml` and `regex` their one reading.
+ * embedded, blocks, relaxed, then (when the schema wants an array where the reading lands) pipe tables and
+ * Markdown lists, the pattern (when one is configured), then scalar (when the schema wants one); the caller
+ * takes the first that validates. `json` offers the whole text (or one value per block); `yaml`, `regex`,
+ * `table`, `csv` and `list` their own readings. A candidate's `notes` explain it when it fails (numbers kept
+ * as text because a JSON number cannot hold them).
  */
 import type { Json, JsonSchema } from '../../json.js';
 import type { CompiledTool } from '../compiled.js';
+import { readingLocator, readingWantsArray } from '../locator.js';
+import { wantsArray } from '../root-types.js';
 import { extractBlocks } from './blocks.js';
 import { extractEmbedded } from './embedded.js';
+import { inexactNote } from './exact-json.js';
 import { extractFenced } from './fenced.js';
 import { extractJson } from './json.js';
+import { csvCandidates, listCandidates, tableCandidates } from './prose.js';
 import { extractRegex } from './regex.js';
 import { extractRelaxed } from './relaxed.js';
 import { extractScalars, wantsScalar } from './scalar.js';
-import { wantsArray } from '../root-types.js';
 import { extractYaml } from './yaml.js';
 
 /** The strategy that produced a candidate (the `format` label of metrics and logs). */
-export type ExtractorName = 'json' | 'fenced' | 'embedded' | 'blocks' | 'relaxed' | 'scalar' | 'yaml' | 'regex';
+export type ExtractorName = 'json' | 'fenced' | 'embedded' | 'blocks' | 'relaxed' | 'scalar' | 'yaml' | 'regex' | 'table' | 'csv' | 'list';
 
 /** One reading of the text. */
 export interface Candidate {
   readonly format: ExtractorName;
   readonly value: Json;
+  /** Why this reading may not be what the schema wants, added to its failure reasons. */
+  readonly notes?: readonly string[];
+}
+
+function withNote(format: ExtractorName, value: Json, note: string | undefined): Candidate {
+  return note === undefined ? { format, value } : { format, value, notes: [note] };
 }
 
 /**
  * The list readings: several JSON blocks; and, when the schema takes an array, a single non-array JSON
  * block as a one-item list (a Python server returning a list of one sends just that item).
  */
-function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema): Generator<Candidate> {
+function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema, note: string | undefined): Generator<Candidate> {
   const blocks = extractBlocks(texts);
-  if (blocks !== undefined) yield { format: 'blocks', value: blocks };
-  else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && wantsArray(schema)) yield { format: 'blocks', value: [whole] };
+  if (blocks !== undefined) yield withNote('blocks', blocks, note);
+  else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && wantsArray(schema)) yield withNote('blocks', [whole], note);
 }
 
 function* jsonish(text: string, texts: readonly string[], schema: JsonSchema): Generator<Candidate> {
+  const note = inexactNote(text);
   const whole = extractJson(text);
-  if (whole !== undefined) yield { format: 'json', value: whole };
-  yield* lists(texts, whole, schema);
+  if (whole !== undefined) yield withNote('json', whole, note);
+  yield* lists(texts, whole, schema, note);
 }
 
 function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool: CompiledTool, notes?: string[]): Generator<Candidate> {
+  const note = inexactNote(text);
   const whole = extractJson(text);
-  if (whole !== undefined) yield { format: 'json', value: whole };
+  if (whole !== undefined) yield withNote('json', whole, note);
   const fenced = extractFenced(text);
-  if (fenced !== undefined) yield { format: 'fenced', value: fenced };
+  if (fenced !== undefined) yield withNote('fenced', fenced, note);
   // When the whole text is JSON, it is its own single embedded span: nothing new to offer.
   if (whole === undefined) {
     const embedded = extractEmbedded(text);
-    if (embedded !== undefined) yield { format: 'embedded', value: embedded };
+    if (embedded !== undefined) yield withNote('embedded', embedded, note);
   }
-  yield* lists(texts, whole, schema);
+  yield* lists(texts, whole, schema, note);
   if (whole === undefined) {
     const relaxed = extractRelaxed(text);
-    if (relaxed !== undefined) yield { format: 'relaxed', value: relaxed };
+    if (relaxed !== undefined) yield withNote('relaxed', relaxed, note);
+  }
+  if (readingWantsArray(schema, tool.extract)) {
+    yield* tableCandidates(text, notes);
+    yield* listCandidates(text, undefined, notes);
   }
   // A pattern under `auto` is the last structured reading, before falling back to the text as a scalar.
-  if (tool.regex) {
-    const value = extractRegex(text, tool.regex, tool.extract.all ?? false, notes);
+  if (tool.pattern) {
+    const value = extractRegex(text, tool.pattern, tool.extract.all ?? false, notes);
     if (value !== undefined) yield { format: 'regex', value };
   }
-  if (wantsScalar(schema)) for (const value of extractScalars(text)) yield { format: 'scalar', value };
+  if (wantsScalar(schema)) yield* scalars(text);
+}
+
+function* scalars(text: string): Generator<Candidate> {
+  const { values, inexact } = extractScalars(text);
+  const note = inexact ? inexactNote(text.trim()) : undefined;
+  for (const value of values) yield withNote('scalar', value, note);
 }
 
 /**
  * Every reading of `texts` (the result's text blocks) that `tool` allows, in preference order.
  * `emptyContent`: the result had no content blocks at all — for an array schema, that is an empty list
- * (how a Python server returns `[]`). `notes` collects why a reading was refused (a regex stopped by its
- * guard), for the outcome's reasons.
+ * (how a Python server returns `[]`). `notes` collects why a reading was refused (a text over a bound, a
+ * table that cannot be read), for the outcome's reasons.
  */
 export function* candidates(texts: readonly string[], tool: CompiledTool, schema: JsonSchema, emptyContent = false, notes?: string[]): Generator<Candidate> {
   const format = tool.extract.format;
@@ -81,15 +105,24 @@ export function* candidates(texts: readonly string[], tool: CompiledTool, schema
       yield* jsonish(text, texts, schema);
       return;
     case 'yaml': {
-      const value = extractYaml(text, notes);
-      if (value !== undefined) yield { format: 'yaml', value };
+      const reading = extractYaml(text, readingLocator(schema, tool.extract), notes);
+      if (reading !== undefined) yield { format: 'yaml', value: reading.value, ...(reading.notes.length > 0 && { notes: reading.notes }) };
       return;
     }
     case 'regex': {
-      const value = tool.regex ? extractRegex(text, tool.regex, tool.extract.all ?? false, notes) : undefined;
+      const value = tool.pattern ? extractRegex(text, tool.pattern, tool.extract.all ?? false, notes) : undefined;
       if (value !== undefined) yield { format: 'regex', value };
       return;
     }
+    case 'table':
+      yield* tableCandidates(text, notes);
+      return;
+    case 'csv':
+      yield* csvCandidates(text, tool.extract.delimiter, notes);
+      return;
+    case 'list':
+      yield* listCandidates(text, tool.pattern, notes);
+      return;
     default:
       yield* auto(text, texts, schema, tool, notes);
   }

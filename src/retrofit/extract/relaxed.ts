@@ -6,7 +6,7 @@
  */
 import { jsonrepair } from 'jsonrepair';
 import type { Json } from '../../json.js';
-import { parseJson } from '../safe-json.js';
+import { parseJsonExact } from './exact-json.js';
 import { topLevelSpans } from './spans.js';
 
 // The first token inside the brackets must look like data, or jsonrepair turns prose such as
@@ -31,7 +31,7 @@ export function extractRelaxed(text: string): Json | undefined {
   } catch {
     return undefined;
   }
-  const parsed = parseJson(repaired);
+  const parsed = parseJsonExact(repaired);
   if (!parsed.ok) return undefined;
   const value = parsed.value;
   return typeof value === 'object' && value !== null ? value : undefined;

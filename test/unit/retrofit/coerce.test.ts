@@ -38,3 +38,15 @@ describe('coerce', () => {
     expect(value).toEqual({ a: '1' });
   });
 });
+
+describe('coerce never changes a number', () => {
+  it('leaves a string a JSON number cannot hold as it is, and says why at its pointer', () => {
+    const notes: string[] = [];
+    const schema: JsonSchema = { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, n: { type: 'number' } } } };
+    expect(coerce([{ id: '9007199254740993', n: '2.5' }], schema, notes)).toEqual([{ id: '9007199254740993', n: 2.5 }]);
+    expect(notes).toEqual([expect.stringMatching(/^\/0\/id 9007199254740993 has more digits than a JSON number holds exactly/)]);
+  });
+  it('turns 9007199254740992 (a double exactly) and 1.10 into numbers', () => {
+    expect(coerce({ a: '9007199254740992', b: '1.10' }, { properties: { a: { type: 'integer' }, b: { type: 'number' } } })).toEqual({ a: 9007199254740992, b: 1.1 });
+  });
+});

@@ -13,6 +13,8 @@ describe('10 MB inputs', () => {
     obj: { outputSchema: { type: 'object', required: ['ok'] } },
     arr: { outputSchema: { type: 'array' } },
     s: { outputSchema: { type: 'string' } },
+    rows: { outputSchema: { type: 'array', items: { type: 'object', properties: { n: { type: 'integer' } } } } },
+    csv: { outputSchema: { type: 'array' }, extract: { format: 'csv' } },
   });
 
   it('a 10 MB JSON array is extracted', () => {
@@ -41,5 +43,24 @@ describe('10 MB inputs', () => {
     const out = rewriteToolCall({ content: [{ type: 'text', text }] }, 's', policy, '2026-07-28');
     expect(out.outcome.outcome).toBe('extracted');
     expect(typeof out.result.structuredContent).toBe('string');
+  });
+
+  it('a 10 MB pipe table in prose is read by auto, cells typed', () => {
+    const body = Array.from({ length: 420_000 }, (_, i) => `| ${i} | ${'x'.repeat(12)} |`).join('\n');
+    const text = `Rows:\n\n| n | pad |\n|---|---|\n${body}\n`;
+    expect(text.length).toBeGreaterThan(10 * MB);
+    const out = rewriteToolCall({ content: [{ type: 'text', text }] }, 'rows', policy, '2026-07-28');
+    expect(out.outcome).toMatchObject({ outcome: 'extracted', format: 'table' });
+    expect((out.result.structuredContent as { n: number }[])[419_999]).toEqual({ n: 419_999, pad: 'xxxxxxxxxxxx' });
+  });
+
+  it('10 MB of CSV is read; 10 MB of prose with one bullet is a one-item list, not slow', () => {
+    const csv = `a,b\n${'1,"x, y"\n'.repeat(1_200_000)}`;
+    expect(csv.length).toBeGreaterThan(10 * MB);
+    const out = rewriteToolCall({ content: [{ type: 'text', text: csv }] }, 'csv', policy, '2026-07-28');
+    expect((out.result.structuredContent as unknown[]).length).toBe(1_200_000);
+    const prose = `- ${'word '.repeat((10 * MB) / 5)}`;
+    const list = rewriteToolCall({ content: [{ type: 'text', text: prose }] }, 'arr', policy, '2026-07-28');
+    expect(list.outcome).toMatchObject({ outcome: 'extracted', format: 'list' });
   });
 });

@@ -16,12 +16,19 @@ describe('scalar', () => {
     expect(wantsScalar({ properties: { a: {} } })).toBe(false);
   });
   it.each([
-    [' 17\n', [17, '17', ' 17\n']],
+    // The string reading is the text exactly: a string root is never trimmed.
+    [' 17\n', [17, ' 17\n']],
     ['true', [true, 'true']],
     ['None', [null, 'None']],
     ['-3.5e2', [-350, '-3.5e2']],
     ['hello', ['hello']],
+    ['{"k": 1}\n', ['{"k": 1}\n']],
+    ['  leading spaces', ['  leading spaces']],
   ])('%j → %j', (text, expected) => {
-    expect(extractScalars(text)).toEqual(expected);
+    expect(extractScalars(text).values).toEqual(expected);
+  });
+  it('a number a JSON number cannot hold is offered only as text', () => {
+    expect(extractScalars('9007199254740993')).toEqual({ values: ['9007199254740993'], inexact: true });
+    expect(extractScalars('9007199254740992')).toEqual({ values: [9007199254740992, '9007199254740992'], inexact: false });
   });
 });

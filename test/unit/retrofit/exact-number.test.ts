@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { isExactLiteral, mayHoldInexactNumbers, readNumber } from '../../../src/retrofit/exact-number.js';
+
+describe('exact numbers', () => {
+  it.each([
+    ['17', true],
+    ['9007199254740992', true],
+    ['9007199254740993', false],
+    ['-9007199254740993', false],
+    ['18446744073709551616', false], // 2^64 is a double, but one JSON writes as 18446744073709552000
+    ['-56560296839127050', true], // how JSON.stringify writes that double
+    ['18446744073709551617', false],
+    ['1.10', true],
+    ['0.30000000000000004', true],
+    ['0.10000000000000001', true], // 17 significant digits: how %.17g printers write 0.1
+    ['1234567890.123456789', false],
+    ['1e400', false],
+    ['1e-400', false],
+    ['0.000', true],
+    ['1e25', true],
+  ])('%s exact: %s', (text, exact) => {
+    expect(isExactLiteral(text, Number(text))).toBe(exact);
+  });
+
+  it('reads only JSON number syntax, and says when the number is there but inexact', () => {
+    expect(readNumber('02134')).toEqual({ ok: false, inexact: false });
+    expect(readNumber('1.10')).toEqual({ ok: true, value: 1.1 });
+    expect(readNumber('9007199254740993')).toEqual({ ok: false, inexact: true });
+  });
+
+  it('the cheap test flags every inexact literal (and may flag more)', () => {
+    for (const text of ['9007199254740993', '1234567890.123456789', '1e400', '1e-400', '{"a": 12345678901234567}']) expect(mayHoldInexactNumbers(text)).toBe(true);
+    for (const text of ['{"a": 1732800000000, "b": 3.14159}', 'plain prose 2025-01-01']) expect(mayHoldInexactNumbers(text)).toBe(false);
+  });
+});
