@@ -160,8 +160,15 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const result = message.result as JsonObject;
     if (err instanceof DeadlineExceeded || err instanceof IsolationUnavailable) {
       const entry = request.policy?.resolve(tool);
+      const mode = modeOf(request, entry);
       const outcome: CallOutcome = { tool, outcome: 'unparseable', reasons: [err.message] };
-      reportOutcome(metrics, request, tool, outcome, log);
+      reportOutcome(metrics, request, tool, outcome, log, mode);
+      const policy = request.policy;
+      // A client shown no schema gets what it would without one; others get the failure per onInvalid.
+      if (mode !== 'applied' && policy) {
+        const out = rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+        return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
+      }
       if (entry?.compiled?.onInvalid !== 'error') return { kind: 'unchanged', original: message };
       return { kind: 'message', message: { ...message, result: errorResult(result, failureText(tool, 'unparseable', [err.message])) }, original: message };
     }

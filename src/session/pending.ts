@@ -83,8 +83,9 @@ export class PendingTable<S = unknown> {
     this.#now = options.now ?? Date.now;
   }
 
-  /** Requests waiting for their answer. */
+  /** Requests waiting for their answer (expired ones are gone). */
   get size(): number {
+    if (this.#ttlMs !== Infinity) this.prune();
     return this.#open;
   }
 
@@ -157,19 +158,21 @@ export class PendingTable<S = unknown> {
   /** The requests still waiting, oldest first. */
   open(): Pending<S>[] {
     const out: Pending<S>[] = [];
-    for (const slot of this.#slots.values()) if (!slot.pending.answered) out.push(slot.pending);
+    const now = this.#now();
+    for (const slot of this.#slots.values()) if (!slot.pending.answered && now <= slot.expires) out.push(slot.pending);
     return out;
   }
 
   /** The first open request `test` accepts, oldest first (no allocation: it runs per notification). */
   find(test: (pending: Pending<S>) => boolean): Pending<S> | undefined {
-    for (const slot of this.#slots.values()) if (!slot.pending.answered && test(slot.pending)) return slot.pending;
+    const now = this.#ttlMs === Infinity ? -Infinity : this.#now();
+    for (const slot of this.#slots.values()) if (!slot.pending.answered && now <= slot.expires && test(slot.pending)) return slot.pending;
     return undefined;
   }
 
   /** The only open request, when exactly one is open. */
   only(): Pending<S> | undefined {
-    if (this.#open !== 1) return undefined;
+    if (this.size !== 1) return undefined;
     return this.find(() => true);
   }
 
@@ -181,7 +184,7 @@ export class PendingTable<S = unknown> {
 
   /** Resolves once no request waits for its answer. */
   settled(): Promise<void> {
-    if (this.#open === 0) return Promise.resolve();
+    if (this.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#settled.push(resolve));
   }
 

@@ -47,6 +47,25 @@ export interface SseSplitterOptions {
 /** Bytes of each end of an over-long block kept for sniffing. */
 const ENDS = 512;
 
+const FIELD_LINE = /^(?:id|event|retry)(?::|$)|^:/;
+
+/**
+ * An over-long block as reported: its size and the ends of its first `data:` value (the JSON text the id
+ * sniffer reads), from its first bytes and its last ones (trailing field lines such as `id:` left out).
+ */
+function overlongBlock(headBytes: Buffer, tailBytes: Buffer, bytes: number): SseEvent {
+  const head = headBytes.toString('utf8');
+  const at = head.search(/(?:^|[\r\n])data:/);
+  const from = at < 0 ? -1 : head.indexOf('data:', at) + 5;
+  const rest = from < 0 ? '' : head.slice(from).replace(/^ /, '');
+  const value = rest.split(/\r\n|\r|\n/, 1)[0] ?? '';
+  const lines = tailBytes.toString('utf8').split(/\r\n|\r|\n/);
+  while (lines.length > 1 && (lines.at(-1) === '' || FIELD_LINE.test(lines.at(-1)!))) lines.pop();
+  const last = lines.at(-1) ?? '';
+  const tail = last.startsWith('data:') ? last.slice(5).replace(/^ /, '') : last;
+  return { raw: Buffer.alloc(0), data: [], comments: [], complete: true, overlong: { bytes, head: value, tail } };
+}
+
 interface Discard {
   bytes: number;
   readonly head: Buffer;
@@ -149,6 +168,9 @@ export class SseSplitter {
 
   /** The block being assembled is over the bound: keep its first bytes, drop the rest as it comes. */
   #startDiscard(): void {
+    // The discard tracks line ends itself from here; the splitter's own state starts afresh after it.
+    this.#afterCr = false;
+    this.#dispatchedAtCr = false;
     const all = Buffer.concat(this.#rawParts);
     this.#discard = { bytes: 0, head: Buffer.from(all.subarray(0, ENDS * 4)), tail: Buffer.alloc(0), lineEmpty: false, afterCr: false };
     this.#rawParts = [];
@@ -190,7 +212,8 @@ export class SseSplitter {
       if (b === CR && chunk[end] === LF) end++;
       this.#consume(chunk.subarray(start, end));
       out.push(this.#overlong());
-      if (b === CR && end === i + 1) {
+      // A CR ending the chunk: a LF opening the next one belongs to it, a lone fragment of this block.
+      if (b === CR && end === chunk.length) {
         this.#afterCr = true;
         this.#dispatchedAtCr = true;
       }
@@ -204,12 +227,7 @@ export class SseSplitter {
     const d = this.#discard!;
     this.#discard = undefined;
     this.#pending = 0;
-    // The ends of the first data value: JSON text, as the id sniffer expects it.
-    const head = d.head.toString('utf8');
-    const at = head.search(/(^|[\r\n])data:/);
-    const value = at < 0 ? '' : head.slice(head.indexOf('data:', at) + 5).replace(/^ /, '');
-    const tail = d.tail.toString('utf8').replace(/[\r\n]+$/, '');
-    return { raw: Buffer.alloc(0), data: [], comments: [], complete: true, overlong: { bytes: d.bytes, head: value, tail } };
+    return overlongBlock(d.head, d.tail, d.bytes);
   }
 
   /** End of stream: an unterminated tail comes back as an incomplete block (never dispatched by clients). */
@@ -267,6 +285,8 @@ export class SseSplitter {
     const f = this.#fields;
     this.#rawParts = [];
     this.#fields = emptyFields();
+    // Over the bound however the chunks fell (it may have completed inside one): over the bound.
+    if (complete && raw.length > this.#max) return overlongBlock(raw.subarray(0, ENDS * 4), raw.subarray(-ENDS * 2), raw.length);
     return {
       raw,
       data: f.data,

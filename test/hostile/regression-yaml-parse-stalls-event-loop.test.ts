@@ -23,6 +23,8 @@ async function through(text: string): Promise<JsonObject> {
   const out = await rewriter.respond(request, { message: { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } } }, log);
   if (out.kind === 'message') return out.message.result as JsonObject;
   if (out.kind === 'unchanged') return out.original.result as JsonObject;
+  // The worker's own serialisation of the whole rewritten message.
+  if (out.kind === 'bytes') return (JSON.parse(out.bytes.toString('utf8')) as { result: JsonObject }).result;
   throw new Error(`unexpected ${out.kind}`);
 }
 

@@ -34,7 +34,7 @@ it('prints every problem with a fitting hint in one run; the fixed file is ok', 
   expect(run.stdout).toBe('');
   expect(run.stderr.split('\n').filter(Boolean)).toEqual([
     `${file}:7:9 upstreams.weather.tools.get_weather: unknown key "select" (it belongs under \`extract\`)`,
-    `${file}:8:28 upstreams.weather.tools.get_weather.extract.format: must be one of auto, json, yaml, regex (did you mean "json"?)`,
+    `${file}:8:28 upstreams.weather.tools.get_weather.extract.format: must be one of auto, json, yaml, regex, table, csv, list (did you mean "json"?)`,
     `${file}:10:44 upstreams.weather.tools.get_report.extract.pattern: invalid regular expression: /(/: Unterminated group`,
     `${file}:10:56 upstreams.weather.tools.get_report.extract.flags: may only hold the flags m, i, s, u, each once ("x" is not a flag)`,
   ]);

@@ -8,6 +8,7 @@ describe('createMetrics', () => {
     const own = all.filter((m) => !m.name.startsWith('mcp_retrofit_process_') && !m.name.startsWith('mcp_retrofit_nodejs_'));
     expect(own.map((m) => m.name).sort()).toEqual([
       'mcp_retrofit_active_sessions',
+      'mcp_retrofit_bridged_sessions_total',
       'mcp_retrofit_config_reloads_total',
       'mcp_retrofit_offloaded_retrofits_total',
       'mcp_retrofit_protocol_revisions_total',

@@ -61,7 +61,7 @@ export class EventStore {
     this.#log(stream).events.push({ seq, bytes });
     this.#events += 1;
     this.#bytes += bytes.length;
-    while ((this.#events > this.#maxEvents || this.#bytes > this.#maxBytes) && this.#evictOne()) {
+    while ((this.#events > this.#maxEvents || this.#bytes > this.#maxBytes) && this.#evictOne(stream)) {
       // evict until within bounds
     }
   }
@@ -95,15 +95,22 @@ export class EventStore {
     return log;
   }
 
-  /** Drop the oldest event of the oldest stream that has one; false when nothing is left. */
-  #evictOne(): boolean {
-    for (const [stream, log] of this.#streams) {
-      const event = log.events.shift();
-      if (log.events.length === 0 && log.finished) this.#streams.delete(stream);
-      if (!event) continue;
-      this.#events -= 1;
-      this.#bytes -= event.bytes.length;
-      return true;
+  /**
+   * Drop one event: first from finished streams (their clients got everything unless they dropped), oldest
+   * first; then from the other live streams; last from `writing` itself — never its newest event, the one
+   * just stored. False when nothing can go.
+   */
+  #evictOne(writing: number): boolean {
+    for (const pass of ['finished', 'live', 'writing'] as const) {
+      for (const [stream, log] of this.#streams) {
+        const eligible = pass === 'finished' ? log.finished : pass === 'live' ? !log.finished && stream !== writing : stream === writing;
+        if (!eligible || log.events.length <= (pass === 'writing' ? 1 : 0)) continue;
+        const event = log.events.shift()!;
+        this.#events -= 1;
+        this.#bytes -= event.bytes.length;
+        if (log.events.length === 0 && log.finished) this.#streams.delete(stream);
+        return true;
+      }
     }
     return false;
   }

@@ -82,7 +82,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     const sessionLog = log.child({ session: id });
     const link = target.link(snap, headers, sessionLog);
     const state = new SessionState<PostStream>({ upstream: target.name, bridge: target.bridge(snap), onNegotiated: negotiatedReporter(ctx, target.name, sessionLog) });
-    let session: FrontSession | undefined;
+    const holder: { session?: FrontSession } = {};
     const owned = new OwnedSession<PostStream>({
       upstream: target.name,
       link,
@@ -93,10 +93,11 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
       timeoutMs: () => snapshot(ctx, target.name).upstream.timeoutMs,
       maxResultBytes: () => ctx.generations.current.config.limits.maxResultBytes,
       onclose: () => {
-        if (session) sessions.ended(session);
+        if (holder.session) sessions.ended(holder.session);
       },
     });
-    session = new FrontSession(id, owned, sessionLog);
+    const session = new FrontSession(id, owned, sessionLog);
+    holder.session = session;
     sessions.add(session);
     return session;
   }

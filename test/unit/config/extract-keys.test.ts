@@ -42,7 +42,7 @@ describe('issue-16 config keys', () => {
     ['an unknown format', ['        extract: { format: tsv }'], 7, 28, 'must be one of auto, json, yaml, regex, table, csv, list'],
     ['a bad removeAdditional', ['        removeAdditional: some'], 7, 27, 'must be one of false, true, all'],
     ['delimiter beside extract', ['        delimiter: ","'], 7, 9, 'unknown key "delimiter" (it belongs under `extract`)'],
-    ['removeAdditional under extract', ['        extract: { format: json, removeAdditional: true }'], 7, 34, "unknown key \"removeAdditional\" (it belongs in the tool's entry, beside `extract`)"],
+    ['removeAdditional under extract', ['        extract: { format: json, removeAdditional: true }'], 7, 34, "unknown key \"removeAdditional\" (it belongs under `upstreams.a.tools.t` or `defaults`)"],
     ['a typo', ['        removeAditional: true'], 7, 9, 'unknown key "removeAditional" (did you mean "removeAdditional"?)'],
   ])('%s', async (_name, lines, line, col, text) => {
     const { problems } = await problemsOf(file(...lines));
@@ -51,6 +51,6 @@ describe('issue-16 config keys', () => {
 
   it('a format in defaults is an extract setting, per tool', async () => {
     const { problems } = await problemsOf(['defaults: { format: csv }', 'upstreams: { a: { url: "http://127.0.0.1:1/mcp" } }'].join('\n'));
-    expect(problems).toContainEqual(expect.objectContaining({ line: 1, col: 13, message: expect.stringContaining('unknown key "format" (extract settings are set per tool, under `extract`)') }));
+    expect(problems).toContainEqual(expect.objectContaining({ line: 1, col: 13, message: expect.stringContaining('unknown key "format" (it belongs under `upstreams.<name>.tools.<name>.extract`)') }));
   });
 });

@@ -29,7 +29,7 @@ describe('misplaced keys say where they belong', () => {
 
 describe('enum values get a did-you-mean', () => {
   test.each([
-    [[...tool, '        extract: { format: jsn }'], '6:28 upstreams.a.tools.t.extract.format: must be one of auto, json, yaml, regex (did you mean "json"?)'],
+    [[...tool, '        extract: { format: jsn }'], '6:28 upstreams.a.tools.t.extract.format: must be one of auto, json, yaml, regex, table, csv, list (did you mean "json"?)'],
     [[...tool, '        onInvalid: eror'], '6:20 upstreams.a.tools.t.onInvalid: must be one of error, passthrough (did you mean "error"?)'],
     [['defaults: { legacyRoots: wrapp }', 'upstreams:', '  a: { url: http://x/mcp }'], '1:26 defaults.legacyRoots: must be one of wrap, drop (did you mean "wrap"?)'],
     [[...tool, '        onInvalid: zzz'], '6:20 upstreams.a.tools.t.onInvalid: must be one of error, passthrough'],

@@ -168,24 +168,27 @@ describe('respond: raw input (a response the event loop has not parsed)', () => 
   });
 });
 
-describe('respond: isolated extractions (a pattern, a YAML parse) run on the isolation worker, under a deadline', () => {
+describe('respond: isolated extractions (a pattern RE2 cannot run, a YAML parse) run on the isolation worker, under a deadline', () => {
   const small: JsonObject = { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'n=12' }] } };
   const tools = (onInvalid: 'error' | 'passthrough'): UpstreamPolicy =>
     upstreamWith({
-      hang: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: 'n=(?<n>\\d+)' }, onInvalid },
+      // A lookahead: RE2 cannot run it, so the backtracking RegExp does, on the isolation worker.
+      hang: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: 'n=(?<n>\\d+)(?!\\d)' }, onInvalid },
+      linear: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: 'n=(?<n>\\d+)' } },
       yamlish: { outputSchema: { type: 'object' }, extract: { format: 'yaml' } },
       typed: { outputSchema: { type: 'object' } },
     });
 
-  function isolating(): Setup & { pool: OffloadPool } {
-    const pool = new OffloadPool({ workerUrl: PROBE, warm: true });
+  function isolating(options: { maxQueuedBytes?: number } = {}): Setup & { pool: OffloadPool } {
+    const pool = new OffloadPool({ workerUrl: PROBE, warm: true, ...options });
     return { ...setup({ pool: false, isolatePool: pool }), pool };
   }
 
-  it('marks a configured pattern and format yaml as isolated, a plain JSON tool not', () => {
+  it('marks a pattern RE2 cannot run and format yaml as isolated; an RE2 pattern and plain JSON not', () => {
     const p = tools('error');
     expect(p.resolve('hang')?.compiled?.isolate).toBeDefined();
     expect(p.resolve('yamlish')?.compiled?.isolate).toBeDefined();
+    expect(p.resolve('linear')?.compiled?.isolate).toBeUndefined();
     expect(p.resolve('typed')?.compiled?.isolate).toBeUndefined();
   });
 
@@ -226,6 +229,19 @@ describe('respond: isolated extractions (a pattern, a YAML parse) run on the iso
     expect(served?.isError).toBeUndefined();
     expect(served?.content).toEqual([{ type: 'text', text: 'n=12' }]);
     expect(await retrofits(metrics)).toEqual([{ value: 1, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable', mode: 'unseen' }) }]);
+  });
+
+  it('never runs an isolated tool inline: over the isolation queue bound it is a failed reading', async () => {
+    const p = tools('error');
+    const { rewriter, metrics, log } = isolating({ maxQueuedBytes: 5 });
+    const first = rewriter.respond(call('hang', p), { message: small }, log);
+    expect(first).toBeInstanceOf(Promise);
+    const second = messageOf(await rewriter.respond(call('hang', p), { message: small }, log));
+    const result = second.result as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content.at(-1)!.text).toMatch(/Tool "hang"[\s\S]*isolation worker thread, and its queue is full/);
+    expect((await first).kind).toBe('message');
+    expect(await retrofits(metrics)).toEqual([{ value: 2, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable' }) }]);
   });
 
   it('passes the original result through for a stopped job with onInvalid passthrough, counted unparseable', async () => {
