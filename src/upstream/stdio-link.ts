@@ -51,6 +51,7 @@ export class StdioLink implements UpstreamLink {
         maxLineBytes: options.maxLineBytes,
         killTimeoutMs: options.killTimeoutMs,
         log: options.log,
+        redact: options.scrub,
         onLine: (line) => this.onframe({ data: line }),
         onOverlong: (line) => {
           const id = sniffResponseId(endsOf(line.head.length >= line.bytes ? line.head : `${line.head}${line.tail}`));
@@ -97,8 +98,9 @@ export class StdioLink implements UpstreamLink {
 
   #exited(exit: ChildExit): void {
     if (this.#closed) return;
+    // Already scrubbed line by line as it was kept (StdioChild's redact).
     const tail = this.#child?.stderrTail() ?? '';
-    const stderr = tail === '' ? undefined : this.#options.scrub(tail);
+    const stderr = tail === '' ? undefined : tail;
     this.#closed = {
       kind: exit.requested ? 'requested' : exit.kind,
       reason: exit.reason,
