@@ -28,6 +28,28 @@ export interface ListedTools {
   readonly malformed: number;
   /** The server's `serverInfo`, when it sent one. */
   readonly server?: { readonly name: string; readonly version: string };
+  /** The protocol revision the server answered initialize with (the probe asks for the newest stateful one). */
+  readonly revision?: string;
+}
+
+/** The `protocolVersion` of the first InitializeResult a transport hands its client. */
+function watchRevision(transport: { onmessage?: ((message: never, extra?: never) => void) | undefined }): () => string | undefined {
+  let revision: string | undefined;
+  let handler: ((message: never, extra?: never) => void) | undefined;
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () =>
+      handler &&
+      ((message: never, extra?: never) => {
+        const result = (message as { result?: { protocolVersion?: unknown; serverInfo?: unknown } }).result;
+        if (revision === undefined && typeof result?.protocolVersion === 'string' && result.serverInfo !== undefined) revision = result.protocolVersion;
+        handler?.(message, extra);
+      }),
+    set: (h: typeof handler) => {
+      handler = h;
+    },
+  });
+  return () => revision;
 }
 
 /** Probe settings. */
@@ -103,6 +125,7 @@ export async function listUpstreamTools(
   options: ListOptions,
 ): Promise<ListedTools> {
   const probe = probeTransport(upstream, config);
+  const revisionOf = watchRevision(probe.transport as never);
   const client = new Client({ name: 'mcp-retrofit-check', version: '0.1.0' });
   const work = (async (): Promise<ListedTools> => {
     try {
@@ -116,7 +139,8 @@ export async function listUpstreamTools(
       throw unreachable(upstream.name, probe, err, 'tools/list', options.timeoutMs);
     });
     const info = client.getServerVersion();
-    return info ? { ...listed, server: { name: info.name, version: info.version } } : listed;
+    const revision = revisionOf();
+    return { ...listed, ...(info && { server: { name: info.name, version: info.version } }), ...(revision !== undefined && { revision }) };
   })();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {

@@ -6,6 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { CliIo } from '../cli.js';
+import { eraOf, FIRST_STRUCTURED_REVISION, LATEST_STATEFUL_REVISION } from '../protocol/era.js';
+import { negotiate } from '../protocol/negotiate.js';
 import type { LoadedConfig } from '../config/load.js';
 import { parseWithPositions, type PositionIndex } from '../config/positions.js';
 import { formatProblem } from '../config/problems.js';
@@ -49,11 +51,20 @@ async function positions(file: string): Promise<PositionIndex | undefined> {
   }
 }
 
+/** What a client of the newest stateful revision is answered over this upstream (src/protocol/negotiate.ts). */
+function bridging(upstream: UpstreamConfig, revision: string | undefined): string {
+  if (revision === undefined) return '';
+  const n = negotiate(LATEST_STATEFUL_REVISION, revision, upstream.bridge);
+  if (n.bridged) return `, revision ${revision}: clients asking for ${FIRST_STRUCTURED_REVISION} or later are bridged`;
+  if (eraOf(revision) === 'none') return `, revision ${revision}: not bridged (bridge: false), clients get no structured output`;
+  return `, revision ${revision}`;
+}
+
 function header(upstream: UpstreamConfig, listed: ListedTools): string {
   const count = `${listed.tools.length} tool${listed.tools.length === 1 ? '' : 's'}`;
   const pages = listed.pages > 1 ? ` in ${listed.pages} pages` : '';
   const server = listed.server ? `, server ${listed.server.name} ${listed.server.version}` : '';
-  return `${upstream.name}: ${count}${pages} (${upstream.kind}${server})`;
+  return `${upstream.name}: ${count}${pages} (${upstream.kind}${server}${bridging(upstream, listed.revision)})`;
 }
 
 /** Probes every upstream of a loaded config and prints the report; returns the exit code. */
