@@ -105,7 +105,10 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
   async function post(req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const facts: { -readonly [K in keyof ExchangeFacts]: ExchangeFacts[K] } = { method: 'POST' };
     const sessionId = headerValue(req.headers, 'mcp-session-id');
-    logWhenDone(reply.raw, target.name, sessionId ? log.child({ session: sessionId, reqId: req.id }) : log.child({ reqId: req.id }), ctx.metrics, () => facts);
+    // What the client got is known once the exchange ends: the stream's first error answer, if any.
+    let answered: PostStream | undefined;
+    const outcome = (): ExchangeFacts => ({ ...facts, rpcError: answered?.outcome.rpcError, errorCode: answered?.outcome.errorCode });
+    logWhenDone(reply.raw, target.name, sessionId ? log.child({ session: sessionId, reqId: req.id }) : log.child({ reqId: req.id }), ctx.metrics, outcome);
     if (!accepts(req, 'application/json', 'text/event-stream')) return void sendError(reply, new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['both application/json and text/event-stream']));
     const read = readBody(req);
     if (read instanceof RetrofitError) return void sendError(reply, read);
@@ -158,6 +161,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     const requested = typeof params?.protocolVersion === 'string' ? params.protocolVersion : undefined;
     const revision = session.revision(requested ?? header);
     const stream = session.openStream(res, requests.map((m) => m.id!), revision);
+    answered = stream;
     for (const m of body.messages) {
       if (m.kind !== 'request') {
         void session.owned.notify(m, json(m), send);
@@ -174,10 +178,6 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
       if (sent instanceof Promise) void sent.then(refused);
       else refused(sent);
     }
-    res.once('close', () => {
-      facts.rpcError = stream.outcome.rpcError;
-      facts.errorCode = stream.outcome.errorCode;
-    });
   }
 
   function sessionOf(req: FastifyRequest, reply: FastifyReply): FrontSession | undefined {
