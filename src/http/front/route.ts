@@ -106,8 +106,8 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     const facts: { -readonly [K in keyof ExchangeFacts]: ExchangeFacts[K] } = { method: 'POST' };
     const sessionId = headerValue(req.headers, 'mcp-session-id');
     // What the client got is known once the exchange ends: the stream's first error answer, if any.
-    let answered: PostStream | undefined;
-    const outcome = (): ExchangeFacts => ({ ...facts, rpcError: answered?.outcome.rpcError, errorCode: answered?.outcome.errorCode });
+    const answered: { stream?: PostStream } = {};
+    const outcome = (): ExchangeFacts => ({ ...facts, rpcError: answered.stream?.outcome.rpcError, errorCode: answered.stream?.outcome.errorCode });
     logWhenDone(reply.raw, target.name, sessionId ? log.child({ session: sessionId, reqId: req.id }) : log.child({ reqId: req.id }), ctx.metrics, outcome);
     if (!accepts(req, 'application/json', 'text/event-stream')) return void sendError(reply, new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['both application/json and text/event-stream']));
     const read = readBody(req);
@@ -161,7 +161,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     const requested = typeof params?.protocolVersion === 'string' ? params.protocolVersion : undefined;
     const revision = session.revision(requested ?? header);
     const stream = session.openStream(res, requests.map((m) => m.id!), revision);
-    answered = stream;
+    answered.stream = stream;
     for (const m of body.messages) {
       if (m.kind !== 'request') {
         void session.owned.notify(m, json(m), send);
