@@ -41,6 +41,7 @@ export function buildDefaults(raw: unknown): ToolDefaults {
     onInvalid: d.onInvalid === 'passthrough' || d.onInvalid === 'error' ? d.onInvalid : DEFAULTS.onInvalid,
     legacyRoots: d.legacyRoots === 'wrap' || d.legacyRoots === 'drop' ? d.legacyRoots : DEFAULTS.legacyRoots,
     coerce: typeof d.coerce === 'boolean' ? d.coerce : DEFAULTS.coerce,
+    ...(typeof d.shadow === 'boolean' && { shadow: d.shadow }),
     // Absent means DEFAULTS.removeAdditional (false), so configs that never mention it build as before.
     ...(removeAdditional !== undefined && { removeAdditional }),
   };
@@ -77,7 +78,8 @@ function buildExtract(raw: unknown): ExtractConfig | undefined {
   return out;
 }
 
-function buildTool(raw: unknown, files: ToolFiles | undefined, defaults: ToolDefaults): ToolConfig {
+/** `shadow`: the entry's own, else its upstream's, else `defaults.shadow`. */
+function buildTool(raw: unknown, files: ToolFiles | undefined, defaults: ToolDefaults, upstreamShadow: unknown): ToolConfig {
   const t = obj(raw);
   const out: { -readonly [K in keyof ToolConfig]: ToolConfig[K] } = {};
   if (files?.output) {
@@ -94,6 +96,9 @@ function buildTool(raw: unknown, files: ToolFiles | undefined, defaults: ToolDef
   out.onInvalid = t.onInvalid === 'error' || t.onInvalid === 'passthrough' ? t.onInvalid : defaults.onInvalid;
   out.legacyRoots = t.legacyRoots === 'wrap' || t.legacyRoots === 'drop' ? t.legacyRoots : defaults.legacyRoots;
   out.coerce = typeof t.coerce === 'boolean' ? t.coerce : defaults.coerce;
+  // Written when set at any level, so `shadow: false` on an upstream beats `defaults.shadow: true`.
+  const shadow = typeof t.shadow === 'boolean' ? t.shadow : typeof upstreamShadow === 'boolean' ? upstreamShadow : defaults.shadow;
+  if (shadow !== undefined) out.shadow = shadow;
   // Not inherited here: whether the entry itself sets it decides whether native structuredContent is pruned.
   const removeAdditional = removeAdditionalOf(t.removeAdditional);
   if (removeAdditional !== undefined) out.removeAdditional = removeAdditional;
@@ -118,7 +123,7 @@ export function buildUpstream(
   };
   const tools: Record<string, ToolConfig> = {};
   for (const [key, tool] of Object.entries(obj(u.tools))) {
-    Object.defineProperty(tools, key, { value: buildTool(tool, ctx.schemas.get(key), ctx.defaults), enumerable: true });
+    Object.defineProperty(tools, key, { value: buildTool(tool, ctx.schemas.get(key), ctx.defaults, u.shadow), enumerable: true });
   }
   const common = { name, path: upstreamPath(name, raw), timeoutMs: int(u.timeoutMs, DEFAULTS.timeoutMs), tools, bridge: bool(inherited('bridge'), true) };
   const command = str(u.command);

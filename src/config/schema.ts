@@ -23,7 +23,12 @@ const schemaFile = (what: string) => ({
 const onInvalid = {
   enum: ['error', 'passthrough'],
   description:
-    'What to do when a result cannot be turned into valid structuredContent: `error` returns an isError result naming each failure; `passthrough` returns the upstream result unchanged.',
+    'What to do when a result cannot be turned into valid structuredContent: `error` returns an isError result naming each failure; `passthrough` serves the tool in shadow mode (see `shadow`): listed without the configured outputSchema, every result passed through unchanged, so a strict client is never left without the structuredContent a schema it saw promised.',
+};
+const shadow = {
+  type: 'boolean',
+  description:
+    'Run the retrofit in shadow (default false): each result is retrofitted, logged and counted as usual (retrofit_outcomes_total{mode="shadow"}), but tools/list does not show the configured outputSchema and clients get the upstream result unchanged. For checking a new schema against real traffic before serving it. A tool inherits it from its upstream, an upstream from `defaults`.',
 };
 const legacyRoots = {
   enum: ['wrap', 'drop'],
@@ -151,6 +156,7 @@ const tool = {
     inputSchemaFile: schemaFile('replacement inputSchema'),
     extract,
     onInvalid,
+    shadow,
     legacyRoots,
     coerce,
     removeAdditional: removeAdditional(
@@ -258,6 +264,7 @@ const upstream = {
       description: 'The route clients use for this upstream (default `/<name>/mcp`); unique across upstreams.',
     },
     record,
+    shadow,
     tools: {
       type: 'object',
       propertyNames: { minLength: 1 },
@@ -366,9 +373,10 @@ export const CONFIG_SCHEMA = {
     defaults: {
       type: 'object',
       additionalProperties: false,
-      description: 'Settings every tool (onInvalid, legacyRoots, coerce, removeAdditional) and every upstream (bridge, maxSessions, idleTimeoutMs, share, record) inherits unless it sets its own.',
+      description: 'Settings every tool (onInvalid, shadow, legacyRoots, coerce, removeAdditional) and every upstream (bridge, maxSessions, idleTimeoutMs, share, record, shadow) inherits unless it sets its own.',
       properties: {
         onInvalid,
+        shadow,
         legacyRoots,
         coerce,
         removeAdditional: removeAdditional(

@@ -6,7 +6,11 @@
 
 import type { JsonSchema } from '../json.js';
 
-/** What to do when a result cannot be turned into valid structuredContent. */
+/**
+ * What to do when a result cannot be turned into valid structuredContent: `error` answers an isError result;
+ * `passthrough` serves the tool in shadow mode (see ToolConfig.shadow), so no client ever sees a schema that
+ * a passed-through result would break.
+ */
 export type OnInvalid = 'error' | 'passthrough';
 /** How non-object roots are served to 2025-06-18 / 2025-11-25 clients. */
 export type LegacyRoots = 'wrap' | 'drop';
@@ -45,6 +49,8 @@ export interface ToolDefaults {
   readonly onInvalid: OnInvalid;
   readonly legacyRoots: LegacyRoots;
   readonly coerce: boolean;
+  /** `defaults.shadow`: every tool's configured schema runs in shadow unless its upstream or entry says otherwise. */
+  readonly shadow?: boolean;
   /** For extracted values of tools that do not set their own (default false); never for native structuredContent. */
   readonly removeAdditional?: RemoveAdditional;
 }
@@ -61,6 +67,13 @@ export interface ToolConfig {
   readonly inputSchemaFile?: string;
   readonly extract?: ExtractConfig;
   readonly onInvalid?: OnInvalid;
+  /**
+   * True when the tool's retrofit runs in shadow: logged and counted, but tools/list keeps the upstream's
+   * definition (repairs aside) and clients get the upstream's result unchanged. Inherited tool > upstream >
+   * defaults, and written here whenever one of them sets it (absent: `defaults.shadow` of the policy, else
+   * false). `onInvalid: passthrough` also runs a tool in shadow (see src/retrofit/engine.ts `inShadow`).
+   */
+  readonly shadow?: boolean;
   readonly legacyRoots?: LegacyRoots;
   readonly coerce?: boolean;
   /**
