@@ -17,10 +17,10 @@ export interface CallOutcome {
   readonly tool: string;
   /**
    * native: upstream structuredContent validated; extracted: text turned into structuredContent;
-   * invalid: parsed but failed the schema; unparseable: nothing found; passthrough: onInvalid passthrough;
-   * untouched: no policy, isError, or a non-final result.
+   * invalid: parsed but failed the schema; unparseable: nothing found; untouched: no policy, isError, or a
+   * non-final result. A shadowed tool's outcome is what its retrofit found, though its client gets none of it.
    */
-  readonly outcome: 'native' | 'extracted' | 'invalid' | 'unparseable' | 'passthrough' | 'untouched';
+  readonly outcome: 'native' | 'extracted' | 'invalid' | 'unparseable' | 'untouched';
   /** The extraction strategy that succeeded (json, fenced, embedded, blocks, relaxed, scalar, yaml, regex). */
   readonly format?: string;
   /** Human-readable reasons for invalid/unparseable, each with its JSON pointer (at most 10, then "and N more"). */
@@ -69,6 +69,21 @@ function memoryOf(policy: UpstreamPolicy): NativeMemory {
   return memory;
 }
 
+/**
+ * True when the tool's configured schema runs in shadow: `shadow: true` (the entry's, its upstream's or
+ * `defaults`', written into the entry by the loader), or `onInvalid: passthrough`, which passes failures
+ * through and so must never have shown the client the schema those results would break. A shadowed tool
+ * is listed without its configured outputSchema (repairs still apply: without them strict clients reject
+ * the whole list) and its results reach the client as if no schema were configured; its retrofit still runs,
+ * and its outcome is reported.
+ */
+export function inShadow(policy: UpstreamPolicy, tool: string): boolean {
+  const entry = policy.resolve(tool);
+  if (!entry) return false;
+  if (entry.config.shadow ?? defaultsOf(policy).shadow === true) return true;
+  return compiledOf(policy, tool)?.onInvalid === 'passthrough';
+}
+
 /** Rewrite a tools/list result: inject configured schemas, repair definitions, project for the revision. */
 export function rewriteToolsList(
   result: JsonObject,
@@ -77,13 +92,19 @@ export function rewriteToolsList(
 ): { result: JsonObject; repairs: readonly ToolRepair[] } {
   return injectToolsList(result, {
     compiledFor: (tool) => compiledOf(policy, tool),
+    shadowed: (tool) => inShadow(policy, tool),
     memory: memoryOf(policy),
     legacyRoots: defaultsOf(policy).legacyRoots,
     revision,
   });
 }
 
-/** Rewrite a tools/call (or tool-task tasks/result) result for the named tool. */
+/**
+ * Rewrite a tools/call (or tool-task tasks/result) result for the named tool: the result a client of
+ * `revision` gets, and what the retrofit found. A shadowed tool (inShadow) gets the upstream's result as a
+ * tool without a configured schema would (only its own structuredContent projected), with the outcome of
+ * the retrofit that ran.
+ */
 export function rewriteToolCall(
   result: JsonObject,
   tool: string,
@@ -93,7 +114,11 @@ export function rewriteToolCall(
   const untouched: CallOutcome = { tool, outcome: 'untouched' };
   if (isNonFinal(result)) return { result, outcome: untouched };
   const compiled = compiledOf(policy, tool);
-  if (compiled?.output) return retrofitResult(result, tool, compiled, compiled.output, revision);
-  const projected = projectNativeResult(result, tool, memoryOf(policy), compiled?.legacyRoots ?? defaultsOf(policy).legacyRoots, revision);
-  return { result: projected, outcome: untouched };
+  const legacyRoots = compiled?.legacyRoots ?? defaultsOf(policy).legacyRoots;
+  if (compiled?.output) {
+    const out = retrofitResult(result, tool, compiled, compiled.output, revision);
+    if (!inShadow(policy, tool)) return out;
+    return { result: projectNativeResult(result, tool, memoryOf(policy), legacyRoots, revision), outcome: out.outcome };
+  }
+  return { result: projectNativeResult(result, tool, memoryOf(policy), legacyRoots, revision), outcome: untouched };
 }

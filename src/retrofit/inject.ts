@@ -16,6 +16,8 @@ import { isObjectRoot, isWrapperSchema, wrapSchema } from './wrap.js';
 /** What inject needs to know about one upstream. */
 export interface ListContext {
   readonly compiledFor: (tool: string) => CompiledTool | undefined;
+  /** True for a tool whose configured schema runs in shadow (engine.ts inShadow): it is not injected. */
+  readonly shadowed?: (tool: string) => boolean;
   readonly memory: NativeMemory;
   readonly legacyRoots: LegacyRoots;
   readonly revision: string;
@@ -51,8 +53,9 @@ function rewriteDefinition(tool: JsonObject, ctx: ListContext, repairs: ToolRepa
     }
   }
 
-  const output = compiled?.output;
-  if (output) {
+  // A shadowed schema is not shown: the tool is listed as the upstream declares it (repaired, projected).
+  const output = compiled?.output && ctx.shadowed?.(name) !== true ? compiled.output : undefined;
+  if (compiled && output) {
     const projection = projectionFor(ctx.revision, !output.needsWrap, compiled.legacyRoots);
     return projectToolSchema(out, output.schema, projection, () => output.wrapped ?? wrapSchema(output.schema));
   }

@@ -162,9 +162,8 @@ export function retrofitResult(
   }
   const kind = found.parsed ? 'invalid' : 'unparseable';
   const reasons = summarize(found.reasons);
-  if (tool.onInvalid === 'passthrough') {
-    return { result, outcome: { tool: toolName, outcome: 'passthrough', reasons, ...(found.format !== undefined && { format: found.format }) } };
-  }
+  // The failure as `onInvalid: error` serves it. A tool whose failures pass through runs in shadow, and the
+  // engine's entry (engine.ts) serves shadowed tools the upstream's result: this is never what they get.
   return {
     result: errorResult(result, failureText(toolName, kind, reasons)),
     outcome: { tool: toolName, outcome: kind, reasons, ...(found.format !== undefined && { format: found.format }) },
