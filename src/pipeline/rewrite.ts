@@ -9,7 +9,8 @@
  *   event loop (a pattern RE2 cannot run, a YAML parse: CompiledTool.isolate). A reading stopped at its
  *   deadline is a failed reading, answered per the tool's onInvalid.
  * Outcomes are logged and counted (./report.ts) whichever way they ran. Never rejects: an engine or worker
- * failure is logged and the response passes through.
+ * failure is logged and the response passes through. tools/call answers of recording upstreams are offered
+ * to the recorder here too (./record.ts), as received, whichever way they are then retrofitted.
  */
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { Logger } from '../log.js';
@@ -17,13 +18,14 @@ import type { Metrics } from '../metrics.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { FirstListing, warningText } from '../policy/unmatched.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
-import { rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
+import { inShadow, rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
 import { errorResult, failureText } from '../retrofit/outcome.js';
 import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import { spliceResult } from './offload/splice.js';
+import { createRecordTap, type RecordSink } from './record.js';
 import { reportOutcome, reportRepairs, type RetrofitMode } from './report.js';
 import type { PendingRequest, RewriteInput, Rewritten } from './request.js';
 
@@ -66,6 +68,8 @@ export interface RewriterOptions {
    * thread — for unit tests of the engine only; the gateway never sets it.
    */
   readonly isolatePool?: OffloadPool | false;
+  /** Where tools/call answers of upstreams with `record:` go (absent: nothing is recorded). */
+  readonly recorder?: RecordSink;
 }
 
 type Parsed = { readonly ok: true; readonly message: JsonObject } | { readonly ok: false; readonly parsed?: unknown };
@@ -96,6 +100,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   const threshold = options.offloadBytes ?? OFFLOAD_BYTES;
   const large = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
   const isolated = options.isolatePool === false ? undefined : (options.isolatePool ?? new OffloadPool({ warm: true }));
+  const record = createRecordTap(options.recorder);
   const loggedMissing = new Set<string>();
   // Per policy object, so a reload's new keys are judged again on the next first listing.
   const listings = new WeakMap<UpstreamPolicy, FirstListing>();
@@ -110,22 +115,31 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     return undefined;
   }
 
-  /** How the result reaches the client (see RetrofitMode). */
-  function modeOf(request: PendingRequest, entry: ToolPolicy | undefined): RetrofitMode {
+  /**
+   * How the result reaches the client (see RetrofitMode). Shadow first: a shadowed tool is counted as such
+   * for every client, whatever its revision would have shown it.
+   */
+  function modeOf(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy | undefined, tool: string): RetrofitMode {
     const compiled = entry?.compiled;
     if (!compiled?.output) return 'applied';
+    if (inShadow(policy, tool)) return 'shadow';
     return projectionFor(request.revision, !compiled.output.needsWrap, compiled.legacyRoots) === 'drop' ? 'unseen' : 'applied';
+  }
+
+  /** The upstream's result as a client that was shown no configured schema gets it (only native structuredContent projected). */
+  function asIfUnconfigured(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject): JsonObject {
+    return rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
   }
 
   /**
    * What the client gets of a result the engine produced `out` for. A client that was shown no schema for
    * the tool (mode unseen) never gets a failure's isError: it gets the upstream's result, projected as if no
-   * schema were configured (the contract's result for its revision).
+   * schema were configured (the contract's result for its revision). The engine itself serves shadowed tools so.
    */
   function deliverable(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, out: JsonObject, outcome: CallOutcome, mode: RetrofitMode): JsonObject {
-    if (mode === 'applied') return out;
-    const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable' || outcome.outcome === 'passthrough';
-    return failed ? rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result : out;
+    if (mode !== 'unseen') return out;
+    const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
+    return failed ? asIfUnconfigured(request, policy, tool, result) : out;
   }
 
   /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
@@ -141,11 +155,12 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       (answer): Rewritten => {
         if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode);
         if (mode !== 'applied') {
-          // Decided on this thread (see deliverable): a success is the worker's bytes, a failure the projection.
+          // Decided on this thread, where the NativeMemory of tools/list lives (see deliverable): shadow always
+          // gets the projection, unseen a success as the worker's bytes and a failure the projection.
           const result = message.result as JsonObject;
-          const failed = !answer.outcome || answer.outcome.outcome === 'invalid' || answer.outcome.outcome === 'unparseable' || answer.outcome.outcome === 'passthrough';
-          if (failed) {
-            const out = rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+          const failed = !answer.outcome || answer.outcome.outcome === 'invalid' || answer.outcome.outcome === 'unparseable';
+          if (failed || mode === 'shadow') {
+            const out = asIfUnconfigured(request, policy, tool, result);
             return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
           }
         }
@@ -158,18 +173,16 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   /** A job that did not finish: stopped at its deadline (a failed reading), or the worker failed (pass through). */
   function failed(request: PendingRequest, tool: string, message: JsonObject, err: unknown, log: Logger): Rewritten {
     const result = message.result as JsonObject;
-    if (err instanceof DeadlineExceeded || err instanceof IsolationUnavailable) {
-      const entry = request.policy?.resolve(tool);
-      const mode = modeOf(request, entry);
+    const policy = request.policy;
+    if ((err instanceof DeadlineExceeded || err instanceof IsolationUnavailable) && policy) {
+      const mode = modeOf(request, policy, policy.resolve(tool), tool);
       const outcome: CallOutcome = { tool, outcome: 'unparseable', reasons: [err.message] };
       reportOutcome(metrics, request, tool, outcome, log, mode);
-      const policy = request.policy;
-      // A client shown no schema gets what it would without one; others get the failure per onInvalid.
-      if (mode !== 'applied' && policy) {
-        const out = rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+      // A client shown no schema (shadow, unseen) gets what it would without one; others get the failure.
+      if (mode !== 'applied') {
+        const out = asIfUnconfigured(request, policy, tool, result);
         return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
       }
-      if (entry?.compiled?.onInvalid !== 'error') return { kind: 'unchanged', original: message };
       return { kind: 'message', message: { ...message, result: errorResult(result, failureText(tool, 'unparseable', [err.message])) }, original: message };
     }
     metrics.offloads.inc({ result: 'failed' });
@@ -193,8 +206,9 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       }
       const tool = request.tool;
       if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || tool === undefined) return unchanged;
+      record.parsed(request, result);
       const entry = policy.resolve(tool);
-      const mode = modeOf(request, entry);
+      const mode = modeOf(request, policy, entry, tool);
       const job = entry?.compiled?.output && !isNonFinal(result) ? offload(request, policy, entry, tool, result, log) : undefined;
       if (job) return fromWorker(request, policy, tool, message, job, mode, log);
       const out = callInline(request, policy, tool, result, mode, log);
@@ -236,7 +250,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     if (!policy || raw.length <= threshold || tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return undefined;
     const entry = policy.resolve(tool);
     // Only results the client gets rewritten travel unparsed; the others are decided on the parsed message.
-    if (!entry?.compiled?.output || modeOf(request, entry) !== 'applied') return undefined;
+    if (!entry?.compiled?.output || modeOf(request, policy, entry, tool) !== 'applied') return undefined;
     const pool = usable(large, 'large results', log);
     const job = pool?.run({ entry, policy, tool, revision: request.revision, message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
     if (!job) return undefined;
@@ -244,6 +258,8 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     return job.then(
       (answer): Rewritten | Promise<Rewritten> => {
         if (answer.mismatch) return respondToRaw(request, raw, id, log, false);
+        // The worker found the response in these bytes: they are what the upstream sent, unretrofitted.
+        record.raw(request, raw);
         metrics.offloads.inc({ result: 'worker' });
         if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log);
         const original = stubOf(id, answer);
@@ -253,6 +269,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       (err: unknown): Rewritten => {
         const parsed = parseResponse(raw, id);
         if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+        record.parsed(request, parsed.message.result);
         return failed(request, tool, parsed.message, err, log);
       },
     );

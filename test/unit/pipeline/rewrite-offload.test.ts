@@ -244,10 +244,10 @@ describe('respond: isolated extractions (a pattern RE2 cannot run, a YAML parse)
     expect(await retrofits(metrics)).toEqual([{ value: 2, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable' }) }]);
   });
 
-  it('passes the original result through for a stopped job with onInvalid passthrough, counted unparseable', async () => {
+  it('passes the original result through for a stopped job with onInvalid passthrough (shadow), counted unparseable', async () => {
     const p = tools('passthrough');
     const { rewriter, metrics, log } = isolating();
     expect(await rewriter.respond(call('hang', p), { message: small }, log)).toEqual({ kind: 'unchanged', original: small });
-    expect(await retrofits(metrics)).toEqual([{ value: 1, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable' }) }]);
+    expect(await retrofits(metrics)).toEqual([{ value: 1, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable', mode: 'shadow' }) }]);
   });
 });
