@@ -1,7 +1,8 @@
 /**
  * `mcp-retrofit check --config FILE [--probe [--timeout MS]]`: loads the config exactly as `serve` would
  * (schema, schema files, patterns, compiled tool policies) and prints `ok` (exit 0), or every problem as
- * `FILE:LINE:COL message` on stderr (exit 1). With `--probe` it then lists every upstream's tools and
+ * `FILE:LINE:COL message` on stderr (exit 1); warnings (src/config/warnings.ts) follow `ok` on stderr as
+ * `FILE:LINE:COL warning: …` and do not change the exit code. With `--probe` it then lists every upstream's tools and
  * prints the repairs and retrofit each would get (src/probe/run.ts); an upstream that does not answer
  * makes the exit code 1.
  */
@@ -9,6 +10,7 @@ import { isAbsolute, relative } from 'node:path';
 import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
+import { readConfigWarnings } from '../config/warnings.js';
 import { probeUpstreams } from '../probe/run.js';
 
 const USAGE = 'usage: mcp-retrofit check --config FILE [--probe [--timeout MS]]\n';
@@ -83,6 +85,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     return 1;
   }
   io.stdout.write('ok\n');
+  // Settings that work, but not as written: stderr, and never a failure.
+  for (const w of await readConfigWarnings(loaded)) io.stderr.write(`${formatProblem({ ...w, file: shown(w.file) })}\n`);
   if (!parsed.probe) return 0;
   return probeUpstreams(loaded, io, parsed.timeoutMs === undefined ? { shownFile: shown } : { shownFile: shown, timeoutMs: parsed.timeoutMs });
 }

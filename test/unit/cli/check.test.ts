@@ -23,7 +23,40 @@ describe('check', () => {
     const t = io();
     expect(await run(['--config', 'test/fixtures/config/contract-example.yaml'], t.io)).toBe(0);
     expect(t.out()).toBe('ok\n');
-    expect(t.err()).toBe('');
+    // Its get_weather says onInvalid: passthrough: a warning, not a problem.
+    expect(t.err()).toBe(
+      'test/fixtures/config/contract-example.yaml:39:9 warning: upstreams.weather.tools.get_weather: onInvalid: passthrough serves this tool in shadow mode: it is listed without its outputSchema and every result reaches the client unchanged (outcomes are still counted, mode="shadow"); write `shadow: true` to say so\n',
+    );
+  });
+
+  test('warns for every tool that onInvalid: passthrough puts in shadow mode, where the setting is written', async () => {
+    const dir = await tempFiles({
+      'c.yaml': [
+        'defaults:',
+        '  onInvalid: passthrough',
+        'upstreams:',
+        '  a:',
+        '    url: http://127.0.0.1:1/mcp',
+        '    tools:',
+        '      inherited: { outputSchema: { type: object } }',
+        '      explicit: { outputSchema: { type: object }, shadow: true }',
+        '      noSchema: { coerce: false }',
+        '      strict: { outputSchema: { type: object }, onInvalid: error }',
+        '      own:',
+        '        outputSchema: { type: object }',
+        '        onInvalid: passthrough',
+        '',
+      ].join('\n'),
+    });
+    const t = io();
+    expect(await run(['--config', join(dir, 'c.yaml')], t.io)).toBe(0);
+    expect(t.out()).toBe('ok\n');
+    const lines = t.err().split('\n').filter(Boolean);
+    expect(lines.map((l) => l.replace(/: onInvalid: passthrough serves .*$/, ''))).toEqual([
+      `${join(dir, 'c.yaml')}:2:3 warning: upstreams.a.tools.inherited`,
+      `${join(dir, 'c.yaml')}:13:9 warning: upstreams.a.tools.own`,
+    ]);
+    expect(lines[0]).toMatch(/write `shadow: true` to say so$/);
   });
 
   test('a bad config prints each problem as FILE:LINE:COL message and exits 1', async () => {
