@@ -14,6 +14,7 @@ import type { UpstreamRoutes } from './http/upstream-routes.js';
 import { createLogger, Redactor, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { createRewriter, type Rewriter } from './pipeline/rewrite.js';
+import { createRecorder, followGenerations, type Recorder } from './record/index.js';
 import { SessionTable } from './session/table.js';
 import { UpstreamPools } from './upstream/http.js';
 
@@ -21,7 +22,13 @@ import { UpstreamPools } from './upstream/http.js';
 export interface BuildOptions {
   readonly logger?: Logger;
   readonly metrics?: Metrics;
+  /**
+   * The rewrite pipeline. A rewriter given here records nothing unless it was made with a recorder
+   * (RewriterOptions.recorder); the default one offers to `recorder`.
+   */
   readonly rewriter?: Rewriter;
+  /** Where `record:` results go (default: a recorder for the config; it follows reloads and is closed with the app). */
+  readonly recorder?: Recorder;
   /** The secrets scrubber shared with the logger and the reloader (default: one for the config's secrets). */
   readonly redactor?: Redactor;
   /** How long close() lets in-flight requests finish before aborting them (ms, default 10 000). */
@@ -46,7 +53,9 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   const redactor = options.redactor ?? new Redactor(initial.secrets);
   const logger = options.logger ?? createLogger({ redactor });
   const metrics = options.metrics ?? createMetrics();
-  const rewriter = options.rewriter ?? createRewriter(metrics);
+  // Always made: a reload may turn recording on. It holds no timer or file until a sample arrives.
+  const recorder = options.recorder ?? createRecorder(initial, metrics, logger);
+  const rewriter = options.rewriter ?? createRewriter(metrics, { recorder: followGenerations(recorder, () => generations.current.config) });
   const inflight = new InFlight();
   const pools = new UpstreamPools();
   const ctx: GatewayContext = {
@@ -128,6 +137,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     await Promise.all([...upstreams.values()].map((u) => u.close()));
     await pools.close();
     await rewriter.close();
+    // Last: every answer is in by now, so every sample was offered; close() writes what is queued.
+    await recorder.close();
   });
 
   app.decorate('upstreams', upstreams);

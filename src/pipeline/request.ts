@@ -2,7 +2,7 @@
  * What the rewrite pipeline is asked to do: a response to one request whose answer may be rewritten, as a
  * parsed message or as the raw bytes the upstream sent (with the id they were sniffed to carry).
  */
-import type { JsonObject } from '../json.js';
+import type { Json, JsonObject } from '../json.js';
 import type { UpstreamPolicy } from '../policy/types.js';
 
 /** What the gateway remembers about a request until its response arrives. */
@@ -18,6 +18,11 @@ export interface PendingRequest {
    * across a reload is answered by the generation it started on. Absent: nothing to rewrite.
    */
   readonly policy?: UpstreamPolicy;
+  /**
+   * tools/call of an upstream that records (`policy.record`): the request's `params.arguments`, so the
+   * recorder can scrub their values from the recorded result. Absent for every other request.
+   */
+  readonly arguments?: Json;
 }
 
 /** A response to rewrite: parsed, or raw (UTF-8 JSON of one message, believed to answer `id`). */

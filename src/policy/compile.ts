@@ -29,6 +29,7 @@ export function compileUpstreamPolicy(
     defaults,
     native: createNativeMemory(),
     keys: [...byKey.keys()],
+    ...(upstream.record && { record: upstream.record }),
     resolve(tool) {
       const key = matcher.match(tool);
       return key === undefined ? undefined : byKey.get(key);

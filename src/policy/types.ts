@@ -3,7 +3,7 @@
  * Built once at config load by `compileUpstreamPolicy` (src/policy/compile.ts); immutable afterwards.
  * The proxy treats it as opaque and hands it to the engine functions in src/retrofit/engine.ts.
  */
-import type { ToolConfig, ToolDefaults } from '../config/types.js';
+import type { RecordConfig, ToolConfig, ToolDefaults } from '../config/types.js';
 import type { CompiledTool } from '../retrofit/compiled.js';
 import type { NativeMemory } from '../retrofit/native-memory.js';
 
@@ -27,6 +27,11 @@ export interface UpstreamPolicy {
   readonly native?: NativeMemory;
   /** The `tools:` keys in file order (to tell which govern no listed tool); set by compileUpstreamPolicy. */
   readonly keys?: readonly string[];
+  /**
+   * The upstream's `record:` settings in this config generation, when it records: every tools/call answer of
+   * a request sent under this policy is then parsed and offered to the recorder (src/pipeline/record.ts).
+   */
+  readonly record?: RecordConfig;
 }
 
 /** A problem found while compiling; `path` is from the config root, e.g. ['upstreams','w','tools','t','outputSchema','type']. */

@@ -7,7 +7,7 @@
  * (`settle`): the revision rules and the negotiation live in src/protocol, the rewriting in src/pipeline;
  * this class only decides, per message, whether either is needed.
  */
-import { isJsonObject, type JsonObject } from '../json.js';
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import type { ClassifiedMessage } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/request.js';
 import type { UpstreamPolicy } from '../policy/types.js';
@@ -135,10 +135,19 @@ export class SessionState<S = unknown> {
     if (revisionsDisagree({ meta: c.metaRevision, header: ctx.header })) return undefined;
     const tool = method === 'tools/call' ? c.name : method === 'tasks/result' ? this.#taskTool(c) : undefined;
     if (method !== 'tools/list' && tool === undefined) return undefined;
-    const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }) };
+    // A recording upstream's every tools/call answer goes to the recorder (src/pipeline/record.ts): parsed
+    // whatever it holds, with the arguments whose values the recording must not keep.
+    const recording = method === 'tools/call' && policy.record !== undefined;
+    const args = recording ? this.#arguments(c) : undefined;
+    const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }), ...(args !== undefined && { arguments: args }) };
     // Without a configured schema only the upstream's own structuredContent can change (projection, text block).
-    const nativeOnly = method !== 'tools/list' && tool !== undefined && policy.resolve(tool)?.compiled?.output === undefined;
+    const nativeOnly = !recording && method !== 'tools/list' && tool !== undefined && policy.resolve(tool)?.compiled?.output === undefined;
     return { kind: 'rewrite', request, ...(nativeOnly && { nativeOnly }) };
+  }
+
+  #arguments(c: ClassifiedMessage): Json | undefined {
+    const params = isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params : undefined;
+    return params?.arguments;
   }
 
   #taskTool(c: ClassifiedMessage): string | undefined {

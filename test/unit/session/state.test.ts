@@ -33,6 +33,21 @@ function initialized(requested: string, answered: string, bridge = true): Sessio
 }
 
 describe('SessionState.expect', () => {
+  it('registers every tools/call of a recording upstream strict, with its arguments; others without them', () => {
+    const recording = { ...policy, record: { dir: '/r', maxPerTool: 1, maxBytes: 10 } };
+    const s = state();
+    const args = { city: 'Paris', days: 2 };
+    const plain = s.expect(request(1, 'tools/call', { name: 'plain', arguments: args }), ctx({ policy: recording }));
+    expect(plain.pending?.expect).toEqual({ kind: 'rewrite', request: { upstream: 'u', method: 'tools/call', tool: 'plain', revision: '2025-03-26', policy: recording, arguments: args } });
+    // Strict: the answer is parsed whatever it holds, so the recorder sees it.
+    expect(s.pending.onlyNative).toBe(false);
+    const quiet = state();
+    const unrecorded = quiet.expect(request(1, 'tools/call', { name: 'plain', arguments: args }), ctx());
+    expect(unrecorded.pending?.expect).toEqual({ kind: 'rewrite', request: { upstream: 'u', method: 'tools/call', tool: 'plain', revision: '2025-03-26', policy }, nativeOnly: true });
+    // tools/list of a recording upstream carries no arguments.
+    expect(s.expect(request(2, 'tools/list'), ctx({ policy: recording })).pending?.expect).toEqual({ kind: 'rewrite', request: { upstream: 'u', method: 'tools/list', revision: '2025-03-26', policy: recording } });
+  });
+
   it('registers initialize with the revision the client asked for, with or without a policy', () => {
     const s = state();
     const registered = s.expect(initialize(1, '2025-11-25'), ctx({ policy: undefined }));
