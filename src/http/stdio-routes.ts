@@ -7,6 +7,8 @@ import type { StdioUpstreamConfig } from '../config/types.js';
 import { TOOLS_LIST_CHANGED } from './notify.js';
 import { checkSpawnable, childCwd, childEnv } from '../upstream/stdio-env.js';
 import { StdioLink } from '../upstream/stdio-link.js';
+import { SharedStdio } from '../upstream/shared-stdio.js';
+import type { Logger } from '../log.js';
 import { snapshot, type GatewayContext, type Snapshot } from './context.js';
 import { registerFront } from './front/route.js';
 import type { Guard } from './guards.js';
@@ -26,15 +28,20 @@ export const STDIO_DEFAULTS = Object.freeze({ killTimeoutMs: 5_000 });
 
 export function registerStdioRoutes(app: FastifyInstance, name: string, ctx: GatewayContext, guards: readonly Guard[], options: StdioOptions = {}): StdioUpstreamRoutes {
   let lastSpawnFailure: string | undefined;
+  // share: true — one child for every session, made on first use. A reload that changes how the child is
+  // started gives later sessions a new child; sessions already attached keep theirs until they end.
+  let shared: { readonly key: string; readonly child: SharedStdio } | undefined;
   const stdio = (snap: Snapshot): StdioUpstreamConfig => snap.upstream as StdioUpstreamConfig;
   const { sessions } = registerFront(
     app,
     {
       name,
       path: snapshot(ctx, name).upstream.path,
-      link(snap, _headers, log) {
+      link(snap, _headers, sessionLog) {
         const upstream = stdio(snap);
-        return new StdioLink({
+        // share: true — every session's link is a view of one child (src/upstream/shared-stdio.ts), which
+        // logs to the upstream's logger rather than to the session that happened to spawn it.
+        const spawn = (log: Logger): StdioLink => new StdioLink({
           upstream: name,
           command: upstream.command,
           args: upstream.args,
@@ -55,6 +62,10 @@ export function registerStdioRoutes(app: FastifyInstance, name: string, ctx: Gat
             if (closed.kind === 'requested') log.info({ pid, reason: closed.reason }, 'upstream child stopped');
           },
         });
+        if (!upstream.share) return spawn(sessionLog);
+        const key = JSON.stringify([upstream.command, upstream.args, childEnv(upstream), childCwd(upstream, snap.loaded.config), snap.loaded.config.limits.maxResultBytes]);
+        if (shared?.key !== key) shared = { key, child: new SharedStdio({ upstream: name, log: ctx.logger.child({ upstream: name }) }) };
+        return shared.child.attach(sessionLog, spawn);
       },
       maxSessions: (snap) => stdio(snap).maxSessions,
       idleTimeoutMs: (snap) => options.idleTimeoutMs ?? stdio(snap).idleTimeoutMs,
@@ -77,7 +88,8 @@ export function registerStdioRoutes(app: FastifyInstance, name: string, ctx: Gat
     notifyToolsChanged: () => sessions.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)),
     drain: (graceMs) => sessions.drain(graceMs),
     close: () => sessions.closeAll('shutting down'),
-    pids: () => sessions.all().flatMap((s) => (s.owned.link.pid === undefined ? [] : [s.owned.link.pid])),
+    // One entry per child: sessions of a shared child report its pid once.
+    pids: () => [...new Set(sessions.all().flatMap((s) => (s.owned.link.pid === undefined ? [] : [s.owned.link.pid])))],
     sessions: () => sessions.size,
   };
 }

@@ -22,9 +22,31 @@ export function endsOf(data: Buffer | string): MessageEnds {
 }
 
 const ID = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
-const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
-const TAIL_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`, 'd');
+const TAIL_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID}\s*\}\s*$`, 'd');
 const LEADING_METHOD = /^\s*\{\s*(?:"[^"]*"\s*:\s*(?:"[^"]*"|-?\d+)\s*,\s*)*"method"\s*:/;
+
+/** A response id found in the text: its JSON literal and where that literal sits in the text searched. */
+export interface IdLocation {
+  readonly literal: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * Where a response's id is written, at the head of `text` or else at its tail (offsets into `text`); undefined
+ * when the message leads with a `method` or no id sits at either end. Only SNIFF_BYTES of each end are read.
+ */
+export function locateResponseId(text: string): IdLocation | undefined {
+  const head = text.slice(0, SNIFF_BYTES);
+  if (LEADING_METHOD.test(head)) return undefined;
+  const found = HEAD_ID.exec(head);
+  if (found?.indices?.[1]) return { literal: found[1]!, start: found.indices[1][0], end: found.indices[1][1] };
+  const offset = Math.max(0, text.length - SNIFF_BYTES);
+  const tail = TAIL_ID.exec(text.slice(offset));
+  if (tail?.indices?.[1]) return { literal: tail[1]!, start: offset + tail.indices[1][0], end: offset + tail.indices[1][1] };
+  return undefined;
+}
 
 /**
  * Best-effort id of a response; undefined when the message looks like a request or notification (a `method`
@@ -33,7 +55,10 @@ const LEADING_METHOD = /^\s*\{\s*(?:"[^"]*"\s*:\s*(?:"[^"]*"|-?\d+)\s*,\s*)*"met
 export function sniffResponseId(ends: MessageEnds): string | number | undefined {
   if (LEADING_METHOD.test(ends.head)) return undefined;
   const match = HEAD_ID.exec(ends.head) ?? TAIL_ID.exec(ends.tail);
-  const raw = match?.[1];
+  return idOf(match?.[1]);
+}
+
+function idOf(raw: string | undefined): string | number | undefined {
   if (raw === undefined) return undefined;
   try {
     const id: unknown = JSON.parse(raw);

@@ -9,12 +9,13 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
 import { startServe } from '../helpers/serve.js';
 
-const config = (maxResultBytes: number): string => `
+const config = (maxResultBytes: number, share = false): string => `
 limits: { maxResultBytes: ${maxResultBytes} }
 upstreams:
   local:
     command: ${process.execPath}
     args: [${JSON.stringify(FIXTURE_SERVER)}]
+    share: ${share}
 `;
 
 async function connect(url: string): Promise<Client> {
@@ -45,5 +46,23 @@ describe('reload with stdio sessions open', () => {
     const after = await connect(url);
     expect(text(await after.callTool({ name: 'pid', arguments: {} }))).not.toBe(pid);
     await expect(after.callTool({ name: 'huge', arguments: { bytes: 5000 } })).rejects.toThrow(/larger than 2000 bytes/);
+  });
+
+  it('share: true: sessions after a reload that changes the child get a new shared child; the old one serves its sessions', async () => {
+    const gw = await startServe(config(1_000_000, true));
+    const url = `${gw.origin}/local/mcp`;
+    const first = await connect(url);
+    const second = await connect(url);
+    const pid = text(await first.callTool({ name: 'pid', arguments: {} }));
+    expect(text(await second.callTool({ name: 'pid', arguments: {} }))).toBe(pid);
+
+    gw.write(config(2000, true));
+    expect(await gw.sighup()).toMatchObject({ ok: true, restartRequired: [] });
+
+    const after = await connect(url);
+    expect(text(await after.callTool({ name: 'pid', arguments: {} }))).not.toBe(pid);
+    await expect(after.callTool({ name: 'huge', arguments: { bytes: 5000 } })).rejects.toThrow(/larger than 2000 bytes/);
+    expect(text(await first.callTool({ name: 'pid', arguments: {} }))).toBe(pid);
+    expect(text(await first.callTool({ name: 'huge', arguments: { bytes: 5000 } }))).toHaveLength(5000);
   });
 });

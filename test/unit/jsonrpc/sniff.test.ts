@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endsOf, sniffResponseId, SNIFF_BYTES } from '../../../src/jsonrpc/sniff.js';
+import { endsOf, locateResponseId, sniffResponseId, SNIFF_BYTES } from '../../../src/jsonrpc/sniff.js';
 
 const sniff = (data: string | Buffer): string | number | undefined => sniffResponseId(endsOf(data));
 const bulk = (n = 10_000): string => JSON.stringify({ content: [{ type: 'text', text: `{"id": 99, "x": "${'y'.repeat(n)}"}` }] });
@@ -55,5 +55,22 @@ describe('endsOf', () => {
   it('gives short data whole at both ends', () => {
     expect(endsOf('{"id":1}')).toEqual({ head: '{"id":1}', tail: '{"id":1}' });
     expect(endsOf(Buffer.from('{"id":1}'))).toEqual({ head: '{"id":1}', tail: '{"id":1}' });
+  });
+});
+
+describe('locateResponseId', () => {
+  it('gives the literal and its offsets at the head, else at the tail', () => {
+    const head = '{"jsonrpc":"2.0","id":"3~7","result":{}}';
+    const at = locateResponseId(head);
+    expect(at).toEqual({ literal: '"3~7"', start: head.indexOf('"3~7"'), end: head.indexOf('"3~7"') + 5 });
+    const tail = `{"result":{"text":"${'x'.repeat(2000)}"},"jsonrpc":"2.0","id":12}`;
+    const t = locateResponseId(tail)!;
+    expect(tail.slice(t.start, t.end)).toBe('12');
+  });
+
+  it('finds nothing in a request or a message without an id at either end', () => {
+    expect(locateResponseId('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toBeUndefined();
+    expect(locateResponseId('{"method":"x","id":1}')).toBeUndefined();
+    expect(locateResponseId(`{"result":{"id":1,"pad":"${'y'.repeat(1000)}"}}`)).toBeUndefined();
   });
 });

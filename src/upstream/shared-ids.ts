@@ -1,0 +1,288 @@
+/**
+ * The id space of one shared stdio child (./shared-stdio.ts does the I/O): which session each message
+ * belongs to, both ways. Request ids, `params._meta.progressToken` and the `requestId` of
+ * notifications/cancelled become `<session#>~<JSON of the original>` — unique across sessions, `1` and `"1"`
+ * kept apart, the original restored exactly. An answer's id is mapped back by text where it sits at either end
+ * (where src/jsonrpc/sniff.ts finds it), so a large answer is not parsed on the event loop: the session may
+ * still hand it to a worker unparsed. No I/O here: every decision is returned as routes.
+ */
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { endsOf, locateResponseId, sniffResponseId } from '../jsonrpc/sniff.js';
+import type { Logger } from '../log.js';
+
+/** A request id or progress token as its sender wrote it. */
+type Key = string | number;
+
+function isKey(value: unknown): value is Key {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+/** Session `session`'s id or token as the child sees it. */
+export function toWire(session: number, value: Key): string {
+  return `${session}~${JSON.stringify(value)}`;
+}
+
+/** The session and original value of a wire id or token; undefined when it is not one the gateway made. */
+export function fromWire(wire: unknown): { readonly session: number; readonly value: Key } | undefined {
+  if (typeof wire !== 'string') return undefined;
+  const at = wire.indexOf('~');
+  const prefix = wire.slice(0, at);
+  if (at <= 0 || !/^[1-9]\d*$/.test(prefix)) return undefined;
+  try {
+    const value: unknown = JSON.parse(wire.slice(at + 1));
+    return isKey(value) ? { session: Number(prefix), value } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const paramsOf = (m: JsonObject): JsonObject | undefined => (isJsonObject(m.params) ? m.params : undefined);
+const paramOf = (m: JsonObject, field: string): Key | undefined => {
+  const value = paramsOf(m)?.[field];
+  return isKey(value) ? value : undefined;
+};
+const withParam = (m: JsonObject, field: string, value: Key): JsonObject => ({ ...m, params: { ...paramsOf(m), [field]: value } });
+const metaTokenOf = (m: JsonObject): Key | undefined => {
+  const meta = paramsOf(m)?._meta;
+  return isJsonObject(meta) && isKey(meta.progressToken) ? meta.progressToken : undefined;
+};
+const withMetaToken = (m: JsonObject, token: Key): JsonObject => {
+  const params = paramsOf(m) ?? {};
+  return { ...m, params: { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), progressToken: token } } };
+};
+
+/**
+ * The answer `data` to the request sent as `wire`, with `value` for its id; undefined when the id is not at
+ * either end written as the gateway wrote it (the caller then parses the answer).
+ */
+export function replaceAnswerId(data: string, wire: string, value: Key): string | undefined {
+  const at = locateResponseId(data);
+  if (at?.literal !== JSON.stringify(wire)) return undefined;
+  return `${data.slice(0, at.start)}${JSON.stringify(value)}${data.slice(at.end)}`;
+}
+
+/** Where one message goes: a session (by number), every session, or back to the child (answered here). */
+export type Route = { readonly to: number | 'all' | 'child'; readonly json: string };
+
+/** A session's message for the child: the text to send (none: handled here) and answers given here. */
+export interface Outgoing {
+  readonly json: string | undefined;
+  /** Answers from the cache (InitializeResult): deliver after send() returned, the request registered. */
+  readonly replies: readonly Route[];
+  /** Wire ids it carried (to forget when the send failed). */
+  readonly wires: readonly string[];
+}
+
+/** The child's initialization: not yet, asked by one session (others waiting), or done (result cached). */
+type Init =
+  | { readonly state: 'none' }
+  | { readonly state: 'pending'; readonly wire: string; readonly waiters: { readonly session: number; readonly id: Key }[] }
+  | { readonly state: 'done'; readonly result: string };
+
+const DROP = Symbol('drop');
+/** JSON-RPC "internal error": what the child gets for a server→client request share mode cannot route. */
+export const UNROUTABLE = -32603;
+const rpcError = (id: Key, message: string): string => JSON.stringify({ jsonrpc: '2.0', id, error: { code: UNROUTABLE, message } });
+
+/** The id tables of one child: requests in flight per session, server→client requests, initialize. */
+export class SharedIds {
+  readonly #log: Logger;
+  /** Attached sessions → wire ids of their requests not answered yet (initialize excluded: never cancelled). */
+  readonly #inflight = new Map<number, Set<string>>();
+  /** Server→client requests routed to a session, by JSON of the child's id: only that session may answer. */
+  readonly #asked = new Map<string, { readonly session: number; readonly id: Key }>();
+  #init: Init = { state: 'none' };
+  #initialized = false;
+
+  constructor(log: Logger) {
+    this.#log = log;
+  }
+
+  attach(session: number): void {
+    this.#inflight.set(session, new Set());
+  }
+
+  /** `session` leaves: the messages for the child that cancel what it still waits for, or what waits for it. */
+  detach(session: number): string[] {
+    const out = [...(this.#inflight.get(session) ?? [])].map((requestId) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client session closed' } }));
+    this.#inflight.delete(session);
+    for (const [key, asked] of this.#asked) {
+      if (asked.session !== session) continue;
+      this.#asked.delete(key);
+      out.push(rpcError(asked.id, 'the client session this request was routed to closed'));
+    }
+    return out;
+  }
+
+  /** One message (or batch) of `session` for the child; `log` is the session's. */
+  toChild(session: number, json: string, log: Logger = this.#log): Outgoing {
+    const replies: Route[] = [];
+    const wires: string[] = [];
+    let parsed: Json;
+    try {
+      parsed = JSON.parse(json) as Json;
+    } catch {
+      return { json, replies, wires }; // the edge parsed it already: not reached
+    }
+    const one = (m: Json): Json | typeof DROP => this.#toChild(session, m, replies, wires, log);
+    if (!Array.isArray(parsed)) {
+      const out = one(parsed);
+      return { json: out === DROP ? undefined : out === parsed ? json : JSON.stringify(out), replies, wires };
+    }
+    const out = parsed.map(one);
+    const kept = out.filter((m): m is Json => m !== DROP);
+    const same = out.every((m, i) => m === parsed[i]);
+    return { json: kept.length === 0 ? undefined : same ? json : JSON.stringify(kept), replies, wires };
+  }
+
+  /** The send carrying `wires` failed: nothing of it is in flight. */
+  unsent(session: number, wires: readonly string[]): void {
+    for (const wire of wires) this.#inflight.get(session)?.delete(wire);
+    if (this.#init.state === 'pending' && wires.includes(this.#init.wire)) this.#init = { state: 'none' };
+  }
+
+  #toChild(session: number, m: Json, replies: Route[], wires: string[], log: Logger): Json | typeof DROP {
+    if (!isJsonObject(m)) return m;
+    const { method, id } = m;
+    if (typeof method === 'string' && 'id' in m) {
+      if (!isKey(id)) return m;
+      const wire = toWire(session, id);
+      const token = metaTokenOf(m);
+      const remapped = token === undefined ? { ...m, id: wire } : withMetaToken({ ...m, id: wire }, toWire(session, token));
+      if (method !== 'initialize') {
+        wires.push(wire);
+        this.#inflight.get(session)?.add(wire);
+        return remapped;
+      }
+      const init = this.#init;
+      if (init.state === 'done') replies.push({ to: session, json: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${init.result}}` });
+      else if (init.state === 'pending') init.waiters.push({ session, id });
+      if (init.state !== 'none') return DROP;
+      this.#init = { state: 'pending', wire, waiters: [] };
+      wires.push(wire);
+      return remapped;
+    }
+    if (method === 'notifications/initialized') {
+      if (this.#initialized) return DROP;
+      this.#initialized = true;
+      return m;
+    }
+    if (method === 'notifications/cancelled') {
+      const cancelled = paramOf(m, 'requestId');
+      if (cancelled === undefined) return m;
+      const wire = toWire(session, cancelled);
+      this.#inflight.get(session)?.delete(wire);
+      return withParam(m, 'requestId', wire);
+    }
+    if (typeof method === 'string') return m;
+    // An answer to a server→client request: the child's own id, as it sent it.
+    const key = JSON.stringify(id);
+    if (this.#asked.get(key)?.session !== session) {
+      log.warn({ id }, 'share mode: a client answered a server request not routed to its session; dropped');
+      return DROP;
+    }
+    this.#asked.delete(key);
+    return m;
+  }
+
+  /** One message (or batch) from the child, as routes. */
+  fromChild(data: string): Route[] {
+    // Most messages are answers: mapped back by text, not parsed here.
+    const wire = sniffResponseId(endsOf(data));
+    const origin = typeof wire === 'string' && !this.#isInit(wire) ? fromWire(wire) : undefined;
+    const text = origin && replaceAnswerId(data, wire as string, origin.value);
+    if (origin && text) return this.#answer(wire as string, origin.session, text);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      this.#log.warn({ line: data.slice(0, 200), bytes: data.length }, 'upstream sent something that is not JSON; skipped');
+      return [];
+    }
+    // A batch: each message on its own way.
+    return Array.isArray(parsed) ? parsed.flatMap((m) => this.#route(m, undefined)) : this.#route(parsed, data);
+  }
+
+  #route(m: unknown, raw: string | undefined): Route[] {
+    if (!isJsonObject(m)) {
+      this.#log.warn({ line: raw?.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
+      return [];
+    }
+    const { method, id } = m;
+    if (typeof method !== 'string') {
+      if (typeof id === 'string' && this.#isInit(id)) return this.#initAnswered(m);
+      const origin = fromWire(id);
+      if (origin) return this.#answer(id as string, origin.session, JSON.stringify({ ...m, id: origin.value }));
+      this.#log.debug({ id }, 'share mode: upstream answered an id no session sent; dropped');
+      return [];
+    }
+    if ('id' in m) return this.#serverRequest(m, method, raw);
+    if (method === 'notifications/progress') {
+      const origin = fromWire(paramOf(m, 'progressToken'));
+      if (origin && this.#inflight.has(origin.session)) return [{ to: origin.session, json: JSON.stringify(withParam(m, 'progressToken', origin.value)) }];
+      this.#log.debug({ token: paramOf(m, 'progressToken') }, 'share mode: progress for no attached session; dropped');
+      return [];
+    }
+    if (method === 'notifications/cancelled') {
+      // The child gave up a request of its own: only the session it asked knows it.
+      const key = JSON.stringify(paramOf(m, 'requestId'));
+      const asked = this.#asked.get(key);
+      this.#asked.delete(key);
+      return asked ? [{ to: asked.session, json: raw ?? JSON.stringify(m) }] : [];
+    }
+    const token = fromWire(metaTokenOf(m));
+    if (token && this.#inflight.has(token.session)) return [{ to: token.session, json: JSON.stringify(withMetaToken(m, token.value)) }];
+    return [{ to: 'all', json: raw ?? JSON.stringify(m) }];
+  }
+
+  #isInit(wire: string): boolean {
+    return this.#init.state === 'pending' && this.#init.wire === wire;
+  }
+
+  #answer(wire: string, session: number, json: string): Route[] {
+    // Not in flight: the session cancelled it or is gone; nobody waits for it.
+    if (this.#inflight.get(session)?.delete(wire)) return [{ to: session, json }];
+    this.#log.debug({ id: wire }, 'share mode: answer for a request no session waits for; dropped');
+    return [];
+  }
+
+  #initAnswered(m: JsonObject): Route[] {
+    const init = this.#init;
+    if (init.state !== 'pending') return [];
+    // A failed initialize is not cached: the next session's initialize goes to the child again.
+    this.#init = isJsonObject(m.result) ? { state: 'done', result: JSON.stringify(m.result) } : { state: 'none' };
+    const first = fromWire(init.wire)!;
+    return [{ session: first.session, id: first.value }, ...init.waiters].map((w) => ({ to: w.session, json: JSON.stringify({ ...m, id: w.id }) }));
+  }
+
+  #serverRequest(m: JsonObject, method: string, raw: string | undefined): Route[] {
+    const id = m.id;
+    if (!isKey(id)) return [];
+    // The child checks the connection, not a client: the gateway answers.
+    if (method === 'ping') return [{ to: 'child', json: JSON.stringify({ jsonrpc: '2.0', id, result: {} }) }];
+    const token = fromWire(metaTokenOf(m));
+    const busy = [...this.#inflight].filter(([, wires]) => wires.size > 0).map(([session]) => session);
+    const only = busy.length === 0 && this.#inflight.size === 1 ? [...this.#inflight.keys()] : busy;
+    const session = token ? (this.#inflight.has(token.session) ? token.session : undefined) : only.length === 1 ? only[0] : undefined;
+    if (session === undefined) {
+      this.#log.warn({ method, id, sessions: this.#inflight.size, busy: busy.length }, 'share mode cannot route a server request to one client session; answered with an error');
+      return [{ to: 'child', json: rpcError(id, `share mode cannot route "${method}" to one client session (${this.#inflight.size} attached, ${busy.length} with requests in flight)`) }];
+    }
+    this.#asked.set(JSON.stringify(id), { session, id });
+    return [{ to: session, json: token ? JSON.stringify(withMetaToken(m, token.value)) : (raw ?? JSON.stringify(m)) }];
+  }
+
+  /** An answer dropped for its size: the sessions to tell, each with its own id. */
+  overlong(wire: string | number | undefined): { readonly session: number; readonly id: Key }[] {
+    const init = this.#init;
+    if (typeof wire === 'string' && init.state === 'pending' && init.wire === wire) {
+      this.#init = { state: 'none' };
+      const first = fromWire(wire)!;
+      return [{ session: first.session, id: first.value }, ...init.waiters];
+    }
+    const origin = fromWire(wire);
+    if (origin && this.#inflight.get(origin.session)?.delete(wire as string)) return [{ session: origin.session, id: origin.value }];
+    this.#log.warn({ id: wire }, 'share mode: upstream message over maxResultBytes dropped; no session to tell');
+    return [];
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * Share mode (`share: true` on a `command:` upstream): ONE child serves every client session of the upstream,
+ * for servers that keep no per-client state — a child costs ~57–145 MB and 0.15–0.8 s per session. Each
+ * session gets a virtual link (attach()); the child is spawned when a session attaches and none runs, and
+ * stopped when the last session detaches.
+ *
+ * Client → child: request ids, `params._meta.progressToken` and the `requestId` of notifications/cancelled
+ * become `<session#>~<JSON of the original>` (./shared-ids.ts); anything else goes as sent, its text kept.
+ * The child is initialized once, by the first session's initialize; its InitializeResult is cached and later
+ * sessions are answered from it (one arriving while the first is in flight waits for it). Only the first
+ * notifications/initialized reaches the child.
+ *
+ * Child → client: an answer goes to the session that asked, its id restored; progress to the session of its
+ * token; a server→client request (sampling, elicitation, roots/list) to the session of its `_meta`
+ * progress token, else the only session with a request in flight, else the only session attached — with
+ * the child's id kept, so the client's answer reaches the child as it is. `ping` is answered here. Other
+ * notifications (list_changed, resources/updated, log messages) go to every session.
+ *
+ * Limits (what one child cannot tell apart):
+ * - a server→client request no single session can be chosen for gets a -32603 error and a warning;
+ * - the child sees the first session's clientInfo, capabilities and protocolVersion only: later sessions get
+ *   the cached InitializeResult (each negotiated, and bridged, on its own);
+ * - what the child keeps is shared: logging/setLevel, resources/subscribe (every session gets every
+ *   resources/updated), tasks (a session may read another's by its id), anything a tool remembers;
+ * - backpressure is shared: a session that cannot keep up pauses the child for every session;
+ * - the child dying ends every session at once (each gets the child's cause, stderr included).
+ */
+import { RetrofitError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from './link.js';
+import { SharedIds, type Route } from './shared-ids.js';
+
+/** Makes the one child's link (the routes module's StdioLink, with its accounting); `log` is the upstream's. */
+export type SpawnLink = (log: Logger) => UpstreamLink;
+
+export interface SharedStdioOptions {
+  /** The upstream's name, for errors. */
+  readonly upstream: string;
+  /** The upstream's logger (not a session's): the child's own lines and share-mode warnings go there. */
+  readonly log: Logger;
+}
+
+const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
+
+/** The shared child of one upstream; after it died or was stopped, the next session to attach spawns another. */
+export class SharedStdio {
+  readonly #options: SharedStdioOptions;
+  #child: SharedChild | undefined;
+  #next = 1;
+
+  constructor(options: SharedStdioOptions) {
+    this.#options = options;
+  }
+
+  /** A virtual link for one new session (`log` bound to it); spawns the child with `spawn` when none runs. */
+  attach(log: Logger, spawn: SpawnLink): UpstreamLink {
+    this.#child ??= new SharedChild(spawn, this.#options, (gone) => {
+      if (this.#child === gone) this.#child = undefined;
+    });
+    return this.#child.attach(this.#next++, log);
+  }
+
+  /** The running child's pid, if any. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+}
+
+/** One child and the sessions it serves. */
+class SharedChild {
+  readonly #link: UpstreamLink;
+  readonly #upstream: string;
+  readonly #gone: (child: SharedChild) => void;
+  readonly #ids: SharedIds;
+  readonly #sessions = new Map<number, SessionLink>();
+  /** Sessions holding the child back: it reads again once none does. */
+  readonly #paused = new Set<number>();
+  #closed: LinkClosed | undefined;
+
+  constructor(spawn: SpawnLink, options: SharedStdioOptions, gone: (child: SharedChild) => void) {
+    this.#upstream = options.upstream;
+    this.#gone = gone;
+    this.#ids = new SharedIds(options.log);
+    this.#link = spawn(options.log);
+    this.#link.onframe = (frame) => this.#deliver(this.#ids.fromChild(frame.data));
+    this.#link.onoverlong = (overlong) => {
+      for (const to of this.#ids.overlong(overlong.id)) this.#sessions.get(to.session)?.overlong({ bytes: overlong.bytes, id: to.id });
+    };
+    this.#link.onclose = (closed) => this.#died(closed);
+  }
+
+  get pid(): number | undefined {
+    return this.#link.pid;
+  }
+
+  get alive(): boolean {
+    return this.#closed === undefined && this.#link.alive;
+  }
+
+  attach(no: number, log: Logger): SessionLink {
+    const session = new SessionLink(this, no, log, this.#upstream);
+    this.#sessions.set(no, session);
+    this.#ids.attach(no);
+    return session;
+  }
+
+  send(session: SessionLink, json: string): SendOutcome | Promise<SendOutcome> {
+    if (!this.#sessions.has(session.no)) return session.refused();
+    const out = this.#ids.toChild(session.no, json, session.log);
+    // After send() returned: the session registers a request before sending it, and then arms its deadline.
+    if (out.replies.length > 0) queueMicrotask(() => this.#deliver(out.replies));
+    if (out.json === undefined) return ACCEPTED;
+    const sent = this.#link.send(out.json);
+    const settle = (outcome: SendOutcome): SendOutcome => {
+      if (!outcome.ok) this.#ids.unsent(session.no, out.wires);
+      return outcome;
+    };
+    return sent instanceof Promise ? sent.then(settle) : settle(sent);
+  }
+
+  #deliver(routes: readonly Route[]): void {
+    for (const route of routes) {
+      if (route.to === 'child') void this.#link.send(route.json);
+      else if (route.to === 'all') for (const session of this.#sessions.values()) session.deliver(route.json);
+      else this.#sessions.get(route.to)?.deliver(route.json);
+    }
+  }
+
+  pause(no: number): void {
+    if (this.#paused.has(no)) return;
+    this.#paused.add(no);
+    if (this.#paused.size === 1) this.#link.pause();
+  }
+
+  resume(no: number): void {
+    if (this.#paused.delete(no) && this.#paused.size === 0) this.#link.resume();
+  }
+
+  /** A session leaves: what it still waits for is cancelled at the child; the last one stops the child. */
+  async detach(session: SessionLink): Promise<void> {
+    if (!this.#sessions.delete(session.no)) return;
+    this.resume(session.no);
+    const goodbyes = this.#ids.detach(session.no);
+    if (this.#closed === undefined) for (const json of goodbyes) void this.#link.send(json);
+    if (this.#sessions.size > 0) return;
+    // The next session gets a new child, even while this one is still stopping.
+    this.#gone(this);
+    await this.#link.close();
+  }
+
+  #died(closed: LinkClosed): void {
+    if (this.#closed) return;
+    this.#closed = closed;
+    this.#gone(this);
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    for (const session of sessions) session.ended(closed);
+  }
+}
+
+/** One session's view of the shared child. */
+class SessionLink implements UpstreamLink {
+  onframe: (frame: LinkFrame) => void = () => {};
+  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  onclose: (closed: LinkClosed) => void = () => {};
+  readonly no: number;
+  readonly log: Logger;
+  readonly #child: SharedChild;
+  readonly #upstream: string;
+  #closed: LinkClosed | undefined;
+  #closing: Promise<void> | undefined;
+
+  constructor(child: SharedChild, no: number, log: Logger, upstream: string) {
+    this.#child = child;
+    this.no = no;
+    this.log = log;
+    this.#upstream = upstream;
+  }
+
+  get alive(): boolean {
+    return this.#open && this.#child.alive;
+  }
+
+  get pid(): number | undefined {
+    return this.alive ? this.#child.pid : undefined;
+  }
+
+  get #open(): boolean {
+    return this.#closed === undefined && this.#closing === undefined;
+  }
+
+  send(json: string): SendOutcome | Promise<SendOutcome> {
+    return this.#closed ? this.refused() : this.#child.send(this, json);
+  }
+
+  pause(): void {
+    this.#child.pause(this.no);
+  }
+
+  resume(): void {
+    this.#child.resume(this.no);
+  }
+
+  /** Detach from the child (the last session's close resolves once the child is gone). */
+  close(): Promise<void> {
+    this.#closing ??= this.#child.detach(this).then(() => this.ended({ kind: 'requested', reason: 'session closed' }));
+    return this.#closing;
+  }
+
+  refused(): SendOutcome {
+    return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_EXITED', [this.#upstream, this.#closed?.reason ?? 'session closed']) };
+  }
+
+  /** A message of the child's for this session. */
+  deliver(data: string): void {
+    if (this.#open) this.onframe({ data });
+  }
+
+  overlong(overlong: LinkOverlong): void {
+    if (this.#open) this.onoverlong(overlong);
+  }
+
+  /** The link is gone (the child died, or the session detached): told once. */
+  ended(closed: LinkClosed): void {
+    if (this.#closed) return;
+    this.#closed = closed;
+    this.onclose(closed);
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * Share mode with a fake child link (no process): ids remapped both ways, progress and cancellation,
+ * broadcasts, server→client requests, initialize cached, child death fanned out, detach and the last detach.
+ */
+import { describe, expect, it } from 'vitest';
+import { RetrofitError } from '../../../src/errors.js';
+import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
+import { fromWire, replaceAnswerId, toWire } from '../../../src/upstream/shared-ids.js';
+import { SharedStdio } from '../../../src/upstream/shared-stdio.js';
+import { captureLogger } from '../../helpers/stdio-gateway.js';
+
+type Message = Record<string, unknown>;
+
+/** The child's side: what it was sent, and a way to answer. */
+class FakeChild implements UpstreamLink {
+  onframe: (frame: LinkFrame) => void = () => {};
+  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  onclose: (closed: LinkClosed) => void = () => {};
+  readonly lines: string[] = [];
+  alive = true;
+  readonly pid: number;
+  paused = false;
+  pauses = 0;
+  stopped = false;
+
+  constructor(pid: number) {
+    this.pid = pid;
+  }
+
+  get sent(): Message[] {
+    return this.lines.map((l) => JSON.parse(l) as Message);
+  }
+
+  send(json: string): SendOutcome {
+    if (!this.alive) return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_EXITED', ['fake', 'gone']) };
+    this.lines.push(json);
+    return { ok: true };
+  }
+
+  emit(message: Message | string): void {
+    this.onframe({ data: typeof message === 'string' ? message : JSON.stringify(message) });
+  }
+
+  die(closed: LinkClosed): void {
+    this.alive = false;
+    this.onclose(closed);
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.pauses++;
+  }
+
+  resume(): void {
+    this.paused = false;
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.die({ kind: 'requested', reason: 'stopped' });
+  }
+}
+
+/** One session's side: what its virtual link handed it. */
+function record(link: UpstreamLink) {
+  const frames: string[] = [];
+  const overlongs: LinkOverlong[] = [];
+  const closes: LinkClosed[] = [];
+  link.onframe = (f) => frames.push(f.data);
+  link.onoverlong = (o) => overlongs.push(o);
+  link.onclose = (c) => closes.push(c);
+  return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), overlongs, closes, send: (m: Message) => link.send(JSON.stringify(m)) };
+}
+
+function setup() {
+  const logs: Record<string, unknown>[] = [];
+  const log = captureLogger(logs);
+  const children: FakeChild[] = [];
+  const shared = new SharedStdio({ upstream: 'fx', log });
+  const spawn = (): UpstreamLink => {
+    const child = new FakeChild(1000 + children.length);
+    children.push(child);
+    return child;
+  };
+  const open = () => record(shared.attach(log, spawn));
+  const child = (i = 0): FakeChild => children[i]!;
+  return { shared, children, child, open, logs };
+}
+
+const request = (id: string | number, method = 'tools/call', params: Message = { name: 'echo' }): Message => ({ jsonrpc: '2.0', id, method, params });
+const result = (id: unknown, value: unknown = {}): Message => ({ jsonrpc: '2.0', id, result: value });
+const INIT_RESULT = { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'fx', version: '1' } };
+/** Cached answers are handed over in a microtask, after send() returned. */
+const settled = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('share mode ids', () => {
+  it('encodes the session and the original, keeping 1 and "1" apart', () => {
+    expect(toWire(1, 1)).toBe('1~1');
+    expect(toWire(1, '1')).toBe('1~"1"');
+    expect(fromWire('12~"a~b"')).toEqual({ session: 12, value: 'a~b' });
+    expect(fromWire('2~1')).toEqual({ session: 2, value: 1 });
+    for (const foreign of [7, 'abc', '~1', '01~1', 'x~1', '1~{', '1~null']) expect(fromWire(foreign)).toBeUndefined();
+  });
+
+  it('replaces an answer id at either end, and only as written', () => {
+    expect(replaceAnswerId('{"jsonrpc":"2.0","id":"1~0","result":{"id":"1~0"}}', '1~0', 0)).toBe('{"jsonrpc":"2.0","id":0,"result":{"id":"1~0"}}');
+    expect(replaceAnswerId(`{"result":{"t":"${'x'.repeat(5000)}"},"jsonrpc":"2.0","id":"2~\\"a\\""}`, '2~"a"', 'a')).toMatch(/"id":"a"}$/);
+    expect(replaceAnswerId('{"result":{},"jsonrpc":"2.0","id":"1\\u007e0"}', '1~0', 0)).toBeUndefined();
+  });
+});
+
+describe('SharedStdio', () => {
+  it('remaps colliding ids of two sessions and routes each answer back to its sender', () => {
+    const { open, child, children } = setup();
+    const a = open();
+    const b = open();
+    expect(children).toHaveLength(1);
+    a.send(request(1));
+    b.send(request(1));
+    b.send(request('1'));
+    expect(child().sent.map((m) => m.id)).toEqual(['1~1', '2~1', '2~"1"']);
+
+    child().emit(result('2~"1"', { who: 'b-string' }));
+    child().emit('{"result":{"who": "a"}, "jsonrpc":"2.0", "id": "1~1" }');
+    child().emit({ jsonrpc: '2.0', id: '2~1', error: { code: -32602, message: 'no' } });
+    expect(a.got()).toEqual([result(1, { who: 'a' })]);
+    expect(b.got()).toEqual([result('1', { who: 'b-string' }), { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'no' } }]);
+    // Answered by text: everything but the id as the child wrote it.
+    expect(a.frames[0]).toBe('{"result":{"who": "a"}, "jsonrpc":"2.0", "id": 1 }');
+  });
+
+  it('keeps the text of messages with nothing to remap, and re-serialises batches once', () => {
+    const { open, child } = setup();
+    const a = open();
+    const text = '{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }';
+    a.link.send(text);
+    a.link.send(JSON.stringify([request(5), { jsonrpc: '2.0', method: 'notifications/x' }]));
+    expect(child().lines[0]).toBe(text);
+    expect(JSON.parse(child().lines[1]!)).toEqual([request('1~5'), { jsonrpc: '2.0', method: 'notifications/x' }]);
+  });
+
+  it('remaps progress tokens and routes progress back with the original token', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(1, 'tools/call', { name: 'slow', _meta: { progressToken: 7 } }));
+    b.send(request(1, 'tools/call', { name: 'slow', _meta: { progressToken: 7 } }));
+    expect(child().sent.map((m) => (m.params as { _meta: { progressToken: unknown } })._meta.progressToken)).toEqual(['1~7', '2~7']);
+    child().emit({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: '2~7', progress: 1 } });
+    expect(a.got()).toEqual([]);
+    expect(b.got()).toEqual([{ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }]);
+  });
+
+  it('remaps the request a cancellation names; the late answer is dropped', () => {
+    const { open, child } = setup();
+    const a = open();
+    a.send(request(3));
+    a.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'user' } });
+    expect(child().sent[1]).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '1~3', reason: 'user' } });
+    child().emit(result('1~3'));
+    expect(a.got()).toEqual([]);
+  });
+
+  it('sends notifications without a session to every session, as the child wrote them', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    const changed = '{"method":"notifications/tools/list_changed","jsonrpc":"2.0"}';
+    child().emit(changed);
+    child().emit({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hi' } });
+    expect(a.frames[0]).toBe(changed);
+    expect(b.frames[0]).toBe(changed);
+    expect(a.got()[1]).toMatchObject({ method: 'notifications/message' });
+    expect(b.got()[1]).toMatchObject({ method: 'notifications/message' });
+  });
+
+  it('routes a server request by its progress token, else to the only busy session; the answer keeps its id', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(1, 'tools/call', { name: 'ask', _meta: { progressToken: 'p' } }));
+    b.send(request(1));
+    child().emit({ jsonrpc: '2.0', id: 40, method: 'sampling/createMessage', params: { messages: [], _meta: { progressToken: '1~"p"' } } });
+    expect(a.got()).toEqual([{ jsonrpc: '2.0', id: 40, method: 'sampling/createMessage', params: { messages: [], _meta: { progressToken: 'p' } } }]);
+    expect(b.got()).toEqual([]);
+
+    child().emit(result('1~1'));
+    child().emit({ jsonrpc: '2.0', id: 41, method: 'elicitation/create', params: {} });
+    expect(b.got()).toEqual([{ jsonrpc: '2.0', id: 41, method: 'elicitation/create', params: {} }]);
+
+    // Only the session asked may answer, and its answer reaches the child with the child's id.
+    a.send(result(41, { action: 'accept' }));
+    b.send(result(41, { action: 'decline' }));
+    a.send(result(40, { content: [] }));
+    expect(child().sent.slice(2)).toEqual([result(41, { action: 'decline' }), result(40, { content: [] })]);
+  });
+
+  it('answers a server request no single session can take with an error, and warns', () => {
+    const { open, child, logs } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(1));
+    b.send(request(2));
+    child().emit({ jsonrpc: '2.0', id: 9, method: 'roots/list' });
+    expect(a.got()).toEqual([]);
+    expect(b.got()).toEqual([]);
+    expect(child().sent[2]).toMatchObject({ id: 9, error: { code: -32603, message: expect.stringContaining('share mode cannot route "roots/list"') } });
+    expect(logs.find((l) => l.level === 40)).toMatchObject({ method: 'roots/list', sessions: 2, busy: 2 });
+    // The gateway answers the child's pings itself.
+    child().emit({ jsonrpc: '2.0', id: 10, method: 'ping' });
+    expect(child().sent[3]).toEqual(result(10));
+  });
+
+  it('initializes the child once and answers later sessions from the cache', async () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'a', version: '1' } }));
+    b.send(request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } }));
+    expect(child().sent.map((m) => [m.id, m.method])).toEqual([['1~0', 'initialize']]);
+    // b waits for a's answer.
+    expect(b.got()).toEqual([]);
+    child().emit(result('1~0', INIT_RESULT));
+    expect(a.got()).toEqual([result(0, INIT_RESULT)]);
+    expect(b.got()).toEqual([result(0, INIT_RESULT)]);
+
+    const c = open();
+    c.send(request('init', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+    await settled();
+    expect(c.got()).toEqual([result('init', INIT_RESULT)]);
+    for (const s of [a, b, c]) s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(child().sent.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized']);
+  });
+
+  it('does not cache a failed initialize: the next one goes to the child', async () => {
+    const { open, child } = setup();
+    const a = open();
+    a.send(request(0, 'initialize', {}));
+    child().emit({ jsonrpc: '2.0', id: '1~0', error: { code: -32602, message: 'bad version' } });
+    expect(a.got()).toEqual([{ jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'bad version' } }]);
+    const b = open();
+    b.send(request(0, 'initialize', {}));
+    await settled();
+    expect(child().sent.map((m) => m.id)).toEqual(['1~0', '2~0']);
+    expect(b.got()).toEqual([]);
+  });
+
+  it('fans the child death out to every session and spawns a new child, initialized again, for the next', async () => {
+    const { open, child, children, shared } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    child().emit(result('1~0', INIT_RESULT));
+    expect(shared.pid).toBe(1000);
+    const died: LinkClosed = { kind: 'exited', reason: 'signal SIGKILL', stderr: 'boom' };
+    child().die(died);
+    expect(a.closes).toEqual([died]);
+    expect(b.closes).toEqual([died]);
+    expect(a.link.alive).toBe(false);
+    expect(a.send(request(5))).toMatchObject({ ok: false });
+    await a.link.close();
+    expect(a.closes).toHaveLength(1);
+
+    const c = open();
+    expect(children).toHaveLength(2);
+    expect(c.link.pid).toBe(1001);
+    c.send(request(0, 'initialize', {}));
+    expect(child(1).sent.map((m) => [m.id, m.method])).toEqual([['3~0', 'initialize']]);
+  });
+
+  it('cancels a detaching session\'s requests in flight, keeps the child, and stops it on the last detach', async () => {
+    const { open, child, children } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    child().emit(result('1~0', INIT_RESULT));
+    a.send(request(1));
+    a.send(request(2));
+    b.send(request(1));
+    child().emit(result('1~2'));
+    await a.link.close();
+    expect(a.closes).toMatchObject([{ kind: 'requested' }]);
+    expect(child().stopped).toBe(false);
+    expect(child().sent.slice(-1)).toEqual([{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: '1~1', reason: 'client session closed' } }]);
+    // What the child still sends for it is dropped; b goes on.
+    child().emit(result('1~1'));
+    child().emit(result('2~1', { ok: 1 }));
+    expect(a.got()).toEqual([result(0, INIT_RESULT), result(2)]);
+    expect(b.got()).toEqual([result(1, { ok: 1 })]);
+
+    await b.link.close();
+    expect(child().stopped).toBe(true);
+    expect(b.closes).toMatchObject([{ kind: 'requested' }]);
+    open();
+    expect(children).toHaveLength(2);
+  });
+
+  it('pauses the child while any session is backed up', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.link.pause();
+    b.link.pause();
+    a.link.pause();
+    expect(child().pauses).toBe(1);
+    a.link.resume();
+    expect(child().paused).toBe(true);
+    b.link.resume();
+    expect(child().paused).toBe(false);
+    b.link.pause();
+    void b.link.close();
+    expect(child().paused).toBe(false);
+  });
+
+  it('tells only the asking session of an oversized answer, with its own id', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(1));
+    b.send(request(1));
+    child().onoverlong({ bytes: 99, id: '2~1' });
+    expect(a.overlongs).toEqual([]);
+    expect(b.overlongs).toEqual([{ bytes: 99, id: 1 }]);
+  });
+});
