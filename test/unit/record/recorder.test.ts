@@ -108,6 +108,18 @@ describe('createRecorder', () => {
     expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'write_failed' })).toBe(1);
   });
 
+  it('drops and counts what arrives while the queue is full, and writes the rest', async () => {
+    const dir = await tempRoot();
+    const m = metrics();
+    const recorder = createRecorder(recorderConfig({ dir, maxPerTool: 20, maxBytes: 10_000 }), m, capturingLogger().log, { now: clock(), maxQueueItems: 2 });
+    // Offered in one tick: the drain loop starts only after the call that offered returns.
+    for (const n of [1, 2, 3, 4]) recorder.offer({ upstream: 'w', tool: 't', result: text(`sample ${n}`) });
+    await recorder.close();
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'queue_full' })).toBe(2);
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(2);
+    expect(await filesIn(toolDir(dir, 'w', 't'))).toHaveLength(2);
+  });
+
   it('takes new settings with configure, and ignores offers after close', async () => {
     const { dir, m, recorder, config } = await setup();
     recorder.configure(recorderConfig(undefined));
