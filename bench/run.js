@@ -40,6 +40,7 @@ const SCENARIOS = [
   ['3', 'stdio bridging', () => stdioBridging({ quick, log })],
   ['4', 'memory', () => memory({ quick, log })],
   ['5', 'streaming', () => streaming({ quick, log })],
+  ['6', 'recording under load', async () => (await import('./scenarios/record.js')).recording({ quick, log })],
 ];
 
 const startedAt = new Date();
