@@ -4,6 +4,8 @@
  * (latest-quick.md for --quick and latest-partial.md for --only, so neither overwrites the recorded full run).
  * --profile: the gateway of scenario 1 runs with --cpu-prof; a summary (top self-time functions, time by
  * package) goes to bench/results/profile-passthrough.md.
+ * --compare=DIR: scenarios 1, 2b and 3 also run DIR's built gateway (an older commit's worktree), in the same
+ * rounds, so before and after come from one run.
  * Exits 1 when a scenario failed to run (a missed target is reported in the table, not as a failure).
  */
 import { performance } from 'node:perf_hooks';
@@ -12,7 +14,7 @@ import { join } from 'node:path';
 import { ensureBuilt } from './lib/build.js';
 import { killAll } from './lib/procs.js';
 import { byArea, inclusiveByArea, topSelf } from './lib/profile.js';
-import { ROOT, scratch } from './lib/servers.js';
+import { compareBuild, ROOT, scratch } from './lib/servers.js';
 import { render, skipped } from './lib/table.js';
 import { memory } from './scenarios/memory.js';
 import { passthrough } from './scenarios/passthrough.js';
@@ -25,19 +27,20 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const profile = args.includes('--profile');
 const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const unknown = args.filter((a) => !['--quick', '--profile'].includes(a) && !a.startsWith('--only='));
+const compare = compareBuild(args.find((a) => a.startsWith('--compare='))?.slice('--compare='.length));
+const unknown = args.filter((a) => !['--quick', '--profile'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--compare='));
 if (unknown.length > 0) {
-  console.error(`usage: node bench/run.js [--quick] [--only=1,2,3,4,5] [--profile]; unknown: ${unknown.join(' ')}`);
+  console.error(`usage: node bench/run.js [--quick] [--only=1,2,3,4,5] [--profile] [--compare=DIR]; unknown: ${unknown.join(' ')}`);
   process.exit(2);
 }
 
 const log = (line) => console.error(line);
 const profileDir = profile ? scratch('mcp-retrofit-prof-') : undefined;
 const SCENARIOS = [
-  ['1', 'passthrough overhead', () => passthrough({ quick, log, profileDir })],
+  ['1', 'passthrough overhead', () => passthrough({ quick, log, profileDir, compare })],
   ['2', 'retrofit cost', () => retrofitCost({ quick, log })],
-  ['2', 'retrofit vs other sessions', () => stall({ quick, log })],
-  ['3', 'stdio bridging', () => stdioBridging({ quick, log })],
+  ['2', 'retrofit vs other sessions', () => stall({ quick, log, compare })],
+  ['3', 'stdio bridging', () => stdioBridging({ quick, log, compare })],
   ['4', 'memory', () => memory({ quick, log })],
   ['5', 'streaming', () => streaming({ quick, log })],
   ['6', 'recording under load', async () => (await import('./scenarios/record.js')).recording({ quick, log })],

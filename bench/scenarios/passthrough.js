@@ -4,6 +4,7 @@
  * real v1 SDK upstream. Rounds alternate the order of the targets so a noisy neighbour hits all of them;
  * the median of the rounds is reported. Also a bare Node.js proxy (bench/servers/bare-proxy.js) as the floor
  * any Node proxy starts from, and the CPU each Node proxy spends per exchange (less noise-sensitive than req/s).
+ * With --compare, another build's gateway (`before`) is one more target of every case, in the same rounds.
  */
 import { autocannon, toolCall } from '../lib/load.js';
 import { startNginx } from '../lib/nginx.js';
@@ -21,32 +22,34 @@ function show(s) {
   return `${fmt(s.rps)} req/s, p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms${s.errors ? `, ${s.errors} errors` : ''}`;
 }
 
-/** Run scenario 1; `profileDir` makes the gateway write a --cpu-prof profile there. */
-export async function passthrough({ quick, profileDir, log }) {
+const cpuCell = (x, b) => `${fmt(x.cpuUs)} µs/exchange (${fmt(x.cpuUs / b.cpuUs)}× bare)`;
+const rpsCell = (x, b, ng) => `${fmt(x.rps)} req/s (${fmt(x.rps / b.rps)}× bare${ng ? `, ${fmt(x.rps / ng.rps)}× nginx` : ''}), p99 ${fmt(x.p99)} ms`;
+
+/**
+ * Run scenario 1; `profileDir` makes the gateway write a --cpu-prof profile there; `compare` ({ root, label },
+ * from --compare) adds another build's gateway as one more target of the same rounds.
+ */
+export async function passthrough({ quick, profileDir, log, compare }) {
   const seconds = quick ? 1 : 8;
   const rounds = quick ? 1 : 3;
   const connections = 10;
   const [raw, sdk] = await Promise.all([startUpstream('raw-upstream'), startUpstream('sdk-upstream')]);
   const bare = await startUpstream('bare-proxy', {}, [raw.url]);
   const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const [gw, nginx] = await Promise.all([
-    startGateway(
-      {
-        rawjson: { url: `${raw.url}/json/mcp`, path: '/rawjson/mcp' },
-        rawsse: { url: `${raw.url}/sse/mcp`, path: '/rawsse/mcp' },
-        sdk: { url: `${sdk.url}/mcp`, path: '/sdk/mcp' },
-        retro: { url: `${raw.url}/json/mcp`, path: '/retro/mcp', tools: { echo: { outputSchema: OBJECT_SCHEMA } } },
-      },
-      { nodeArgs },
-    ),
-    startNginx(raw.url),
-  ]);
+  const upstreams = {
+    rawjson: { url: `${raw.url}/json/mcp`, path: '/rawjson/mcp' },
+    rawsse: { url: `${raw.url}/sse/mcp`, path: '/rawsse/mcp' },
+    sdk: { url: `${sdk.url}/mcp`, path: '/sdk/mcp' },
+    retro: { url: `${raw.url}/json/mcp`, path: '/retro/mcp', tools: { echo: { outputSchema: OBJECT_SCHEMA } } },
+  };
+  const [gw, nginx, old] = await Promise.all([startGateway(upstreams, { nodeArgs }), startNginx(raw.url), compare ? startGateway(upstreams, { root: compare.root }) : undefined]);
   try {
+    const before = (path) => (old ? { before: `${old.address}${path}` } : {});
     const cases = {
-      rawjson: { direct: `${raw.url}/json/mcp`, gateway: `${gw.address}/rawjson/mcp`, bare: `${bare.url}/json/mcp`, ...(nginx.url && { nginx: `${nginx.url}/json/mcp` }) },
-      rawsse: { direct: `${raw.url}/sse/mcp`, gateway: `${gw.address}/rawsse/mcp`, bare: `${bare.url}/sse/mcp`, ...(nginx.url && { nginx: `${nginx.url}/sse/mcp` }) },
-      sdk: { direct: `${sdk.url}/mcp`, gateway: `${gw.address}/sdk/mcp` },
-      ...(!quick && { retro: { gateway: `${gw.address}/retro/mcp` } }),
+      rawjson: { direct: `${raw.url}/json/mcp`, gateway: `${gw.address}/rawjson/mcp`, bare: `${bare.url}/json/mcp`, ...(nginx.url && { nginx: `${nginx.url}/json/mcp` }), ...before('/rawjson/mcp') },
+      rawsse: { direct: `${raw.url}/sse/mcp`, gateway: `${gw.address}/rawsse/mcp`, bare: `${bare.url}/sse/mcp`, ...(nginx.url && { nginx: `${nginx.url}/sse/mcp` }), ...before('/rawsse/mcp') },
+      sdk: { direct: `${sdk.url}/mcp`, gateway: `${gw.address}/sdk/mcp`, ...before('/sdk/mcp') },
+      ...(!quick && { retro: { gateway: `${gw.address}/retro/mcp`, ...before('/retro/mcp') } }),
     };
     const body = toolCall('echo');
     // Warm the JITs and connection pools so round 1 is not penalised (--quick: no warm-up).
@@ -57,10 +60,10 @@ export async function passthrough({ quick, profileDir, log }) {
         const order = Object.entries(targets);
         for (let i = 0; i < order.length; i++) {
           const [target, url] = order[(i + round) % order.length];
-          const pid = target === 'gateway' ? gw.pid : target === 'bare' ? bare.pid : undefined;
-          const before = pid === undefined ? 0 : cpuMs(pid);
+          const pid = { gateway: gw.pid, bare: bare.pid, before: old?.pid }[target];
+          const cpu0 = pid === undefined ? 0 : cpuMs(pid);
           const r = await autocannon(url, { body, connections, seconds });
-          if (pid !== undefined) r.cpuUs = ((cpuMs(pid) - before) * 1000) / Math.max(r.requests, 1);
+          if (pid !== undefined) r.cpuUs = ((cpuMs(pid) - cpu0) * 1000) / Math.max(r.requests, 1);
           log(`  s1 ${name}/${target} round ${round + 1}: ${fmt(r.rps)} req/s p99 ${r.p99} ms`);
           ((results[name] ??= {})[target] ??= []).push(r);
         }
@@ -92,15 +95,26 @@ export async function passthrough({ quick, profileDir, log }) {
       }
       rows.push(row(`1 passthrough ${label}: throughput vs direct`, `direct ${show(direct)}`, show(gateway), ratio(gateway.rps, direct.rps)));
       const b = s[name].bare;
-      rows.push(row(`1 passthrough ${label}: throughput vs a bare Node.js proxy (no features; the platform's floor)`, `bare ${show(b)}`, show(gateway), ratio(gateway.rps, b.rps)));
-      rows.push(row(`1 passthrough ${label}: proxy CPU per exchange vs the bare Node.js proxy`, `bare ${fmt(b.cpuUs)} µs`, `${fmt(gateway.cpuUs)} µs`, gateway.cpuUs / b.cpuUs));
+      // Issue 13's targets: within 1.25× the bare proxy's CPU per exchange and 0.9× its throughput.
+      rows.push(row(`1 passthrough ${label}: throughput vs a bare Node.js proxy (no features; the platform's floor)`, `bare ${show(b)}`, show(gateway), ratio(gateway.rps, b.rps), { min: 0.9 }));
+      rows.push(row(`1 passthrough ${label}: proxy CPU per exchange vs the bare Node.js proxy`, `bare ${fmt(b.cpuUs)} µs`, `${fmt(gateway.cpuUs)} µs`, gateway.cpuUs / b.cpuUs, { max: 1.25 }));
+      const was = s[name].before;
+      if (was) {
+        rows.push(row(`1 passthrough ${label}: CPU per exchange, this build vs ${compare.label}`, `${compare.label} ${cpuCell(was, b)}`, cpuCell(gateway, b), gateway.cpuUs / was.cpuUs));
+        rows.push(row(`1 passthrough ${label}: throughput, this build vs ${compare.label}`, `${compare.label} ${rpsCell(was, b, ng)}`, rpsCell(gateway, b, ng), ratio(gateway.rps, was.rps)));
+      }
     }
-    const { direct: sd, gateway: sg } = s.sdk;
+    const { direct: sd, gateway: sg, before: sb } = s.sdk;
     rows.push(row('1 passthrough v1 SDK upstream (stateless, JSON): throughput vs direct', `direct ${show(sd)}`, show(sg), ratio(sg.rps, sd.rps), { min: 0.95 }));
-    if (s.retro) rows.push(row('1 raw JSON + retrofit of a small result (outputSchema set) vs passthrough', `passthrough ${show(s.rawjson.gateway)}`, show(s.retro.gateway), ratio(s.retro.gateway.rps, s.rawjson.gateway.rps)));
+    if (sb) rows.push(row(`1 passthrough v1 SDK upstream: throughput, this build vs ${compare.label}`, `${compare.label} ${show(sb)} (${fmt(sb.rps / sd.rps)}× direct)`, show(sg), ratio(sg.rps, sb.rps)));
+    if (s.retro) {
+      rows.push(row('1 raw JSON + retrofit of a small result (outputSchema set) vs passthrough', `passthrough ${show(s.rawjson.gateway)}`, show(s.retro.gateway), ratio(s.retro.gateway.rps, s.rawjson.gateway.rps)));
+      const rb = s.retro.before;
+      if (rb) rows.push(row(`1 raw JSON + retrofit of a small result: this build vs ${compare.label}`, `${compare.label} ${show(rb)}, ${fmt(rb.cpuUs)} µs/exchange`, `${show(s.retro.gateway)}, ${fmt(s.retro.gateway.cpuUs)} µs/exchange`, ratio(s.retro.gateway.rps, rb.rps)));
+    }
     return rows;
   } finally {
-    await gw.stop();
+    await Promise.all([gw.stop(), old?.stop()]);
     await Promise.all([raw.stop(), sdk.stop(), bare.stop(), nginx.stop?.()]);
   }
 }
