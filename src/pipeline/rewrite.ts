@@ -18,7 +18,7 @@ import type { Metrics } from '../metrics.js';
 import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
 import { FirstListing, warningText } from '../policy/unmatched.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
-import { inShadow, rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
+import { isShadowEntry, rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
 import { errorResult, failureText } from '../retrofit/outcome.js';
 import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
@@ -119,10 +119,10 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
    * How the result reaches the client (see RetrofitMode). Shadow first: a shadowed tool is counted as such
    * for every client, whatever its revision would have shown it.
    */
-  function modeOf(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy | undefined, tool: string): RetrofitMode {
+  function modeOf(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy | undefined): RetrofitMode {
     const compiled = entry?.compiled;
-    if (!compiled?.output) return 'applied';
-    if (inShadow(policy, tool)) return 'shadow';
+    if (!entry || !compiled?.output) return 'applied';
+    if (isShadowEntry(policy, entry)) return 'shadow';
     return projectionFor(request.revision, !compiled.output.needsWrap, compiled.legacyRoots) === 'drop' ? 'unseen' : 'applied';
   }
 
@@ -175,7 +175,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const result = message.result as JsonObject;
     const policy = request.policy;
     if ((err instanceof DeadlineExceeded || err instanceof IsolationUnavailable) && policy) {
-      const mode = modeOf(request, policy, policy.resolve(tool), tool);
+      const mode = modeOf(request, policy, policy.resolve(tool));
       const outcome: CallOutcome = { tool, outcome: 'unparseable', reasons: [err.message] };
       reportOutcome(metrics, request, tool, outcome, log, mode);
       // A client shown no schema (shadow, unseen) gets what it would without one; others get the failure.
@@ -208,7 +208,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || tool === undefined) return unchanged;
       record.parsed(request, result);
       const entry = policy.resolve(tool);
-      const mode = modeOf(request, policy, entry, tool);
+      const mode = modeOf(request, policy, entry);
       const job = entry?.compiled?.output && !isNonFinal(result) ? offload(request, policy, entry, tool, result, log) : undefined;
       if (job) return fromWorker(request, policy, tool, message, job, mode, log);
       const out = callInline(request, policy, tool, result, mode, log);
@@ -250,7 +250,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     if (!policy || raw.length <= threshold || tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return undefined;
     const entry = policy.resolve(tool);
     // Only results the client gets rewritten travel unparsed; the others are decided on the parsed message.
-    if (!entry?.compiled?.output || modeOf(request, policy, entry, tool) !== 'applied') return undefined;
+    if (!entry?.compiled?.output || modeOf(request, policy, entry) !== 'applied') return undefined;
     const pool = usable(large, 'large results', log);
     const job = pool?.run({ entry, policy, tool, revision: request.revision, message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
     if (!job) return undefined;

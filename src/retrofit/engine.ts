@@ -49,7 +49,10 @@ function defaultsOf(policy: UpstreamPolicy): ToolDefaults {
 
 function compiledOf(policy: UpstreamPolicy, tool: string): CompiledTool | undefined {
   const entry = policy.resolve(tool);
-  if (!entry) return undefined;
+  return entry ? compiledEntry(policy, entry) : undefined;
+}
+
+function compiledEntry(policy: UpstreamPolicy, entry: ToolPolicy): CompiledTool {
   if (entry.compiled) return entry.compiled;
   let compiled = lazyTools.get(entry);
   if (!compiled) {
@@ -79,9 +82,13 @@ function memoryOf(policy: UpstreamPolicy): NativeMemory {
  */
 export function inShadow(policy: UpstreamPolicy, tool: string): boolean {
   const entry = policy.resolve(tool);
-  if (!entry) return false;
+  return entry !== undefined && isShadowEntry(policy, entry);
+}
+
+/** inShadow for the entry a tool resolved to (no second lookup on the hot path). */
+export function isShadowEntry(policy: UpstreamPolicy, entry: ToolPolicy): boolean {
   if (entry.config.shadow ?? defaultsOf(policy).shadow === true) return true;
-  return compiledOf(policy, tool)?.onInvalid === 'passthrough';
+  return compiledEntry(policy, entry).onInvalid === 'passthrough';
 }
 
 /** Rewrite a tools/list result: inject configured schemas, repair definitions, project for the revision. */
@@ -113,11 +120,12 @@ export function rewriteToolCall(
 ): { result: JsonObject; outcome: CallOutcome } {
   const untouched: CallOutcome = { tool, outcome: 'untouched' };
   if (isNonFinal(result)) return { result, outcome: untouched };
-  const compiled = compiledOf(policy, tool);
+  const entry = policy.resolve(tool);
+  const compiled = entry ? compiledEntry(policy, entry) : undefined;
   const legacyRoots = compiled?.legacyRoots ?? defaultsOf(policy).legacyRoots;
-  if (compiled?.output) {
+  if (entry && compiled?.output) {
     const out = retrofitResult(result, tool, compiled, compiled.output, revision);
-    if (!inShadow(policy, tool)) return out;
+    if (!isShadowEntry(policy, entry)) return out;
     return { result: projectNativeResult(result, tool, memoryOf(policy), legacyRoots, revision), outcome: out.outcome };
   }
   return { result: projectNativeResult(result, tool, memoryOf(policy), legacyRoots, revision), outcome: untouched };
