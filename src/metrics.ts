@@ -4,10 +4,70 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+/** Most label tuples a Tally keeps; past it, counts go straight to prom-client. */
+const TALLY_MAX = 4096;
+
+interface TallySlot {
+  readonly labels: Record<string, string | number>;
+  n: number;
+}
+
+/**
+ * A counter with three labels on the hot path. prom-client hashes the labels object on every `inc` (sorting
+ * names, building a key string, validating each name); a proxied exchange counts twice, so this keeps a
+ * count per label tuple in nested Maps (no string built, no allocation once seen) and hands the counts to the
+ * counter when the registry collects it (a scrape, `get()`), so what prom-client reports is always whole.
+ */
+export class Tally<L extends string> {
+  readonly #counter: Counter<L>;
+  readonly #names: readonly [L, L, L];
+  readonly #slots = new Map<string, Map<string, Map<string | number, TallySlot>>>();
+  #size = 0;
+
+  constructor(counter: Counter<L>, names: readonly [L, L, L]) {
+    this.#counter = counter;
+    this.#names = names;
+  }
+
+  /** Count one for the label values (in the order of `names`). */
+  inc(a: string, b: string, c: string | number): void {
+    let byA = this.#slots.get(a);
+    if (!byA) this.#slots.set(a, (byA = new Map()));
+    let byB = byA.get(b);
+    if (!byB) byA.set(b, (byB = new Map()));
+    const slot = byB.get(c);
+    if (slot) {
+      slot.n += 1;
+      return;
+    }
+    const [na, nb, nc] = this.#names;
+    const labels = { [na]: a, [nb]: b, [nc]: c } as Record<L, string | number>;
+    if (this.#size >= TALLY_MAX) {
+      this.#counter.inc(labels);
+      return;
+    }
+    this.#size += 1;
+    byB.set(c, { labels, n: 1 });
+  }
+
+  /** Hand the counts so far to the counter (prom-client's `collect`, before every read). */
+  flush(): void {
+    for (const byA of this.#slots.values())
+      for (const byB of byA.values())
+        for (const slot of byB.values()) {
+          if (slot.n === 0) continue;
+          this.#counter.inc(slot.labels as Record<L, string | number>, slot.n);
+          slot.n = 0;
+        }
+  }
+}
+
 export interface Metrics {
   readonly registry: Registry;
   /** Client requests by upstream, JSON-RPC method (or HTTP verb for GET/DELETE) and HTTP status. */
   readonly requests: Counter<'upstream' | 'method' | 'status'>;
+  /** `requests` for the proxy's hot path: `inc(upstream, method, status)` (see Tally). */
+  readonly requestTally: Tally<'upstream' | 'method' | 'status'>;
   /** Time to the upstream's response headers, by upstream and method. */
   readonly latency: Histogram<'upstream' | 'method'>;
   /** Upstream failures by kind: unreachable, timeout, protocol, too_large, exited, spawn. */
@@ -21,6 +81,8 @@ export interface Metrics {
   readonly repairs: Counter<'upstream' | 'tool' | 'kind'>;
   /** Protocol revisions detected per request, by source (meta, header, session, default). */
   readonly revisions: Counter<'upstream' | 'revision' | 'source'>;
+  /** `revisions` for the proxy's hot path: `inc(upstream, revision, source)`. */
+  readonly revisionTally: Tally<'upstream' | 'revision' | 'source'>;
   /** Sessions the gateway currently knows about (stdio: gateway-owned; HTTP: seen session ids). */
   readonly sessions: Gauge<'upstream'>;
   /** Live stdio child processes. */
@@ -41,14 +103,27 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'mcp_retrofit_' });
   const registers = [registry];
+  // Tallies hand their counts over whenever prom-client reads the counter (collect runs before every read).
+  const requests: Counter<'upstream' | 'method' | 'status'> = new Counter({
+    name: 'mcp_retrofit_requests_total',
+    help: 'Client requests by upstream, method and HTTP status.',
+    labelNames: ['upstream', 'method', 'status'],
+    registers,
+    collect: (): void => requestTally.flush(),
+  });
+  const revisions: Counter<'upstream' | 'revision' | 'source'> = new Counter({
+    name: 'mcp_retrofit_protocol_revisions_total',
+    help: 'Protocol revision governing each request, by how it was detected.',
+    labelNames: ['upstream', 'revision', 'source'],
+    registers,
+    collect: (): void => revisionTally.flush(),
+  });
+  const requestTally: Tally<'upstream' | 'method' | 'status'> = new Tally(requests, ['upstream', 'method', 'status']);
+  const revisionTally: Tally<'upstream' | 'revision' | 'source'> = new Tally(revisions, ['upstream', 'revision', 'source']);
   return {
     registry,
-    requests: new Counter({
-      name: 'mcp_retrofit_requests_total',
-      help: 'Client requests by upstream, method and HTTP status.',
-      labelNames: ['upstream', 'method', 'status'],
-      registers,
-    }),
+    requests,
+    requestTally,
     latency: new Histogram({
       name: 'mcp_retrofit_upstream_latency_seconds',
       help: 'Time from forwarding a request to the upstream answering (headers or first message).',
@@ -74,12 +149,8 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['upstream', 'tool', 'kind'],
       registers,
     }),
-    revisions: new Counter({
-      name: 'mcp_retrofit_protocol_revisions_total',
-      help: 'Protocol revision governing each request, by how it was detected.',
-      labelNames: ['upstream', 'revision', 'source'],
-      registers,
-    }),
+    revisions,
+    revisionTally,
     sessions: new Gauge({
       name: 'mcp_retrofit_active_sessions',
       help: 'Sessions currently open through the gateway.',

@@ -132,14 +132,27 @@ function boundAddress(request: FastifyRequest, config: GatewayConfig): string {
 /** The config a request is served under (its snapshot: src/http/context.ts). */
 export type ConfigOf = (request: FastifyRequest) => GatewayConfig;
 
+/** hostChecked for a config generation and bound address, decided once per pair (it runs on every request). */
+const checkedByConfig = new WeakMap<GatewayConfig, { readonly bound: string; readonly checked: boolean }>();
+
+function hostCheckedFor(config: GatewayConfig, bound: string, hosts: readonly string[]): boolean {
+  const known = checkedByConfig.get(config);
+  if (known?.bound === bound) return known.checked;
+  const checked = hostChecked(bound, hosts);
+  checkedByConfig.set(config, { bound, checked });
+  return checked;
+}
+
+const NONE: readonly string[] = [];
+
 /** onRequest hook: DNS-rebinding protection (Host, then Origin), read from the request's config snapshot. */
 export function rebindingGuard(configOf: ConfigOf): Guard {
   // Answering without calling done() ends the hook chain; the route handler then never runs.
   return (request, reply, done) => {
     const config = configOf(request);
-    const hosts = config.allowedHosts ?? [];
+    const hosts = config.allowedHosts ?? NONE;
     const host = request.headers.host;
-    if (hostChecked(boundAddress(request, config), hosts) && !hostAllowed(host, hosts)) {
+    if (hostCheckedFor(config, boundAddress(request, config), hosts) && !hostAllowed(host, hosts)) {
       request.log.warn({ host }, 'host rejected');
       reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_HOST', [host ?? '']));
       return;

@@ -100,6 +100,23 @@ export class UpstreamBody implements AsyncIterableIterator<Buffer> {
     return this;
   }
 
+  /** True when chunks are waiting to be read (e.g. the first SSE event arrived with the headers). */
+  get buffered(): boolean {
+    return this.#queue.length > 0;
+  }
+
+  /**
+   * The whole body at once, when it is already complete (a small answer arrives with its headers): its
+   * chunks, consumed as if iterated. Undefined while more may come (or after a failure): iterate then.
+   */
+  takeComplete(): Buffer[] | undefined {
+    if (!this.#ended || this.#error) return undefined;
+    const chunks = this.#queue;
+    this.#queue = [];
+    this.#queued = 0;
+    return chunks;
+  }
+
   /** Stop reading and abort the upstream request (no-op once the body is complete). */
   destroy(err?: Error): void {
     this.#queue = [];
@@ -116,43 +133,63 @@ export class UpstreamBody implements AsyncIterableIterator<Buffer> {
 }
 
 /**
+ * undici's handler for one exchange, as a class: its methods live on the prototype, so a request allocates one
+ * object instead of a closure per callback.
+ */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  readonly #resolve: (answer: UpstreamAnswer) => void;
+  readonly #reject: (err: Error) => void;
+  readonly #cancel: Cancel | undefined;
+  #abort: ((err: Error) => void) | undefined;
+  #cancelled: Error | undefined;
+  #body: UpstreamBody | undefined;
+
+  constructor(resolve: (answer: UpstreamAnswer) => void, reject: (err: Error) => void, cancel: Cancel | undefined) {
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#cancel = cancel;
+    // Listening from the start: a request queued behind others is cancellable before undici connects it.
+    cancel?.onAbort(() => {
+      this.#cancelled = new errors.RequestAbortedError();
+      this.#abort?.(this.#cancelled);
+    });
+  }
+
+  onConnect(abortRequest: (err: Error) => void): void {
+    if (this.#cancelled) abortRequest(this.#cancelled);
+    else this.#abort = abortRequest;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true;
+    const body = new UpstreamBody(resume, (err) => this.#abort?.(err));
+    this.#body = body;
+    this.#resolve({ statusCode, headers: util.parseHeaders(rawHeaders) as Record<string, string | string[]>, body });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.#body ? this.#body.push(chunk) : true;
+  }
+
+  onComplete(): void {
+    this.#cancel?.clear();
+    this.#body?.end();
+  }
+
+  onError(err: Error): void {
+    this.#cancel?.clear();
+    if (this.#body) this.#body.fail(err);
+    else this.#reject(err);
+  }
+}
+
+/**
  * Send one request. Resolves at the response headers (1xx are skipped); rejects when the request fails before
  * them, including when `cancel` fires (an undici RequestAbortedError, code UND_ERR_ABORTED).
  */
 export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, cancel?: Cancel): Promise<UpstreamAnswer> {
   return new Promise((resolve, reject) => {
-    let abort: ((err: Error) => void) | undefined;
-    let cancelled: Error | undefined;
-    let body: UpstreamBody | undefined;
-    // Listening from the start: a request queued behind others is cancellable before undici connects it.
-    cancel?.onAbort(() => {
-      cancelled = new errors.RequestAbortedError();
-      abort?.(cancelled);
-    });
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(abortRequest) {
-        if (cancelled) abortRequest(cancelled);
-        else abort = abortRequest;
-      },
-      onHeaders(statusCode, rawHeaders, resume) {
-        if (statusCode < 200) return true;
-        body = new UpstreamBody(resume, (err) => abort?.(err));
-        resolve({ statusCode, headers: util.parseHeaders(rawHeaders) as Record<string, string | string[]>, body });
-        return true;
-      },
-      onData(chunk) {
-        return body ? body.push(chunk) : true;
-      },
-      onComplete() {
-        cancel?.clear();
-        body?.end();
-      },
-      onError(err) {
-        cancel?.clear();
-        if (body) body.fail(err);
-        else reject(err);
-      },
-    };
-    dispatcher.dispatch(options, handler);
+    dispatcher.dispatch(options, new ExchangeHandler(resolve, reject, cancel));
   });
 }

@@ -12,7 +12,7 @@ export interface UpstreamRequest {
   /** Path + query on the upstream. */
   readonly path: string;
   readonly headers: Record<string, string | string[]>;
-  readonly body?: Buffer;
+  readonly body?: Buffer | undefined;
   readonly signal?: AbortSignal;
   /** Overrides the upstream's timeoutMs (health probes use a shorter bound). */
   readonly headersTimeoutMs?: number;
@@ -55,16 +55,22 @@ export class UpstreamPools {
 /** A Streamable HTTP upstream as the proxy sees it: where it is (fixed at start) and its connection pool. */
 export class HttpUpstream {
   readonly url: URL;
+  /** `host[:port]` for the Host header (read once: URL's getters build their strings on every read). */
+  readonly host: string;
   readonly #pool: Pool;
+  /** The url's path, without a trailing slash, and its own query (no `?`): mapPath runs on every request. */
+  readonly #base: string;
+  readonly #query: string;
+  /** mapPath('', ''): the usual MCP request. */
+  readonly #plain: string;
 
   constructor(url: string, pools: UpstreamPools) {
     this.url = new URL(url);
+    this.host = this.url.host;
     this.#pool = pools.pool(this.url.origin);
-  }
-
-  /** `host[:port]` for the Host header. */
-  get host(): string {
-    return this.url.host;
+    this.#base = this.url.pathname.replace(/\/$/, '');
+    this.#query = this.url.search.replace(/^\?/, '');
+    this.#plain = this.#query ? `${this.url.pathname}?${this.#query}` : this.url.pathname;
   }
 
   /**
@@ -72,10 +78,9 @@ export class HttpUpstream {
    * The upstream url's own query comes first when both have one.
    */
   mapPath(suffix: string, query: string): string {
-    const base = this.url.pathname.replace(/\/$/, '');
-    const path = suffix === '' ? this.url.pathname : `${base}${suffix}`;
-    const own = this.url.search.replace(/^\?/, '');
-    const q = [own, query].filter((s) => s.length > 0).join('&');
+    if (suffix === '' && query === '') return this.#plain;
+    const path = suffix === '' ? this.url.pathname : `${this.#base}${suffix}`;
+    const q = this.#query && query ? `${this.#query}&${query}` : this.#query || query;
     return q ? `${path}?${q}` : path;
   }
 
