@@ -7,7 +7,9 @@
  *
  * What is dropped and counted (`mcp_retrofit_record_drops_total{upstream,reason}`): results over
  * `record.maxBytes` (`too_large`: skipped, never truncated), results arriving while the queue is full
- * (`queue_full`), and samples whose write failed (`write_failed`, logged at most once a minute per upstream).
+ * (`queue_full`), samples whose write failed (`write_failed`, logged at most once a minute per upstream), and
+ * samples still queued when maxPerTool newer ones of the same tool are queued behind them (`superseded`: their
+ * file would be pruned as soon as those are written, so under load the drain skips the work instead).
  * Error results (`isError: true`) and non-final ones (`input_required`, task creation) are not samples and
  * are ignored without counting. Pure Node: no Fastify, no sockets.
  */
@@ -124,8 +126,20 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
     secrets = next.secrets;
   }
 
-  function drop(upstream: string, reason: 'queue_full' | 'too_large' | 'write_failed'): void {
+  function drop(upstream: string, reason: 'queue_full' | 'too_large' | 'write_failed' | 'superseded'): void {
     metrics.recordDrops.inc({ upstream, reason });
+  }
+
+  // Samples waiting per upstream and tool (entries removed at zero, so it holds at most the queue's length).
+  const waiting = new Map<string, number>();
+  const keyOf = (sample: RecordSample): string => `${sample.upstream}\u0000${sample.tool}`;
+  /** Takes `item` off the count; true when maxPerTool newer samples of its tool wait behind it. */
+  function superseded(item: Queued): boolean {
+    const key = keyOf(item.sample);
+    const behind = (waiting.get(key) ?? 1) - 1;
+    if (behind === 0) waiting.delete(key);
+    else waiting.set(key, behind);
+    return behind >= item.settings.maxPerTool;
   }
 
   async function write(item: Queued): Promise<void> {
@@ -160,7 +174,8 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
     // `shift` returning undefined and `active = false` happen in one tick, so a later offer always kicks.
     for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
       try {
-        await write(item);
+        if (superseded(item)) drop(item.sample.upstream, 'superseded');
+        else await write(item);
       } catch (err) {
         failed(item, err);
       } finally {
@@ -207,6 +222,7 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
         const bytes = measure(sample);
         if (bytes > own.maxBytes) return drop(sample.upstream, 'too_large');
         if (!queue.push({ sample, bytes, settings: own, secrets, at: now(), seq: ++seq }, bytes)) return drop(sample.upstream, 'queue_full');
+        waiting.set(keyOf(sample), (waiting.get(keyOf(sample)) ?? 0) + 1);
         kick();
       } catch {
         // A value JSON cannot measure (it did not come from JSON): not a sample worth failing a call for.

@@ -1,7 +1,8 @@
 /**
  * The recorder under a burst: 1,000 offers in a tight loop. offer() does no I/O and no waiting (nothing is
  * on disk when the loop returns), the queue takes what its bounds allow and counts every other sample as a
- * drop, and each tool ends with at most maxPerTool files. Counts, not timings.
+ * drop, queued samples that maxPerTool newer ones of their tool supersede are skipped (and counted), and
+ * each tool ends with at most maxPerTool files. Counts, not timings.
  */
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -22,7 +23,9 @@ describe('recorder under load', () => {
     // The loop returned before anything was written: offer() only queues.
     expect(await exists(join(dir, 'w'))).toBe(false);
     await recorder.flush();
-    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(100);
+    // Of the 100 queued, 25 per tool: the newest 10 of each are written, the 15 before them superseded.
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(40);
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'superseded' })).toBe(60);
     expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'queue_full' })).toBe(900);
     for (const tool of TOOLS) {
       const files = await filesIn(toolDir(dir, 'w', tool));
@@ -34,7 +37,7 @@ describe('recorder under load', () => {
     // Once drained, the queue takes samples again.
     recorder.offer({ upstream: 'w', tool: 'alpha', result: text('{"n":1000}'), bytes: 20 });
     await recorder.close();
-    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(101);
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(41);
   });
 
   it('the byte bound holds too: large samples fill the queue sooner', async () => {

@@ -120,6 +120,20 @@ describe('createRecorder', () => {
     expect(await filesIn(toolDir(dir, 'w', 't'))).toHaveLength(2);
   });
 
+  it('skips, and counts as superseded, samples that maxPerTool newer ones of the same tool wait behind', async () => {
+    const { dir, m, recorder } = await setup({ maxPerTool: 2 });
+    for (const n of [1, 2, 3, 4, 5]) recorder.offer({ upstream: 'w', tool: 't', result: text(`t ${n}`) });
+    recorder.offer({ upstream: 'w', tool: 'u', result: text('u 1') });
+    await recorder.close();
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'superseded' })).toBe(3);
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(3);
+    const kept = await filesIn(toolDir(dir, 'w', 't'));
+    expect(kept).toHaveLength(2);
+    // The newest two.
+    expect(kept.map((f) => f.json.result)).toEqual([text('t 4'), text('t 5')]);
+    expect(await filesIn(toolDir(dir, 'w', 'u'))).toHaveLength(1);
+  });
+
   it('takes new settings with configure, and ignores offers after close', async () => {
     const { dir, m, recorder, config } = await setup();
     recorder.configure(recorderConfig(undefined));
