@@ -4,7 +4,7 @@
  * (latest-quick.md for --quick and latest-partial.md for --only, so neither overwrites the recorded full run).
  * --profile: the gateway of scenario 1 runs with --cpu-prof; a summary (top self-time functions, time by
  * package) goes to bench/results/profile-passthrough.md.
- * --compare=DIR: scenarios 1, 2b and 3 also run DIR's built gateway (an older commit's worktree), in the same
+ * --compare=DIR: scenarios 1, 2c and 3 also run DIR's built gateway (an older commit's worktree), in the same
  * rounds, so before and after come from one run.
  * Exits 1 when a scenario failed to run (a missed target is reported in the table, not as a failure).
  */
@@ -19,7 +19,7 @@ import { render, skipped } from './lib/table.js';
 import { memory } from './scenarios/memory.js';
 import { passthrough } from './scenarios/passthrough.js';
 import { retrofitCost } from './scenarios/retrofit.js';
-import { stall } from './scenarios/stall.js';
+import { regexStall, stall } from './scenarios/stall.js';
 import { stdioBridging } from './scenarios/stdio.js';
 import { streaming } from './scenarios/streaming.js';
 
@@ -39,7 +39,8 @@ const profileDir = profile ? scratch('mcp-retrofit-prof-') : undefined;
 const SCENARIOS = [
   ['1', 'passthrough overhead', () => passthrough({ quick, log, profileDir, compare })],
   ['2', 'retrofit cost', () => retrofitCost({ quick, log })],
-  ['2', 'retrofit vs other sessions', () => stall({ quick, log, compare })],
+  ['2', 'retrofit vs other sessions', () => stall({ quick, log })],
+  ['2', 'catastrophic patterns vs other sessions', () => regexStall({ quick, log, compare })],
   ['3', 'stdio bridging', () => stdioBridging({ quick, log, compare })],
   ['4', 'memory', () => memory({ quick, log })],
   ['5', 'streaming', () => streaming({ quick, log })],

@@ -2,11 +2,12 @@
  * MCP session load, run as its own process: each of N workers opens a session (initialize, then
  * notifications/initialized, Mcp-Session-Id kept), calls one tool back to back until the time is up, then
  * DELETEs its session. Works against any Streamable HTTP endpoint (JSON or SSE answers), so every stdio
- * bridge gets the same client. Prints one JSON line: { requests, rps, p50, p99, max, errors, sessions }.
- * usage: node bench/lib/session-load.js URL SESSIONS SECONDS TOOL ARGS_JSON
+ * bridge gets the same client. Prints one JSON line: { requests, rps, p50, p99, max, errors, sessions, sse }
+ * (`sse`: answers that came as an event stream).
+ * usage: node bench/lib/session-load.js URL SESSIONS SECONDS TOOL ARGS_JSON [REVISION (default 2025-06-18)]
  */
 import { performance } from 'node:perf_hooks';
-const [url, sessionsText, secondsText, tool, argsJson] = process.argv.slice(2);
+const [url, sessionsText, secondsText, tool, argsJson, revision = '2025-06-18'] = process.argv.slice(2);
 const sessions = Number(sessionsText);
 const seconds = Number(secondsText);
 const toolArgs = JSON.parse(argsJson ?? '{}');
@@ -15,6 +16,7 @@ const BASE = { 'content-type': 'application/json', accept: 'application/json, te
 async function post(headers, message) {
   const res = await fetch(url, { method: 'POST', headers: { ...BASE, ...headers }, body: JSON.stringify(message) });
   const text = await res.text();
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) sse++;
   return { res, text };
 }
 
@@ -23,15 +25,16 @@ function percentile(sorted, p) {
 }
 
 async function open() {
-  const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
+  const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
   const { res, text } = await post({}, init);
   const id = res.headers.get('mcp-session-id');
   if (!res.ok || !text.includes('"result"')) throw new Error(`initialize failed: ${res.status} ${text.slice(0, 200)}`);
-  const headers = { 'mcp-protocol-version': '2025-06-18', ...(id && { 'mcp-session-id': id }) };
+  const headers = { 'mcp-protocol-version': revision, ...(id && { 'mcp-session-id': id }) };
   await post(headers, { jsonrpc: '2.0', method: 'notifications/initialized' });
   return headers;
 }
 
+let sse = 0;
 const latencies = [];
 let errors = 0;
 let firstError;
@@ -72,6 +75,7 @@ console.log(
     max: latencies[latencies.length - 1],
     errors,
     sessions: opened,
+    sse,
     ...(firstError && { firstError }),
     ...(failedOpen && { openError: String(failedOpen.reason?.message ?? failedOpen.reason) }),
   }),

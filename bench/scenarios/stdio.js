@@ -20,8 +20,8 @@ import { fmt, ratio, row, skipped } from '../lib/table.js';
 
 const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 
-async function load(url, sessions, seconds) {
-  const out = await runToEnd(process.execPath, [join(ROOT, 'bench', 'lib', 'session-load.js'), url, String(sessions), String(seconds), 'echo', '{"message":"hi"}'], {
+async function load(url, sessions, seconds, revision = '2025-06-18') {
+  const out = await runToEnd(process.execPath, [join(ROOT, 'bench', 'lib', 'session-load.js'), url, String(sessions), String(seconds), 'echo', '{"message":"hi"}', revision], {
     timeoutMs: (seconds + 60) * 1000,
   });
   return JSON.parse(out.trim().split('\n').pop());
@@ -63,21 +63,32 @@ function childrenCpuDelta(before, after) {
 
 const show = (s) => `${fmt(s.rps)} req/s, ${fmt(s.cpuUs)} µs CPU/req (children ${fmt(s.childUs)}), p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms${s.errors ? `, ${s.errors} errors` : ''}`;
 
-export async function stdioBridging({ quick, log }) {
+/** Client revisions of the resumability rows (issue 15): JSON answers, not resumable; resumable SSE. */
+const PLAIN = '2025-03-26';
+const RESUMABLE = '2025-11-25';
+
+export async function stdioBridging({ quick, log, compare }) {
   const sessions = quick ? 4 : 8;
   const seconds = Number(process.env.BENCH_SECONDS) || (quick ? 2 : 10);
   const rounds = Number(process.env.BENCH_ROUNDS) || (quick ? 1 : 2);
   const bridges = await ensureBridges();
-  const targets = [['mcp-retrofit', () => startGateway({ everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], path: '/everything/mcp' } }).then((g) => ({ url: `${g.address}/everything/mcp`, pid: g.pid, stop: g.stop }))]];
+  const gateway = (root) => () =>
+    startGateway({ everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], path: '/everything/mcp' } }, { root }).then((g) => ({ url: `${g.address}/everything/mcp`, pid: g.pid, stop: g.stop }));
+  // [name, start, client revision]: the bridges are compared at 2025-06-18, the resumability rows at two others.
+  const targets = [['mcp-retrofit', gateway(ROOT)]];
   if (bridges.bins) for (const [name, bin] of Object.entries(bridges.bins)) targets.push([name, () => startBridge(name, bin, process.execPath, [EVERYTHING, 'stdio'])]);
+  for (const revision of [PLAIN, RESUMABLE]) {
+    targets.push([`mcp-retrofit@${revision}`, gateway(ROOT), revision]);
+    if (compare) targets.push([`${compare.label}@${revision}`, gateway(compare.root), revision]);
+  }
   const results = {};
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
-      const [name, startIt] = targets[(i + round) % targets.length];
+      const [name, startIt, revision] = targets[(i + round) % targets.length];
       let server;
       try {
         server = await startIt();
-        if (!quick) await load(server.url, 1, 1); // warm-up: JIT, first spawn
+        if (!quick) await load(server.url, 1, 1, revision); // warm-up: JIT, first spawn
         const cpu0 = cpuMs(server.pid);
         const kids0 = descendantsCpu(server.pid);
         // The children are sampled while the load's sessions hold them (they end with its DELETEs): each
@@ -86,11 +97,11 @@ export async function stdioBridging({ quick, log }) {
         const sampler = setInterval(() => {
           for (const [pid, ms] of descendantsCpu(server.pid)) kids1.set(pid, ms);
         }, 250);
-        const r = await load(server.url, sessions, seconds).finally(() => clearInterval(sampler));
+        const r = await load(server.url, sessions, seconds, revision).finally(() => clearInterval(sampler));
         // Includes the sessions' initialize and DELETE: a few requests in thousands, the same for every bridge.
         r.cpuUs = r.requests > 0 ? ((cpuMs(server.pid) - cpu0) * 1000) / r.requests : NaN;
         r.childUs = r.requests > 0 ? (childrenCpuDelta(kids0, kids1) * 1000) / r.requests : NaN;
-        log(`  s3 ${name} round ${round + 1}: ${fmt(r.rps)} req/s ${fmt(r.cpuUs)} µs CPU/req (children ${fmt(r.childUs)}) p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} errors ${r.errors} sessions ${r.sessions}${r.firstError ? ` (${r.firstError})` : ''}${r.openError ? ` (open: ${r.openError})` : ''}`);
+        log(`  s3 ${name} round ${round + 1}: ${fmt(r.rps)} req/s ${fmt(r.cpuUs)} µs CPU/req (children ${fmt(r.childUs)}) p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} errors ${r.errors} sessions ${r.sessions} sse answers ${r.sse}${r.firstError ? ` (${r.firstError})` : ''}${r.openError ? ` (open: ${r.openError})` : ''}`);
         (results[name] ??= []).push(r);
       } catch (err) {
         log(`  s3 ${name}: failed: ${err.message.split('\n')[0]}`);
@@ -103,11 +114,35 @@ export async function stdioBridging({ quick, log }) {
   const summary = (runs) => {
     const ok = runs.filter((r) => !r.failed);
     if (ok.length === 0) return { failed: runs[0]?.failed ?? 'no run' };
-    return { rps: median(ok.map((r) => r.rps)), cpuUs: median(ok.map((r) => r.cpuUs)), childUs: median(ok.map((r) => r.childUs)), p50: median(ok.map((r) => r.p50)), p99: median(ok.map((r) => r.p99)), errors: ok.reduce((n, r) => n + r.errors, 0) };
+    return {
+      rps: median(ok.map((r) => r.rps)),
+      cpuUs: median(ok.map((r) => r.cpuUs)),
+      childUs: median(ok.map((r) => r.childUs)),
+      p50: median(ok.map((r) => r.p50)),
+      p99: median(ok.map((r) => r.p99)),
+      errors: ok.reduce((n, r) => n + r.errors, 0),
+      sseShare: ok.reduce((n, r) => n + (r.sse ?? 0), 0) / Math.max(ok.reduce((n, r) => n + r.requests, 0), 1),
+    };
   };
   const ours = summary(results['mcp-retrofit']);
   const rows = [];
-  if (!bridges.bins) return [skipped('3 stdio bridging vs supergateway / mcp-proxy', bridges.skip)];
+  const resumability = [];
+  // Issue 15: resumable SSE answers (event ids, a priming event, the per-session event store) against JSON ones.
+  const plain = summary(results[`mcp-retrofit@${PLAIN}`]);
+  const resumable = summary(results[`mcp-retrofit@${RESUMABLE}`]);
+  const answers = (x) => `${Math.round(100 * x.sseShare)} % SSE answers`;
+  if (!plain.failed && !resumable.failed) {
+    resumability.push(row(`3 stdio, ${sessions} sessions × tools/call echo: client at ${RESUMABLE} (resumable SSE) vs at ${PLAIN} (JSON)`, `${PLAIN} ${show(plain)}, ${answers(plain)}`, `${RESUMABLE} ${show(resumable)}, ${answers(resumable)}`, ratio(resumable.rps, plain.rps)));
+  }
+  if (compare) {
+    for (const revision of [PLAIN, RESUMABLE]) {
+      const was = summary(results[`${compare.label}@${revision}`]);
+      const now = revision === PLAIN ? plain : resumable;
+      if (was.failed || now.failed) continue;
+      resumability.push(row(`3 stdio, ${sessions} sessions × tools/call echo, client at ${revision}: this build vs ${compare.label}`, `${compare.label} ${show(was)}, ${answers(was)}`, `${show(now)}, ${answers(now)}`, ratio(now.rps, was.rps)));
+    }
+  }
+  if (!bridges.bins) return [skipped('3 stdio bridging vs supergateway / mcp-proxy', bridges.skip), ...resumability];
   for (const name of Object.keys(bridges.bins)) {
     const other = summary(results[name]);
     const label = `3 stdio bridging, ${sessions} sessions × tools/call echo: throughput vs ${name} ${bridges.versions[name]}`;
@@ -117,5 +152,5 @@ export async function stdioBridging({ quick, log }) {
     }
     rows.push(row(label, `${name} ${show(other)}`, show(ours), ratio(ours.rps, other.rps), { min: 0.95, note: '(on par, 5% noise allowance)' }));
   }
-  return rows;
+  return [...rows, ...resumability];
 }

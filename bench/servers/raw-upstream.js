@@ -1,7 +1,8 @@
 /**
  * A minimal MCP upstream on raw node:http, run in its own process: canned JSON-RPC answers so the bench
  * measures the proxy, not the server. Paths: /json/mcp answers tools/call with JSON, /sse/mcp with a one-event
- * SSE stream. Tools: `echo` (small result), `big` (a ~10 MB JSON text), `progress` (an SSE progress
+ * SSE stream. Tools: `echo` (small result), `big` (a ~10 MB JSON text), `xs` (a text of 40 `x`s, the worst case
+ * of the catastrophic pattern in scenario 2c), `progress` (an SSE progress
  * notification stamped with its emit time, then the result PROGRESS_DELAY_MS later). initialize hands out a
  * session id; GET opens an SSE stream that stays open (an idle session's server stream); DELETE ends it.
  * Prints `listening http://127.0.0.1:PORT`.
@@ -15,6 +16,7 @@ const SMALL = JSON.stringify({ content: [{ type: 'text', text: SMALL_TEXT }] });
 // Built on first use: most runs never ask for it, and it costs a second at startup.
 let big;
 const BIG = () => (big ??= JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(objectValue(10 * 1024 * 1024)) }] }));
+const XS = JSON.stringify({ content: [{ type: 'text', text: 'x'.repeat(40) }] });
 const INIT = JSON.stringify({ protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw-upstream', version: '1.0.0' } });
 let sessions = 0;
 let openStreams = 0;
@@ -80,7 +82,7 @@ const server = createServer((req, res) => {
     if (msg.method === 'tools/call') {
       const name = msg.params?.name;
       if (name === 'progress') return progress(res, msg.id, msg.params?._meta?.progressToken);
-      answer(res, sse, msg.id, name === 'big' ? BIG() : SMALL);
+      answer(res, sse, msg.id, name === 'big' ? BIG() : name === 'xs' ? XS : SMALL);
       return;
     }
     answer(res, sse, msg.id, '{}');
