@@ -1,7 +1,7 @@
 /** createRecorder: what a recording holds, what is scrubbed, skipped, pruned and counted. */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
 import { createRecorder } from '../../../src/record/index.js';
 import { toolDir } from '../../../src/record/write.js';
@@ -132,6 +132,20 @@ describe('createRecorder', () => {
     // The newest two.
     expect(kept.map((f) => f.json.result)).toEqual([text('t 4'), text('t 5')]);
     expect(await filesIn(toolDir(dir, 'w', 'u'))).toHaveLength(1);
+  });
+
+  it('writes in batches, at most one every drainEveryMs: nothing before, then the samples that waited', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => void vi.useRealTimers());
+    const { dir, m, recorder } = await setup({ maxPerTool: 2 });
+    for (const n of [1, 2, 3]) recorder.offer({ upstream: 'w', tool: 't', result: text(`t ${n}`) });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(await filesIn(toolDir(dir, 'w', 't'))).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    // The batch started; flush waits for it.
+    await recorder.flush();
+    expect((await filesIn(toolDir(dir, 'w', 't'))).map((f) => f.json.result)).toEqual([text('t 2'), text('t 3')]);
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'superseded' })).toBe(1);
   });
 
   it('takes new settings with configure, and ignores offers after close', async () => {
