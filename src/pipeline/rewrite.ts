@@ -7,9 +7,10 @@
  *   they arrive raw, so the event loop only copies bytes);
  * - on the isolation worker, under a deadline, for tools whose extraction cannot be bounded in time on the
  *   event loop (a pattern RE2 cannot run, a YAML parse: CompiledTool.isolate). A reading stopped at its
- *   deadline is a failed reading, answered per the tool's onInvalid.
- * Outcomes are logged and counted (./report.ts) whichever way they ran. Never rejects: an engine or worker
- * failure is logged and the response passes through. tools/call answers of recording upstreams are offered
+ *   deadline is a failed reading.
+ * A failed reading (a deadline, a worker crash, an engine bug) gives a client that was shown the tool's schema
+ * an isError result, so a strict client never rejects it, and others what they get without a schema.
+ * Outcomes are logged and counted (./report.ts) whichever way they ran. Never rejects. tools/call answers of recording upstreams are offered
  * to the recorder here too (./record.ts), as received, whichever way they are then retrofitted.
  */
 import { isJsonObject, type JsonObject } from '../json.js';
@@ -170,24 +171,33 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     );
   }
 
-  /** A job that did not finish: stopped at its deadline (a failed reading), or the worker failed (pass through). */
+  /**
+   * A retrofit that did not finish: stopped at its deadline, unable to reach its worker, or failed (a worker
+   * crash, an engine bug: logged as an error). Each is a failed reading: a client that was shown the schema
+   * gets the failure as isError (passing the text on would make a strict client reject it), others get what
+   * they would without a schema.
+   */
   function failed(request: PendingRequest, tool: string, message: JsonObject, err: unknown, log: Logger): Rewritten {
+    const unchanged: Rewritten = { kind: 'unchanged', original: message };
     const result = message.result as JsonObject;
     const policy = request.policy;
-    if ((err instanceof DeadlineExceeded || err instanceof IsolationUnavailable) && policy) {
-      const mode = modeOf(request, policy, policy.resolve(tool));
-      const outcome: CallOutcome = { tool, outcome: 'unparseable', reasons: [err.message] };
-      reportOutcome(metrics, request, tool, outcome, log, mode);
-      // A client shown no schema (shadow, unseen) gets what it would without one; others get the failure.
-      if (mode !== 'applied') {
-        const out = asIfUnconfigured(request, policy, tool, result);
-        return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
-      }
-      return { kind: 'message', message: { ...message, result: errorResult(result, failureText(tool, 'unparseable', [err.message])) }, original: message };
+    const stopped = err instanceof DeadlineExceeded || err instanceof IsolationUnavailable;
+    if (!stopped) {
+      metrics.offloads.inc({ result: 'failed' });
+      log.error({ err, method: request.method, tool }, 'retrofit engine failed; answered as a failed reading');
     }
-    metrics.offloads.inc({ result: 'failed' });
-    log.error({ err, method: request.method, tool }, 'retrofit engine failed; result passed through');
-    return { kind: 'unchanged', original: message };
+    if (!policy) return unchanged;
+    const reason = stopped ? (err as Error).message : `the retrofit failed (${err instanceof Error ? err.message : String(err)})`;
+    try {
+      const mode = modeOf(request, policy, policy.resolve(tool));
+      reportOutcome(metrics, request, tool, { tool, outcome: 'unparseable', reasons: [reason] }, log, mode);
+      if (mode === 'applied') return { kind: 'message', message: { ...message, result: errorResult(result, failureText(tool, 'unparseable', [reason])) }, original: message };
+      const out = asIfUnconfigured(request, policy, tool, result);
+      return out === result ? unchanged : { kind: 'message', message: { ...message, result: out }, original: message };
+    } catch (again) {
+      log.error({ err: again, method: request.method, tool }, 'retrofit engine failed twice; result passed through');
+      return unchanged;
+    }
   }
 
   function respondToMessage(request: PendingRequest, message: JsonObject, log: Logger): Rewritten | Promise<Rewritten> {
@@ -214,7 +224,8 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       const out = callInline(request, policy, tool, result, mode, log);
       return out === result ? unchanged : { kind: 'message', message: { ...message, result: out }, original: message };
     } catch (err) {
-      log.error({ err, method: request.method, tool: request.tool }, 'retrofit engine failed; result passed through');
+      if (request.method !== 'tools/list' && request.tool !== undefined) return failed(request, request.tool, message, err, log);
+      log.error({ err, method: request.method }, 'retrofit engine failed; result passed through');
       return unchanged;
     }
   }

@@ -85,14 +85,24 @@ describe('respond: large results go to the large-result worker', () => {
     expect(messageOf(off.rewriter.respond(call('typed'), { message: big }, off.log)).result).toMatchObject({ structuredContent: { a: 'x'.repeat(1000) } });
   });
 
-  it('passes the result through when the worker crashes, logs at error and counts it; the next job runs', async () => {
+  it('answers a worker crash as a failed reading (isError for a client shown the schema), logs at error and counts it; the next job runs', async () => {
     const pool = new OffloadPool({ workerUrl: PROBE });
     const { rewriter, metrics, lines, log } = setup({ pool });
-    expect(await rewriter.respond(call('crash'), { message: big }, log)).toEqual({ kind: 'unchanged', original: big });
-    expect(lines.find((l) => l.msg === 'retrofit engine failed; result passed through')).toMatchObject({ level: 50, tool: 'crash' });
+    const out = await rewriter.respond(call('crash'), { message: big }, log);
+    const result = messageOf(out).result as JsonObject;
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([...(big.result as { content: unknown[] }).content, { type: 'text', text: expect.stringMatching(/^Tool "crash" returned no output[\s\S]*the retrofit failed/) }]);
+    expect(lines.find((l) => l.msg === 'retrofit engine failed; answered as a failed reading')).toMatchObject({ level: 50, tool: 'crash' });
     expect((await rewriter.respond(call('typed'), { message: big }, log)).kind).toBe('bytes');
     expect(pool.crashes).toBe(1);
     expect(await offloads(metrics)).toEqual({ failed: 1, worker: 1 });
+    expect((await retrofits(metrics)).find((r) => r.labels.tool === 'crash')).toMatchObject({ value: 1, labels: { outcome: 'unparseable', mode: 'applied' } });
+  });
+
+  it('gives a client shown no schema (an old revision) the upstream result when the worker crashes', async () => {
+    const { rewriter, log } = setup({ pool: new OffloadPool({ workerUrl: PROBE }) });
+    const old: PendingRequest = { ...call('crash'), revision: '2025-03-26' };
+    expect(await rewriter.respond(old, { message: big }, log)).toEqual({ kind: 'unchanged', original: big });
   });
 
   it('without its worker module, says so once at error and retrofits on the main thread', async () => {
@@ -161,9 +171,10 @@ describe('respond: raw input (a response the event loop has not parsed)', () => 
     expect(low.rewriter.respond({ ...call('typed'), method: 'tools/list' }, { raw: body(1), id: 1 }, low.log)).not.toBeInstanceOf(Promise);
   });
 
-  it('passes the original through when the worker crashes, and decides on the parsed message', async () => {
+  it('decides a worker crash on the parsed message: a failed reading', async () => {
     const { rewriter, metrics, log } = setup({ pool: new OffloadPool({ workerUrl: PROBE }) });
-    expect(await rewriter.respond(call('crash'), { raw: body(1), id: 1 }, log)).toEqual({ kind: 'unchanged', original: JSON.parse(body(1)) });
+    const out = await rewriter.respond(call('crash'), { raw: body(1), id: 1 }, log);
+    expect(messageOf(out)).toMatchObject({ id: 1, result: { isError: true } });
     expect(await offloads(metrics)).toEqual({ failed: 1 });
   });
 });
