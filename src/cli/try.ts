@@ -10,7 +10,7 @@ import type { CliIo } from '../cli.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { REVISIONS } from '../protocol/era.js';
-import { rewriteToolCall } from '../retrofit/engine.js';
+import { isShadowEntry, rewriteToolCall } from '../retrofit/engine.js';
 import { parseJson } from '../retrofit/safe-json.js';
 import { parseOptions, runCommand, UsageError } from './options.js';
 
@@ -54,9 +54,11 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const entry = policy.resolve(tool);
   if (!entry?.compiled?.output) io.stderr.write(`try: no outputSchema is configured for tool "${tool}" of upstream "${upstream}"\n`);
-  // Worth knowing before serving: this tool's extraction has a step that runs on the blocking guard.
+  // Worth knowing before serving: this tool's extraction runs off the event loop, under a deadline.
   const isolate = entry?.compiled?.isolate;
-  if (isolate !== undefined) io.stderr.write(`try: note: ${isolate}; that step runs on the bounded extraction guard\n`);
+  if (isolate !== undefined) io.stderr.write(`try: note: ${isolate}; the gateway runs this tool's extraction on its isolation worker, under a deadline\n`);
+  // The result printed is what a client gets; the outcome is what the retrofit found, which it does not get.
+  if (entry && isShadowEntry(policy, entry)) io.stderr.write(`try: note: tool "${tool}" is served in shadow mode: clients get the upstream's result unchanged (printed above); the outcome below is what the retrofit found\n`);
   const format = outcome.format !== undefined ? ` (${outcome.format})` : '';
   io.stderr.write(`try: ${outcome.outcome}${format}\n`);
   for (const reason of outcome.reasons ?? []) io.stderr.write(`  ${reason}\n`);

@@ -48,7 +48,7 @@ function retrofitText(plan: ToolPlan, context: ToolContext): string | undefined 
   parts.push(`extract ${rf.format}`);
   // Object roots reach every client as is; others depend on the client's revision.
   if (rf.root === 'non-object') parts.push(rootText(rf.legacyRoots));
-  if (rf.onInvalid === 'passthrough') parts.push('onInvalid passthrough');
+  if (rf.shadow) parts.push(rf.onInvalid === 'passthrough' ? 'shadow (onInvalid: passthrough): clients are shown no schema' : 'shadow: clients are shown no schema');
   return parts.join(', ');
 }
 

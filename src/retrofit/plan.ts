@@ -5,7 +5,7 @@
 import type { JsonObject } from '../json.js';
 import type { ExtractFormat, LegacyRoots, OnInvalid } from '../config/types.js';
 import type { UpstreamPolicy } from '../policy/types.js';
-import { rewriteToolsList, type ToolRepair } from './engine.js';
+import { isShadowEntry, rewriteToolsList, type ToolRepair } from './engine.js';
 
 /** The retrofit a configured tool gets. */
 export interface RetrofitPlan {
@@ -16,6 +16,8 @@ export interface RetrofitPlan {
   readonly root: 'object' | 'non-object';
   readonly legacyRoots: LegacyRoots;
   readonly onInvalid: OnInvalid;
+  /** Served in shadow (`shadow: true` or `onInvalid: passthrough`): listed and answered as if unconfigured. */
+  readonly shadow: boolean;
 }
 
 /** One tool's plan. */
@@ -37,6 +39,6 @@ export function planToolsList(result: JsonObject, policy: UpstreamPolicy): ToolP
     const plan: ToolPlan = { tool, repairs: repairs.filter((r) => r.tool === tool).map(({ repeat: _repeat, ...r }) => r) };
     if (!entry?.compiled || !output) return plan;
     const { extract, legacyRoots, onInvalid } = entry.compiled;
-    return { ...plan, retrofit: { key: entry.key, format: extract.format, root: output.needsWrap ? 'non-object' : 'object', legacyRoots, onInvalid } };
+    return { ...plan, retrofit: { key: entry.key, format: extract.format, root: output.needsWrap ? 'non-object' : 'object', legacyRoots, onInvalid, shadow: isShadowEntry(policy, entry) } };
   });
 }

@@ -35,7 +35,7 @@ it('regression: check --probe exits for a server behind a wrapper that orphans i
 
   expect(run.stderr).toBe('');
   expect(run.code).toBe(0);
-  expect(run.stdout).toMatch(/^wrapped: \d+ tools \(stdio, server stdio-fixture 1\.0\.0\)$/m);
+  expect(run.stdout).toMatch(/^wrapped: \d+ tools \(stdio, server stdio-fixture 1\.0\.0, revision 2025-11-25\)$/m);
   expect(run.stdout).toMatch(/^probe: 1 of 1 upstream answered$/m);
   expect(server).toBeGreaterThan(0);
   expect(running(server)).toBe(false);

@@ -62,7 +62,7 @@ it('unreachable and silent url upstreams: a clear line each, exit 1; the healthy
 
   const outLines = out().split('\n').filter(Boolean);
   expect(outLines[0]).toBe('ok');
-  expect(outLines[1]).toMatch(/^good: \d+ tools \(http, server v1-test 1\.0\.0\)$/);
+  expect(outLines[1]).toMatch(/^good: \d+ tools \(http, server v1-test 1\.0\.0, revision 2025-11-25\)$/);
   expect(outLines).toContain('good/echo: outputSchema inline, extract auto, non-object root wrapped as {result} for 2025-06-18/2025-11-25 clients');
   expect(outLines).toContain('good/progress: unchanged');
 });

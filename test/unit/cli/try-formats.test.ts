@@ -32,6 +32,9 @@ upstreams:
       info:
         outputSchema: { type: object, properties: { permissions: { type: string } } }
         extract: { format: yaml }
+      watched:
+        outputSchema: { type: object, properties: { n: { type: integer } } }
+        shadow: true
 `;
 
 let dir: string;
@@ -62,9 +65,15 @@ describe('try with table, csv, removeAdditional and yaml', () => {
     const r = await tryText('rows', 'zip\tcity\n02134\tBoston\n');
     expect(r.result.structuredContent).toEqual([{ zip: '02134' }]);
   });
-  it('yaml: says that the parse runs on the guard, and keeps 644 a string', async () => {
+  it('yaml: says that the parse runs on the isolation worker, and keeps 644 a string', async () => {
     const r = await tryText('info', 'permissions: 644\n');
     expect(r.result.structuredContent).toEqual({ permissions: '644' });
-    expect(r.stderr).toContain('try: note: yaml parsing; that step runs on the bounded extraction guard');
+    expect(r.stderr).toContain("try: note: yaml parsing; the gateway runs this tool's extraction on its isolation worker, under a deadline");
+  });
+  it('shadow: prints the unchanged result the client gets and says so; the outcome is what the retrofit found', async () => {
+    const r = await tryText('watched', '{"n": 1}');
+    expect(r.result).toEqual({ content: [{ type: 'text', text: '{"n": 1}' }] });
+    expect(r.stderr).toContain('try: note: tool "watched" is served in shadow mode');
+    expect(r.stderr).toContain('try: extracted (json)');
   });
 });

@@ -39,7 +39,7 @@ describe('reportUpstream', () => {
       'u/read_file: repair input_type_added (root type "object" added)',
       'u/directory_tree: repair input_type_added (root type "object" added); outputSchema from schemas/tree.json, extract json, non-object root wrapped as {result} for 2025-06-18/2025-11-25 clients',
       'u/list_directory: outputSchema inline (key "list_*"), extract regex, non-object root dropped for 2025-06-18/2025-11-25 clients',
-      "u/get_info: outputSchema inline replacing the upstream's, extract yaml, onInvalid passthrough",
+      "u/get_info: outputSchema inline replacing the upstream's, extract yaml, shadow (onInvalid: passthrough): clients are shown no schema",
       'u/write_file: repair input_replaced (inputSchema from in/write.yaml)',
       'u/move_file: repair input_replaced (configured inline inputSchema)',
       expect.stringMatching(/^u\/stats: repair output_removed \(.+\)$/),

@@ -20,8 +20,8 @@ describe('planToolsList', () => {
     const plans = planToolsList(list, policy);
     expect(plans.map((p) => p.tool)).toEqual(['read_file', 'list_directory', 'get_info', 'ping']);
     expect(plans[0]).toEqual({ tool: 'read_file', repairs: [{ tool: 'read_file', kind: 'input_type_added', detail: 'root type "object" added' }] });
-    expect(plans[1]!.retrofit).toMatchObject({ key: 'list_*', format: 'regex', root: 'non-object', legacyRoots: 'wrap', onInvalid: 'error' });
-    expect(plans[2]!.retrofit).toMatchObject({ key: 'get_info', format: 'yaml', root: 'object', onInvalid: 'passthrough' });
+    expect(plans[1]!.retrofit).toMatchObject({ key: 'list_*', format: 'regex', root: 'non-object', legacyRoots: 'wrap', onInvalid: 'error', shadow: false });
+    expect(plans[2]!.retrofit).toMatchObject({ key: 'get_info', format: 'yaml', root: 'object', onInvalid: 'passthrough', shadow: true });
     expect(plans[3]).toEqual({ tool: 'ping', repairs: [] });
   });
 
