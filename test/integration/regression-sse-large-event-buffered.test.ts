@@ -16,6 +16,9 @@ const MIB = 1024 * 1024;
 
 // A real collection before each sample: what is measured is what is still held, not garbage awaiting GC.
 setFlagsFromString('--expose-gc');
+// Array buffers freed by a gc are swept on a background thread, which a loaded machine may not have run yet
+// when memory is read: sweep on this thread, so a reading after gc() is what is still referenced.
+setFlagsFromString('--no-concurrent-array-buffer-sweeping');
 const gc = runInNewContext('gc') as () => void;
 
 /** A legacy SSE upstream whose `huge` tool answers with one event of `bytes` bytes, written in 1 MiB chunks. */

@@ -201,6 +201,9 @@ describe('SseSplitter with maxEventBytes', () => {
   it('holds no more than about the bound plus a chunk, for a 20 MB event fed in 64 KiB chunks', () => {
     // A real gc, so what the splitter still references is measured, not what the collector did not reach yet.
     setFlagsFromString('--expose-gc');
+    // Array buffers are freed by a background sweeper after a gc; on a loaded machine it may not have run when
+    // memory is read. Sweep on this thread, so what is read after gc() is what is still referenced.
+    setFlagsFromString('--no-concurrent-array-buffer-sweeping');
     const gc = runInNewContext('gc') as () => void;
     expect(typeof gc).toBe('function');
     const CHUNK = 64 * 1024;
