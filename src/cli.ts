@@ -6,10 +6,9 @@
 import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
 
-export interface CliIo {
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-}
+import type { CliIo } from './cli/io.js';
+
+export type { CliIo } from './cli/io.js';
 
 const USAGE = `usage:
   mcp-retrofit [serve] --config FILE [--host H] [--port N] [--watch]

@@ -7,7 +7,7 @@
  * makes the exit code 1.
  */
 import { isAbsolute, relative } from 'node:path';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
 import { readConfigWarnings } from '../config/warnings.js';

@@ -8,7 +8,7 @@
  * upstream could not be reached, or the config has problems), 2 on usage errors.
  */
 import { readFile } from 'node:fs/promises';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
 import type { GatewayConfig, UpstreamConfig } from '../config/types.js';

@@ -3,7 +3,7 @@
  * and the outer `run` that prints usage for -h, turns a UsageError into exit 2 with the usage line, and a
  * file that cannot be read (ENOENT, EISDIR, EACCES, ENOTDIR) into exit 2 with its message.
  */
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 
 /** A mistake in the command line: exit 2 with the usage line. */
 export class UsageError extends Error {}

@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.js';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger, Redactor } from '../log.js';
 import { createMetrics } from '../metrics.js';

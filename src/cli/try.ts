@@ -6,7 +6,7 @@
  * otherwise, 2 on usage errors.
  */
 import { readFile } from 'node:fs/promises';
-import type { CliIo } from '../cli.js';
+import type { CliIo } from './io.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { REVISIONS } from '../protocol/era.js';

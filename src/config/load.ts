@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileUpstreamPolicy } from '../policy/compile.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { buildDefaults, buildGateway, buildUpstream, deepFreeze, obj } from './build.js';
 import { expandString, type Env } from './expand.js';
 import { SchemaFiles } from './files.js';

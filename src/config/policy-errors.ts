@@ -4,7 +4,7 @@
  * refers to, embedded in it at load), else in the config file.
  * Paths that run past existing nodes fall back to the deepest node that exists.
  */
-import type { PolicyError } from '../policy/types.js';
+import type { PolicyError } from '../retrofit/policy.js';
 import { PositionIndex } from './positions.js';
 import { at, type ConfigProblem, type Segment } from './problems.js';
 

@@ -7,11 +7,17 @@
 import { readFile } from 'node:fs/promises';
 import type { LoadedConfig } from './load.js';
 import { parseWithPositions, type PositionIndex } from './positions.js';
+import type { KeyWarning } from '../policy/unmatched.js';
 import { at, type ConfigProblem, type Segment } from './problems.js';
 
 /** The one wording of the passthrough warning, for the tool entry at `path`. */
 export function passthroughWarning(path: readonly Segment[]): string {
   return `warning: ${at(path, 'onInvalid: passthrough serves this tool in shadow mode: it is listed without its outputSchema and every result reaches the client unchanged (outcomes are still counted, mode="shadow"); write `shadow: true` to say so')}`;
+}
+
+/** The one wording of a `tools:` key that governs no listed tool (src/policy/unmatched.ts finds them): `upstreams.NAME.tools: key "K" …`. */
+export function unmatchedKeyWarning(upstream: string, warning: KeyWarning): string {
+  return at(['upstreams', upstream, 'tools'], `key ${JSON.stringify(warning.key)} ${warning.message}`);
 }
 
 /** Every warning of a loaded config, in file order; `index` places them (absent: line 1, column 1). */

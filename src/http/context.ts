@@ -11,7 +11,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Negotiated } from '../protocol/negotiate.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import type { UpstreamPolicy } from '../retrofit/policy.js';
 import type { SessionTable } from '../session/table.js';
 import type { UpstreamPools } from '../upstream/http.js';
 import type { InFlight } from './inflight.js';

@@ -31,7 +31,7 @@ export function verifyEntry(tool: string, entry: ToolConfig, samples: readonly I
   const tools: Record<string, ToolConfig> = {};
   Object.defineProperty(tools, tool, { value: entry, enumerable: true });
   const { policy, errors } = compileUpstreamPolicy(
-    { kind: 'http', name: 'infer', path: '/infer/mcp', timeoutMs: 1000, url: 'http://127.0.0.1/mcp', headers: {}, tools, bridge: true },
+    { name: 'infer', tools },
     defaults,
   );
   if (errors.length > 0) return errors.map((e) => ({ source: 'config', revision: '', reason: `${e.path.slice(4).join('.')}: ${e.message}` }));

@@ -3,7 +3,7 @@
  * parsed message or as the raw bytes the upstream sent (with the id they were sniffed to carry).
  */
 import type { Json, JsonObject } from '../json.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import type { UpstreamPolicy } from '../retrofit/policy.js';
 
 /** What the gateway remembers about a request until its response arrives. */
 export interface PendingRequest {

@@ -16,8 +16,9 @@
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
-import { FirstListing, warningText } from '../policy/unmatched.js';
+import type { ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
+import { unmatchedKeyWarning } from '../config/warnings.js';
+import { FirstListing } from '../policy/unmatched.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
 import { isShadowEntry, rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
 import { errorResult, failureText } from '../retrofit/outcome.js';
@@ -209,7 +210,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       if (request.method === 'tools/list') {
         let listing = listings.get(policy);
         if (!listing) listings.set(policy, (listing = new FirstListing()));
-        for (const w of listing.observe(result, policy)) log.warn({ key: w.key }, warningText(policy.upstream, w));
+        for (const w of listing.observe(result, policy)) log.warn({ key: w.key }, unmatchedKeyWarning(policy.upstream, w));
         const out = rewriteToolsList(result, policy, request.revision);
         reportRepairs(metrics, request, out.repairs, log);
         return out.result === result ? unchanged : { kind: 'message', message: { ...message, result: out.result }, original: message };

@@ -3,14 +3,23 @@
  * regexes built, keys matched by name or glob. Called once at config load; errors carry config paths from
  * the config root so the loader can report FILE:LINE:COL.
  */
-import type { ToolDefaults, UpstreamConfig } from '../config/types.js';
 import { compileTool } from '../retrofit/compiled.js';
 import { createNativeMemory } from '../retrofit/native-memory.js';
 import { createMatcher, globProblem } from './match.js';
-import type { PolicyError, ToolPolicy, UpstreamPolicy } from './types.js';
+import type { PolicyError, ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
+import type { RecordConfig, ToolConfig, ToolDefaults } from '../retrofit/settings.js';
+
+/** What a policy is compiled from: the parts of an upstream's config that concern its tools. */
+export interface PolicySource {
+  /** The key under `upstreams:` (errors are placed under it). */
+  readonly name: string;
+  /** `tools:` entries by key, in file order. */
+  readonly tools: Readonly<Record<string, ToolConfig>>;
+  readonly record?: RecordConfig;
+}
 
 export function compileUpstreamPolicy(
-  upstream: UpstreamConfig,
+  upstream: PolicySource,
   defaults: ToolDefaults,
 ): { policy: UpstreamPolicy; errors: PolicyError[] } {
   const errors: PolicyError[] = [];

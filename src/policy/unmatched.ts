@@ -1,13 +1,12 @@
 /**
  * `tools:` keys that govern none of the tools an upstream lists: a misspelled tool name, or a glob shadowed by
  * other keys. `check --probe` reports them from its own listing; `serve` logs them once per upstream (and
- * config generation) from the first complete listing its clients get (FirstListing). Both say it alike:
- * `upstreams.NAME.tools: key "K" matches no tool listed by "NAME"`.
+ * config generation) from the first complete listing its clients get (FirstListing). Both say it alike, in
+ * the words of src/config/warnings.ts `unmatchedKeyWarning`.
  */
-import { at } from '../config/problems.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { createMatcher } from './match.js';
-import type { UpstreamPolicy } from './types.js';
+import type { UpstreamPolicy } from '../retrofit/policy.js';
 
 /** A `tools:` key that governs no listed tool, and why. */
 export interface KeyWarning {
@@ -29,11 +28,6 @@ export function unmatchedKeys(keys: readonly string[], names: readonly string[],
     warnings.push({ key, message });
   }
   return warnings;
-}
-
-/** The one wording of a warning: `upstreams.NAME.tools: key "K" …`. */
-export function warningText(upstream: string, warning: KeyWarning): string {
-  return at(['upstreams', upstream, 'tools'], `key ${JSON.stringify(warning.key)} ${warning.message}`);
 }
 
 /** Names gathered at most while waiting for the last page; a listing larger than this is not judged. */

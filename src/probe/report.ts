@@ -7,7 +7,7 @@
 import { dirname, relative } from 'node:path';
 import type { JsonObject } from '../json.js';
 import type { LegacyRoots } from '../config/types.js';
-import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
 import { unmatchedKeys, type KeyWarning } from '../policy/unmatched.js';
 import { planToolsList, type ToolPlan } from '../retrofit/plan.js';
 import { isObjectRoot } from '../retrofit/wrap.js';

@@ -5,7 +5,6 @@
  * could not be listed. Exit code 1 when any upstream did not answer, else 0 (warnings do not fail).
  */
 import { readFile } from 'node:fs/promises';
-import type { CliIo } from '../cli.js';
 import { eraOf, FIRST_STRUCTURED_REVISION, LATEST_STATEFUL_REVISION } from '../protocol/era.js';
 import { negotiate } from '../protocol/negotiate.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -13,9 +12,15 @@ import { parseWithPositions, type PositionIndex } from '../config/positions.js';
 import { formatProblem } from '../config/problems.js';
 import type { UpstreamConfig } from '../config/types.js';
 import { Redactor } from '../log.js';
-import { warningText } from '../policy/unmatched.js';
+import { unmatchedKeyWarning } from '../config/warnings.js';
 import { listUpstreamTools, type ListedTools } from './list-tools.js';
 import { reportUpstream } from './report.js';
+
+/** Where the report goes (the CLI passes its stdout and stderr). */
+export interface ProbeOutput {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+}
 
 /** The default cap on each upstream's probe, in ms. */
 export const DEFAULT_PROBE_TIMEOUT_MS = 15_000;
@@ -68,7 +73,7 @@ function header(upstream: UpstreamConfig, listed: ListedTools): string {
 }
 
 /** Probes every upstream of a loaded config and prints the report; returns the exit code. */
-export async function probeUpstreams(loaded: LoadedConfig, io: CliIo, options: ProbeOptions): Promise<number> {
+export async function probeUpstreams(loaded: LoadedConfig, io: ProbeOutput, options: ProbeOptions): Promise<number> {
   const { config, policies } = loaded;
   const upstreams = Object.values(config.upstreams);
   // Started together so the total wait is the slowest upstream, not the sum.
@@ -104,7 +109,7 @@ export async function probeUpstreams(loaded: LoadedConfig, io: CliIo, options: P
     for (const w of report.warnings) {
       const path = ['upstreams', upstream.name, 'tools', w.key];
       const pos = index?.locate(path, 'key') ?? { line: 1, col: 1 };
-      stderr(formatProblem({ file, line: pos.line, col: pos.col, message: `warning: ${warningText(upstream.name, w)}` }));
+      stderr(formatProblem({ file, line: pos.line, col: pos.col, message: `warning: ${unmatchedKeyWarning(upstream.name, w)}` }));
     }
   }
   const answered = upstreams.length - failed;

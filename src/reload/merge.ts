@@ -13,7 +13,7 @@
 import type { LoadedConfig } from '../config/load.js';
 import { deepFreeze } from '../config/build.js';
 import type { GatewayConfig, UpstreamConfig } from '../config/types.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import type { UpstreamPolicy } from '../retrofit/policy.js';
 
 /** The outcome of merging a freshly loaded config into the running one. */
 export interface MergedReload {

@@ -4,7 +4,7 @@
  * src/policy/compile.ts.
  */
 import type { JsonObject, JsonSchema } from '../json.js';
-import { DEFAULTS, type ExtractConfig, type LegacyRoots, type OnInvalid, type RemoveAdditional, type ToolConfig, type ToolDefaults } from '../config/types.js';
+import { TOOL_DEFAULTS, type ExtractConfig, type LegacyRoots, type OnInvalid, type RemoveAdditional, type ToolConfig, type ToolDefaults } from './settings.js';
 import { compilePattern, type CompiledPattern } from './extract/pattern.js';
 import { compileSchema, type Validator } from './validate.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
@@ -101,7 +101,7 @@ function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeN
 export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool: CompiledTool; errors: ToolCompileError[] } {
   const errors: ToolCompileError[] = [];
   const extract = config.extract ?? DEFAULT_EXTRACT;
-  const removeText = config.removeAdditional ?? defaults.removeAdditional ?? DEFAULTS.removeAdditional;
+  const removeText = config.removeAdditional ?? defaults.removeAdditional ?? TOOL_DEFAULTS.removeAdditional;
   const output = config.outputSchema === undefined ? undefined : compileOutput(config.outputSchema, removeText, config.removeAdditional ?? false, errors);
   let inputSchema: JsonObject | undefined;
   if (config.inputSchema !== undefined) {

@@ -4,47 +4,24 @@
  * `mcp-retrofit try` all call these.
  */
 import { type JsonObject } from '../json.js';
-import { DEFAULTS, type ToolDefaults } from '../config/types.js';
-import type { ToolPolicy, UpstreamPolicy } from '../policy/types.js';
+import { TOOL_DEFAULTS, type ToolDefaults } from './settings.js';
+import type { ToolPolicy, UpstreamPolicy } from './policy.js';
 import { compileTool, type CompiledTool } from './compiled.js';
-import { injectToolsList } from './inject.js';
+import { injectToolsList, type ToolRepair } from './inject.js';
+import type { CallOutcome } from './outcome.js';
 import { projectNativeResult } from './native.js';
 import { createNativeMemory, type NativeMemory } from './native-memory.js';
 import { isNonFinal, retrofitResult } from './result.js';
 
-/** What happened to one tools/call result; logged and counted by the caller. */
-export interface CallOutcome {
-  readonly tool: string;
-  /**
-   * native: upstream structuredContent validated; extracted: text turned into structuredContent;
-   * invalid: parsed but failed the schema; unparseable: nothing found; untouched: no policy, isError, or a
-   * non-final result. A shadowed tool's outcome is what its retrofit found, though its client gets none of it.
-   */
-  readonly outcome: 'native' | 'extracted' | 'invalid' | 'unparseable' | 'untouched';
-  /** The extraction strategy that succeeded (json, fenced, embedded, blocks, relaxed, scalar, yaml, regex). */
-  readonly format?: string;
-  /** Human-readable reasons for invalid/unparseable, each with its JSON pointer (at most 10, then "and N more"). */
-  readonly reasons?: readonly string[];
-}
-
-/** A repair applied to one tool definition in tools/list. */
-export interface ToolRepair {
-  readonly tool: string;
-  readonly kind: 'input_type_added' | 'input_replaced' | 'output_removed';
-  readonly detail?: string;
-  /**
-   * True when this same repair was already reported for this upstream and tool (bounded memory): callers
-   * count every occurrence but need to log it only once.
-   */
-  readonly repeat?: boolean;
-}
+export type { CallOutcome } from './outcome.js';
+export type { ToolRepair } from './inject.js';
 
 // Hand-built policies (tests, tools) may lack the compiled parts: compile lazily, once per object.
 const lazyTools = new WeakMap<ToolPolicy, CompiledTool>();
 const lazyMemory = new WeakMap<UpstreamPolicy, NativeMemory>();
 
 function defaultsOf(policy: UpstreamPolicy): ToolDefaults {
-  return policy.defaults ?? DEFAULTS;
+  return policy.defaults ?? TOOL_DEFAULTS;
 }
 
 function compiledOf(policy: UpstreamPolicy, tool: string): CompiledTool | undefined {

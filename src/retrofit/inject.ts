@@ -4,14 +4,25 @@
  * (annotations, _meta, unknown keys; nextCursor, ttlMs, cacheScope on the result) are kept.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import { type LegacyRoots } from '../config/types.js';
-import type { ToolRepair } from './engine.js';
+import { type LegacyRoots } from './settings.js';
 import type { CompiledTool } from './compiled.js';
 import { decisionKey, type NativeMemory } from './native-memory.js';
 import { projectionFor, projectToolSchema } from './project.js';
 import { eraOf } from '../protocol/era.js';
 import { objectifyProperties, outputSchemaProblem, repairInputSchema } from './repair.js';
 import { isObjectRoot, isWrapperSchema, wrapSchema } from './wrap.js';
+
+/** A repair applied to one tool definition in tools/list. */
+export interface ToolRepair {
+  readonly tool: string;
+  readonly kind: 'input_type_added' | 'input_replaced' | 'output_removed';
+  readonly detail?: string;
+  /**
+   * True when this same repair was already reported for this upstream and tool (bounded memory): callers
+   * count every occurrence but need to log it only once.
+   */
+  readonly repeat?: boolean;
+}
 
 /** What inject needs to know about one upstream. */
 export interface ListContext {

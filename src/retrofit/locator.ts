@@ -5,7 +5,7 @@
  * (`any`); at and under it, the schema's subschemas apply (the wrap key's, when `wrap` is set).
  */
 import type { Json, JsonObject, JsonSchema } from '../json.js';
-import type { ExtractConfig } from '../config/types.js';
+import type { ExtractConfig } from './settings.js';
 import { applicable, itemSchemas, propertySchemas, wantsAt, type Wants } from './schema-walk.js';
 
 /** A position in the schema, seen from the reading. */

@@ -4,7 +4,7 @@
  * not seen the list (e.g. it restarted), decided by the value itself: a non-object value is not an object root.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import { type LegacyRoots } from '../config/types.js';
+import { type LegacyRoots } from './settings.js';
 import { hasTextBlock } from './content.js';
 import { eraOf, type Era } from '../protocol/era.js';
 import { decisionKey, type NativeDecision, type NativeMemory } from './native-memory.js';

@@ -6,6 +6,21 @@ import type { JsonObject } from '../json.js';
 import { blocksOf } from './content.js';
 import { MAX_REASONS } from './validate.js';
 
+/** What happened to one tools/call result; logged and counted by the caller. */
+export interface CallOutcome {
+  readonly tool: string;
+  /**
+   * native: upstream structuredContent validated; extracted: text turned into structuredContent;
+   * invalid: parsed but failed the schema; unparseable: nothing found; untouched: no policy, isError, or a
+   * non-final result. A shadowed tool's outcome is what its retrofit found, though its client gets none of it.
+   */
+  readonly outcome: 'native' | 'extracted' | 'invalid' | 'unparseable' | 'untouched';
+  /** The extraction strategy that succeeded (json, fenced, embedded, blocks, relaxed, scalar, yaml, regex). */
+  readonly format?: string;
+  /** Human-readable reasons for invalid/unparseable, each with its JSON pointer (at most 10, then "and N more"). */
+  readonly reasons?: readonly string[];
+}
+
 /**
  * At most MAX_REASONS reasons, then "and N more": what clients read and what gets logged. A 10 MB array
  * can fail in a million places; nobody needs them all.

@@ -3,8 +3,8 @@
  * without serving anything: for `mcp-retrofit check --probe` and for operators reading a config.
  */
 import type { JsonObject } from '../json.js';
-import type { ExtractFormat, LegacyRoots, OnInvalid } from '../config/types.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import type { ExtractFormat, LegacyRoots, OnInvalid } from './settings.js';
+import type { UpstreamPolicy } from './policy.js';
 import { isShadowEntry, rewriteToolsList, type ToolRepair } from './engine.js';
 
 /** The retrofit a configured tool gets. */

@@ -6,7 +6,7 @@
  * - none (2025-03-26 and older): no outputSchema, no structuredContent; the JSON stays in text.
  */
 import type { Json, JsonObject, JsonSchema } from '../json.js';
-import type { LegacyRoots } from '../config/types.js';
+import type { LegacyRoots } from './settings.js';
 import { eraOf } from '../protocol/era.js';
 import { ensureTextBlock } from './content.js';
 import { wrapValue } from './wrap.js';

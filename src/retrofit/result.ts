@@ -4,7 +4,7 @@
  * coerce → validate; then either serve the value (projected for the client's era) or the failure.
  */
 import type { Json, JsonObject, JsonSchema } from '../json.js';
-import type { CallOutcome } from './engine.js';
+import type { CallOutcome } from './outcome.js';
 import type { CompiledOutput, CompiledTool } from './compiled.js';
 import { coerce } from './coerce.js';
 import { blocksOf, textsOf } from './content.js';

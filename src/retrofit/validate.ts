@@ -9,7 +9,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { JsonSchema } from '../json.js';
-import type { RemoveAdditional } from '../config/types.js';
+import type { RemoveAdditional } from './settings.js';
 
 /** A compiled validator. `errors` is set after a failed call (ajv's convention). */
 export type Validator = ValidateFunction;

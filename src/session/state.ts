@@ -10,7 +10,7 @@
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import type { ClassifiedMessage } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/request.js';
-import type { UpstreamPolicy } from '../policy/types.js';
+import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { detectRevision, isRevision, revisionsDisagree, type RevisionSource } from '../protocol/era.js';
 import { negotiate, type Negotiated } from '../protocol/negotiate.js';
 import { Lru } from './lru.js';

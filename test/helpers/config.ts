@@ -4,7 +4,7 @@
 import type { LoadedConfig } from '../../src/config/load.js';
 import { DEFAULTS, type GatewayConfig, type HttpUpstreamConfig, type SseUpstreamConfig, type StdioUpstreamConfig, type ToolConfig, type UpstreamConfig } from '../../src/config/types.js';
 import { compileUpstreamPolicy } from '../../src/policy/compile.js';
-import type { UpstreamPolicy } from '../../src/policy/types.js';
+import type { UpstreamPolicy } from '../../src/retrofit/policy.js';
 
 /** An HTTP upstream from its url and a few optional settings. */
 export function httpUpstream(

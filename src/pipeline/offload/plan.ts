@@ -8,7 +8,7 @@
  */
 import { isJsonObject, type JsonObject } from '../../json.js';
 import type { PendingRequest } from '../request.js';
-import type { ToolPolicy, UpstreamPolicy } from '../../policy/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { isNonFinal } from '../../retrofit/result.js';
 
 /** Results whose text content is longer than this (UTF-16 code units) are retrofitted on a worker (256 KiB). */

@@ -11,8 +11,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type JsonObject } from '../../json.js';
-import { DEFAULTS } from '../../config/types.js';
-import type { ToolPolicy, UpstreamPolicy } from '../../policy/types.js';
+import { TOOL_DEFAULTS } from '../../retrofit/settings.js';
+import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
 import { READY, type OffloadJob, type OffloadReply } from './protocol.js';
 
@@ -208,7 +208,7 @@ export class OffloadPool {
       revision: request.revision,
       ...(request.result && { result: request.result }),
       ...(request.message && { message: request.message }),
-      ...(!slot.known.has(toolId) && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? DEFAULTS } }),
+      ...(!slot.known.has(toolId) && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? TOOL_DEFAULTS } }),
       ...(request.deadlineMs !== undefined && { timed: true as const }),
     };
     slot.known.add(toolId);

@@ -7,7 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { type ToolDefaults } from '../../config/types.js';
-import type { ToolPolicy, UpstreamPolicy } from '../../policy/types.js';
+import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
 import { READY, type OffloadJob, type OffloadReply } from './protocol.js';

@@ -10,6 +10,7 @@ import type { Json, JsonSchema } from '../../json.js';
 import type { CompiledTool } from '../compiled.js';
 import { readingLocator, readingWantsArray } from '../locator.js';
 import { wantsArray } from '../root-types.js';
+import type { Candidate, ExtractorName } from './candidate.js';
 import { extractBlocks } from './blocks.js';
 import { extractEmbedded } from './embedded.js';
 import { inexactNote } from './exact-json.js';
@@ -21,16 +22,7 @@ import { extractRelaxed } from './relaxed.js';
 import { extractScalars, wantsScalar } from './scalar.js';
 import { extractYaml } from './yaml.js';
 
-/** The strategy that produced a candidate (the `format` label of metrics and logs). */
-export type ExtractorName = 'json' | 'fenced' | 'embedded' | 'blocks' | 'relaxed' | 'scalar' | 'yaml' | 'regex' | 'table' | 'csv' | 'list';
-
-/** One reading of the text. */
-export interface Candidate {
-  readonly format: ExtractorName;
-  readonly value: Json;
-  /** Why this reading may not be what the schema wants, added to its failure reasons. */
-  readonly notes?: readonly string[];
-}
+export type { Candidate, ExtractorName } from './candidate.js';
 
 function withNote(format: ExtractorName, value: Json, note: string | undefined): Candidate {
   return note === undefined ? { format, value } : { format, value, notes: [note] };

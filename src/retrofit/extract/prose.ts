@@ -5,7 +5,7 @@
  * unparseable outcome says why.
  */
 import type { Json } from '../../json.js';
-import type { Candidate } from './index.js';
+import type { Candidate } from './candidate.js';
 import { extractCsv } from './csv.js';
 import { extractLists } from './list.js';
 import { matchEach, type CompiledPattern } from './pattern.js';

@@ -9,7 +9,7 @@ import { createLogger } from '../../../src/log.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { OffloadPool } from '../../../src/pipeline/offload/pool.js';
 import { createRewriter, type PendingRequest, type Rewriter, type RewriterOptions } from '../../../src/pipeline/rewrite.js';
-import type { UpstreamPolicy } from '../../../src/policy/types.js';
+import type { UpstreamPolicy } from '../../../src/retrofit/policy.js';
 import type { RecordSample } from '../../../src/record/index.js';
 import { upstreamWith } from '../retrofit/helpers.js';
 

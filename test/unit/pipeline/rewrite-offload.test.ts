@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '../../../src/log.js';
 import { createMetrics, type Metrics } from '../../../src/metrics.js';
 import { OffloadPool } from '../../../src/pipeline/offload/pool.js';
 import { createRewriter, ISOLATE_DEADLINE_MS, type PendingRequest, type Rewriter, type RewriterOptions, type Rewritten } from '../../../src/pipeline/rewrite.js';
-import type { UpstreamPolicy } from '../../../src/policy/types.js';
+import type { UpstreamPolicy } from '../../../src/retrofit/policy.js';
 import { captureLogs, type LogLine } from '../../helpers/gateway.js';
 import { upstreamWith } from '../retrofit/helpers.js';
 

@@ -4,7 +4,7 @@ import type { JsonObject } from '../../../src/json.js';
 import { createLogger } from '../../../src/log.js';
 import { createMetrics, type Metrics } from '../../../src/metrics.js';
 import { createRewriter, type PendingRequest, type Rewritten } from '../../../src/pipeline/rewrite.js';
-import type { UpstreamPolicy } from '../../../src/policy/types.js';
+import type { UpstreamPolicy } from '../../../src/retrofit/policy.js';
 import { captureLogs, type LogLine } from '../../helpers/gateway.js';
 import { upstreamWith } from '../retrofit/helpers.js';
 

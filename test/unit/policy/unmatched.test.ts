@@ -1,7 +1,8 @@
 /** Which `tools:` keys govern no listed tool, judged once on the first complete listing (all its pages). */
 import { describe, expect, it } from 'vitest';
 import type { ToolConfig } from '../../../src/config/types.js';
-import { FirstListing, unmatchedKeys, warningText } from '../../../src/policy/unmatched.js';
+import { unmatchedKeyWarning as warningText } from '../../../src/config/warnings.js';
+import { FirstListing, unmatchedKeys } from '../../../src/policy/unmatched.js';
 import { upstreamWith } from '../retrofit/helpers.js';
 
 const schema: ToolConfig = { outputSchema: { type: 'object' } };

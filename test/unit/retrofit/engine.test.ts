@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
 import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
-import type { UpstreamPolicy } from '../../../src/policy/types.js';
+import type { UpstreamPolicy } from '../../../src/retrofit/policy.js';
 import { upstreamWith } from './helpers.js';
 
 const WEATHER: JsonObject = { type: 'object', properties: { city: { type: 'string' }, temp: { type: 'integer' } }, required: ['city', 'temp'] };

@@ -182,7 +182,7 @@ describe('wrapSchema', () => {
 
 describe('compileUpstreamPolicy precomputes the wrapped schema', () => {
   it('for non-object roots only', () => {
-    const { policy } = compileUpstreamPolicy({ kind: 'http', name: 'u', path: '/u/mcp', timeoutMs: 1, url: 'http://x', headers: {}, bridge: true, tools: { a: { outputSchema: { type: 'array' } }, o: { outputSchema: { type: 'object' } } } }, { onInvalid: 'error', legacyRoots: 'wrap', coerce: true });
+    const { policy } = compileUpstreamPolicy({ name: 'u', tools: { a: { outputSchema: { type: 'array' } }, o: { outputSchema: { type: 'object' } } } }, { onInvalid: 'error', legacyRoots: 'wrap', coerce: true });
     expect(policy.resolve('a')?.compiled?.output?.wrapped).toEqual(wrapSchema({ type: 'array' }));
     expect(policy.resolve('o')?.compiled?.output?.wrapped).toBeUndefined();
   });

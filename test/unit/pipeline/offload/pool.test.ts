@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import type { JsonObject } from '../../../../src/json.js';
 import type { ToolConfig } from '../../../../src/config/types.js';
 import { DeadlineExceeded, OffloadPool, defaultWorkerUrl, type PoolAnswer, type PoolRequest } from '../../../../src/pipeline/offload/pool.js';
-import type { UpstreamPolicy } from '../../../../src/policy/types.js';
+import type { UpstreamPolicy } from '../../../../src/retrofit/policy.js';
 import { rewriteToolCall } from '../../../../src/retrofit/engine.js';
 import { upstreamWith } from '../../retrofit/helpers.js';
 

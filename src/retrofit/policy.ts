@@ -1,11 +1,11 @@
 /**
- * Compiled per-upstream policy: what the retrofit engine needs to rewrite one upstream's messages.
- * Built once at config load by `compileUpstreamPolicy` (src/policy/compile.ts); immutable afterwards.
- * The proxy treats it as opaque and hands it to the engine functions in src/retrofit/engine.ts.
+ * Compiled per-upstream policy: what the retrofit engine needs to rewrite one upstream's messages. The engine
+ * defines the shape; src/policy/compile.ts builds one per upstream at config load, immutable afterwards. The
+ * proxy treats it as opaque and hands it to the engine functions in ./engine.ts.
  */
-import type { RecordConfig, ToolConfig, ToolDefaults } from '../config/types.js';
-import type { CompiledTool } from '../retrofit/compiled.js';
-import type { NativeMemory } from '../retrofit/native-memory.js';
+import type { CompiledTool } from './compiled.js';
+import type { NativeMemory } from './native-memory.js';
+import type { RecordConfig, ToolConfig, ToolDefaults } from './settings.js';
 
 /** A compiled policy for the tools matched by one `tools:` key. Fields are owned by the engine. */
 export interface ToolPolicy {
