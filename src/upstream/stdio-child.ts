@@ -10,17 +10,21 @@ import { spawnGroup, type GroupExit, type ProcessGroup } from './spawn.js';
 /** Why a child stopped: it could not start (`spawn`) or it ended (`exited`, including when we stopped it). */
 export type ChildExit = GroupExit;
 
-export interface StdioChildOptions {
+/** How to start a child and bound what it prints: what the stdio link passes on as given. */
+export interface ChildSpec {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
-  /** Longest accepted stdout line (bytes). */
+  /** Longest accepted stdout line (bytes): limits.maxResultBytes. */
   readonly maxLineBytes: number;
   /** Grace period between SIGTERM and SIGKILL. */
   readonly killTimeoutMs: number;
   /** Bound to upstream and session. */
   readonly log: Logger;
+}
+
+export interface StdioChildOptions extends ChildSpec {
   /** Scrubs secrets from stderr lines before they are kept for error messages. */
   readonly redact?: (line: string) => string;
   /** Every non-empty stdout line that may be a JSON-RPC message (it starts with `{` or `[`), without its terminator. */

@@ -4,23 +4,13 @@
  * The child starts when the link is made; sends before it runs are written to its stdin pipe all the same.
  */
 import { RetrofitError } from '../errors.js';
-import type { Logger } from '../log.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from './link.js';
-import { StdioChild, type ChildExit } from './stdio-child.js';
+import { StdioChild, type ChildExit, type ChildSpec } from './stdio-child.js';
 
-export interface StdioLinkOptions {
+export interface StdioLinkOptions extends ChildSpec {
   /** The upstream's name, for errors. */
   readonly upstream: string;
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd: string;
-  /** Longest accepted stdout line (bytes): limits.maxResultBytes. */
-  readonly maxLineBytes: number;
-  /** Grace between SIGTERM and SIGKILL when stopping the child. */
-  readonly killTimeoutMs: number;
-  readonly log: Logger;
   /** Scrubs secrets from what the child printed, before it goes into a client-facing error. */
   readonly scrub: (text: string) => string;
   /** Called once with the child's pid when it started (accounting). */
@@ -43,14 +33,9 @@ export class StdioLink implements UpstreamLink {
     this.#options = options;
     let child: StdioChild | undefined;
     try {
+      const { command, args, env, cwd, maxLineBytes, killTimeoutMs, log } = options;
       child = new StdioChild({
-        command: options.command,
-        args: options.args,
-        env: options.env,
-        cwd: options.cwd,
-        maxLineBytes: options.maxLineBytes,
-        killTimeoutMs: options.killTimeoutMs,
-        log: options.log,
+        command, args, env, cwd, maxLineBytes, killTimeoutMs, log,
         redact: options.scrub,
         onLine: (line) => this.onframe({ data: line }),
         onOverlong: (line) => {
