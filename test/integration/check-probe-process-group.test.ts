@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, it, onTestFinished } from 'vitest';
+import { expect, it, onTestFinished, vi } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { running } from '../helpers/processes.js';
 
@@ -38,7 +38,8 @@ it('regression: check --probe exits for a server behind a wrapper that orphans i
   expect(run.stdout).toMatch(/^wrapped: \d+ tools \(stdio, server stdio-fixture 1\.0\.0, revision 2025-11-25\)$/m);
   expect(run.stdout).toMatch(/^probe: 1 of 1 upstream answered$/m);
   expect(server).toBeGreaterThan(0);
-  expect(running(server)).toBe(false);
+  // Its pipe closes as it dies, a moment before the kernel marks it dead: wait for that, briefly.
+  await vi.waitFor(() => expect(running(server)).toBe(false));
 });
 
 it('an upstream that exits during initialize: the error ends with its last stderr lines, secrets scrubbed', async () => {

@@ -2,7 +2,7 @@
  * spawnGroup: one process group per child, signalled as a whole. The scripts stand in for wrappers such as
  * `npm exec`: a leader that starts the real server sharing its pipes and forwards nothing.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { spawnGroup, type ProcessGroup, type SpawnGroupOptions } from '../../../src/upstream/spawn.js';
 import { lineMatching, running } from '../../helpers/processes.js';
 
@@ -37,7 +37,8 @@ describe('spawnGroup', () => {
 
     const exit = await group.stop(10_000);
     expect(exit).toMatchObject({ kind: 'exited', requested: true });
-    expect(running(grandchild)).toBe(false);
+    // Its pipe closes as it dies, a moment before the kernel marks it dead: wait for that, briefly.
+    await vi.waitFor(() => expect(running(grandchild)).toBe(false));
     expect(group.alive).toBe(false);
   });
 
