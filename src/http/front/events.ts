@@ -1,7 +1,8 @@
 /**
  * The events one gateway-owned session sent its client on resumable streams, kept so a client whose stream
  * dropped can resume with `Last-Event-ID` and be sent what it missed — rewritten answers included, exactly
- * as first sent. Bounded by count and bytes per session: the oldest streams go first. Event ids are
+ * as first sent. A stream whose response ended cleanly is forgotten at once; the others are bounded by count
+ * and bytes per session, the oldest streams going first. Event ids are
  * `<stream>-<seq>` (the standalone GET stream is stream 0), so an id names its stream without a lookup.
  */
 
@@ -72,6 +73,18 @@ export class EventStore {
     if (!log) return;
     log.finished = true;
     if (log.events.length === 0) this.#streams.delete(stream);
+  }
+
+  /**
+   * Drop a finished stream's events: its client was sent all of them on a response that ended cleanly, so
+   * nothing is left to resume. Only streams that finished while their client was away keep theirs.
+   */
+  forget(stream: number): void {
+    const log = this.#streams.get(stream);
+    if (!log?.finished) return;
+    for (const event of log.events) this.#bytes -= event.bytes.length;
+    this.#events -= log.events.length;
+    this.#streams.delete(stream);
   }
 
   /** True when the store knows this stream (it may have no events left to replay). */

@@ -113,7 +113,7 @@ export class PostStream {
     this.#res = res;
     this.#mode = 'sse';
     res.once('close', () => this.#detached(res));
-    if (this.#finished) res.end();
+    if (this.#finished) this.#end(res);
   }
 
   /** End it now (the session closed). */
@@ -180,7 +180,14 @@ export class PostStream {
   #finish(): void {
     this.#finished = true;
     this.#options.events?.finish(this.no);
-    if (this.attached) this.#res!.end();
+    if (this.attached) this.#end(this.#res!);
+  }
+
+  /** End the response; once it is all written, its events are no longer needed for a resumption. */
+  #end(res: ServerResponse): void {
+    res.end((err?: Error | null) => {
+      if (!err) this.#options.events?.forget(this.no);
+    });
   }
 
   #detached(res: ServerResponse): void {

@@ -26,6 +26,20 @@ describe('parseEventId', () => {
 });
 
 describe('EventStore', () => {
+  it('forgets a finished stream (its response ended cleanly), frees its room, keeps live ones', () => {
+    const store = new EventStore({ maxEvents: 2 });
+    put(store, 1, 'a1');
+    put(store, 1, 'a2');
+    store.forget(1); // not finished: kept
+    expect(store.knows(1)).toBe(true);
+    store.finish(1);
+    store.forget(1);
+    expect(store.knows(1)).toBe(false);
+    put(store, 2, 'b1');
+    put(store, 2, 'b2');
+    expect(texts(store.after({ stream: 2, seq: -1 }))).toEqual(['b1', 'b2']);
+  });
+
   it('numbers each stream on its own, from 0', () => {
     const store = new EventStore();
     expect(store.nextId(3)).toEqual({ id: '3-0', seq: 0 });

@@ -118,7 +118,19 @@ describe('PostStream, resumable', () => {
     const expected = [`id: 3-0\nretry: ${RESUME_RETRY_MS}\ndata: \n\n`, event(answer(1), '3-1')];
     expect(RESUME_RETRY_MS).toBe(1000);
     expect(await got.text()).toBe(expected.join(''));
-    expect(events.after({ stream: 3, seq: -1 }).map(String)).toEqual(expected);
+    // The response ended cleanly: its client has everything, so the store keeps nothing of it.
+    expect(events.knows(3)).toBe(false);
+  });
+
+  it('keeps the events while the stream runs, for a resumption', async () => {
+    const { next } = await server();
+    const { res, response } = await next();
+    const events = new EventStore();
+    const stream = new PostStream(res, options({ events, priming: true, ids: [1, 2] }));
+    stream.deliver(answer(1), 1);
+    await reader(await response).until(event(answer(1), '3-1'));
+    expect(events.after({ stream: 3, seq: -1 }).map(String)).toEqual([`id: 3-0\nretry: ${RESUME_RETRY_MS}\ndata: \n\n`, event(answer(1), '3-1')]);
+    stream.close();
   });
 
   it('numbers from <no>-0 without priming (2025-06-18 clients)', async () => {
@@ -155,6 +167,8 @@ describe('PostStream, resumable', () => {
     stream.deliver(answer(3), 3);
     expect(stream.finished).toBe(true);
     expect(await (await second.response).text()).toBe(event(answer(2), '3-2') + event(answer(3), '3-3'));
+    // Delivered in full on the resuming response: forgotten.
+    expect(events.knows(3)).toBe(false);
   });
 
   it('ends a resuming response at once when everything was answered meanwhile', async () => {
