@@ -86,6 +86,9 @@ async function overLimit(res: ServerResponse, ctx: RelayContext): Promise<void> 
   }
 }
 
+/** What the relays need of a body: iteration, and optionally early abort and a synchronous read (exchange.ts). */
+export type RelayBody = AsyncIterable<Buffer> & { destroy?: (err?: Error) => unknown; takeComplete?: () => Buffer[] | undefined };
+
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -101,19 +104,28 @@ function endsBlock(chunk: Buffer): boolean {
  * whole blocks none of which the session could change (it awaits nothing, or only answers without a schema
  * and the chunk holds no `"structuredContent"`) is written as it came, without splitting it into events.
  */
-export async function relaySse(body: AsyncIterable<Buffer>, res: ServerResponse, ctx: RelayContext): Promise<void> {
+export async function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext): Promise<void> {
   const splitter = new SseSplitter();
   // Bytes of the event being assembled: pushed minus already emitted.
   let pending = 0;
   // The splitter holds nothing (every chunk so far ended a block): a chunk may bypass it.
   let idle = true;
   const active = (): boolean => ctx.state !== undefined && !ctx.state.pending.empty;
-  for await (const chunk of body) {
-    if (idle && endsBlock(chunk)) {
-      if (!ctx.state || !(chunk.length <= ctx.max ? mayChange(ctx.state, chunk) : active())) {
-        if (!(await write(res, chunk))) return;
-        continue;
-      }
+  const passes = (chunk: Buffer): boolean => idle && endsBlock(chunk) && (!ctx.state || !(chunk.length <= ctx.max ? mayChange(ctx.state, chunk) : active()));
+  // The usual small answer is complete by now: when it passes as it came, it is written without a promise per
+  // chunk (it is in memory already, so there is no backpressure to wait for).
+  let source: AsyncIterable<Buffer> | readonly Buffer[] = body;
+  const complete = body.takeComplete?.();
+  if (complete) {
+    let i = 0;
+    for (; i < complete.length && passes(complete[i]!); i++) if (!res.destroyed) res.write(complete[i]!);
+    if (i === complete.length) return;
+    source = complete.slice(i);
+  }
+  for await (const chunk of source) {
+    if (passes(chunk)) {
+      if (!(await write(res, chunk))) return;
+      continue;
     }
     pending += chunk.length;
     idle = endsBlock(chunk);
@@ -129,8 +141,6 @@ export async function relaySse(body: AsyncIterable<Buffer>, res: ServerResponse,
   for (const event of splitter.end()) if (!(await write(res, event.raw))) return;
 }
 
-/** What readAndRewriteJson needs of a body: iteration, and optionally early abort and a synchronous read. */
-export type JsonBody = AsyncIterable<Buffer> & { destroy?: (err?: Error) => unknown; takeComplete?: () => Buffer[] | undefined };
 
 /**
  * Read a whole JSON body (bounded) and put it through the session: the bytes to send are the original ones
@@ -138,7 +148,7 @@ export type JsonBody = AsyncIterable<Buffer> & { destroy?: (err?: Error) => unkn
  * parse while a request of this exchange awaits its answer. Synchronous (no promise) when the body was
  * already complete and the session settles it synchronously: the usual small answer.
  */
-export function readAndRewriteJson(body: JsonBody, ctx: RelayContext): Buffer | Promise<Buffer> {
+export function readAndRewriteJson(body: RelayBody, ctx: RelayContext): Buffer | Promise<Buffer> {
   const complete = body.takeComplete?.();
   if (complete === undefined) return readAll(body, ctx).then((bytes) => rewriteJson(bytes, ctx));
   let size = 0;
@@ -147,7 +157,7 @@ export function readAndRewriteJson(body: JsonBody, ctx: RelayContext): Buffer | 
   return rewriteJson(complete.length === 1 ? complete[0]! : Buffer.concat(complete, size), ctx);
 }
 
-async function readAll(body: JsonBody, ctx: RelayContext): Promise<Buffer> {
+async function readAll(body: RelayBody, ctx: RelayContext): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

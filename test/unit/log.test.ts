@@ -1,5 +1,8 @@
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
-import { createLogger, Redactor } from '../../src/log.js';
+import { mkdtempSync, openSync, readFileSync, closeSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BatchedWriter, createLogger, Redactor } from '../../src/log.js';
 
 function capture(): { lines: Record<string, unknown>[]; raw: string[]; stream: { write(line: string): void } } {
   const lines: Record<string, unknown>[] = [];
@@ -59,4 +62,37 @@ describe('createLogger', () => {
     expect(fallback.lines.map((l) => l.msg)).toEqual(['unknown LOG_LEVEL; using info', 'info works']);
   });
 
+});
+
+describe('BatchedWriter', () => {
+  function file(): { path: string; fd: number } {
+    const dir = mkdtempSync(join(tmpdir(), 'batched-writer-'));
+    const path = join(dir, 'out.log');
+    const fd = openSync(path, 'w');
+    onTestFinished(() => {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return { path, fd };
+  }
+
+  it('writes lines in order once a batch is full, and the rest when flushed', async () => {
+    const { path, fd } = file();
+    const writer = new BatchedWriter(fd, 64, 60_000);
+    onTestFinished(() => writer.end());
+    const lines = Array.from({ length: 50 }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(i % 7)}"}\n`);
+    for (const line of lines) writer.write(line);
+    await new Promise<void>((resolve) => writer.flush(resolve));
+    expect(readFileSync(path, 'utf8')).toBe(lines.join(''));
+  });
+
+  it('writes what is pending synchronously on end (exit)', () => {
+    const { path, fd } = file();
+    const writer = new BatchedWriter(fd, 1 << 20, 60_000);
+    writer.write('one\n');
+    writer.write('two\n');
+    expect(readFileSync(path, 'utf8')).toBe('');
+    writer.end();
+    expect(readFileSync(path, 'utf8')).toBe('one\ntwo\n');
+  });
 });

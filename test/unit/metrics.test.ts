@@ -40,4 +40,23 @@ describe('createMetrics', () => {
     expect(await b.registry.metrics()).not.toContain('result="ok"');
     expect(await a.registry.metrics()).not.toContain('process_cpu');
   });
+
+  it('a Tally hands its counts to the counter whenever the counter is read, new and repeated label tuples alike', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.requestTally.inc('up', 'tools/call', 200);
+    metrics.requestTally.inc('up', 'tools/call', 200);
+    metrics.requestTally.inc('up', 'GET', 404);
+    metrics.requests.inc({ upstream: 'up', method: 'tools/call', status: 200 });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('mcp_retrofit_requests_total{upstream="up",method="tools/call",status="200"} 3');
+    expect(text).toContain('mcp_retrofit_requests_total{upstream="up",method="GET",status="404"} 1');
+    metrics.revisionTally.inc('up', '2025-06-18', 'header');
+    metrics.requestTally.inc('up', 'GET', 404);
+    const values = (await metrics.requests.get()).values.map((v) => [v.labels.method, v.value]);
+    expect(values).toEqual([
+      ['tools/call', 3],
+      ['GET', 2],
+    ]);
+    expect(await metrics.registry.metrics()).toContain('mcp_retrofit_protocol_revisions_total{upstream="up",revision="2025-06-18",source="header"} 1');
+  });
 });

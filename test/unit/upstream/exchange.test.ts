@@ -158,4 +158,26 @@ describe('exchange', () => {
     );
     expect(failureKind(err)).toBe('unreachable');
   });
+
+  it('a small answer already complete is taken whole at once; a streaming one is not', async () => {
+    let finish: (() => void) | undefined;
+    const { origin } = await listen(async (req, res) => {
+      if (req.url === '/small') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '7' });
+        res.end('{"a":1}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: 1\n\n');
+      finish = () => res.end();
+    });
+    const pool = poolFor(origin);
+    const small = await exchange(pool, { method: 'GET', path: '/small' });
+    expect(small.body.buffered).toBe(true);
+    expect(Buffer.concat(small.body.takeComplete() ?? []).toString()).toBe('{"a":1}');
+    const stream = await exchange(pool, { method: 'GET', path: '/stream' });
+    expect(stream.body.takeComplete()).toBeUndefined();
+    finish?.();
+    expect((await collect(stream.body)).toString()).toBe('data: 1\n\n');
+  });
 });
