@@ -64,7 +64,7 @@ function childrenCpuDelta(before, after) {
 const show = (s) => `${fmt(s.rps)} req/s, ${fmt(s.cpuUs)} µs CPU/req (children ${fmt(s.childUs)}), p50 ${fmt(s.p50)} ms, p99 ${fmt(s.p99)} ms${s.errors ? `, ${s.errors} errors` : ''}`;
 
 /** Client revisions of the resumability rows (issue 15): JSON answers, not resumable; resumable SSE. */
-const PLAIN = '2025-03-26';
+const PLAIN = '2024-11-05'; // the one revision whose clients cannot resume a Streamable HTTP stream
 const RESUMABLE = '2025-11-25';
 
 export async function stdioBridging({ quick, log, compare }) {

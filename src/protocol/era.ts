@@ -16,6 +16,8 @@ export const LATEST_STATEFUL_REVISION = '2025-11-25';
 export const FIRST_STRUCTURED_REVISION = '2025-06-18';
 /** The first revision without sessions (server/discover, `_meta` on every request, no GET streams). */
 export const FIRST_STATELESS_REVISION = '2026-07-28';
+/** The first revision of Streamable HTTP, whose SSE streams carry event ids a client resumes with `Last-Event-ID`. */
+export const FIRST_RESUMABLE_REVISION = '2025-03-26';
 /** The first revision whose clients take an SSE priming event (an event with an id and empty data). */
 export const FIRST_PRIMING_REVISION = '2025-11-25';
 /** The first revision whose clients send `MCP-Protocol-Version` on every request after initialize. */
@@ -71,7 +73,7 @@ export function isStateless(revision: string): boolean {
 
 /** True when clients of this revision can resume an SSE stream they were given event ids on. */
 export function isResumable(revision: string): boolean {
-  return revision >= FIRST_STRUCTURED_REVISION && revision < FIRST_STATELESS_REVISION;
+  return revision >= FIRST_RESUMABLE_REVISION && revision < FIRST_STATELESS_REVISION;
 }
 
 /** True when clients of this revision take a priming event (id, empty data) at the start of an SSE answer. */

@@ -1,9 +1,10 @@
 /**
  * How a stdio session's answers are framed (src/http/front/), seen by a raw HTTP client in front of the stdio
- * fixture and server-everything: a client that cannot resume a stream (2025-03-26 and older) gets a plain
- * request answered as JSON, or an SSE stream when notifications come before the answer or the call outlasts
- * a keep-alive interval; a client that can resume (2025-06-18, 2025-11-25) always gets an SSE stream whose
- * events carry ids (and, for 2025-11-25, a priming event with `retry:`). Requests a strict JSON-RPC reader
+ * fixture and server-everything: a client whose revision predates Streamable HTTP's resumable streams
+ * (2024-11-05) gets a plain request answered as JSON, or an SSE stream when notifications come before the
+ * answer or the call outlasts a keep-alive interval; a client that can resume (2025-03-26, 2025-06-18,
+ * 2025-11-25) always gets an SSE stream whose events carry ids (and, for 2025-11-25, a priming event with
+ * `retry:`). Requests a strict JSON-RPC reader
  * would refuse get the SDK servers' answers, and the session keeps working after them.
  */
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ async function post(headers: Record<string, string>, message: unknown): Promise<
 }
 
 /** Open a session the way any client does; returns the headers for its later requests. */
-async function open(revision = '2025-03-26'): Promise<Record<string, string>> {
+async function open(revision = '2024-11-05'): Promise<Record<string, string>> {
   const init = await post({}, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'direct', version: '1' } } });
   expect(init.status).toBe(200);
   await init.text();
@@ -54,9 +55,9 @@ describe('stdio upstream: answers by revision', () => {
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 'e-1', result: { content: [{ type: 'text', text: 'hi' }] } });
   });
 
-  it('gives a 2025-06-18 client an SSE answer whose events carry ids, and a 2025-11-25 client a priming event first', async () => {
+  it('gives 2025-03-26 and 2025-06-18 clients an SSE answer whose events carry ids, and a 2025-11-25 client a priming event first', async () => {
     gateway = await startStdioGateway();
-    for (const revision of ['2025-06-18', '2025-11-25']) {
+    for (const revision of ['2025-03-26', '2025-06-18', '2025-11-25']) {
       const headers = await open(revision);
       const res = await post(headers, { jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'echo', arguments: { text: revision } } });
       expect(res.headers.get('content-type')).toBe('text/event-stream');

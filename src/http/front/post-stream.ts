@@ -20,7 +20,7 @@ export interface PostStreamOptions {
   readonly sessionId: string;
   /** The ids of the requests it carries. */
   readonly ids: readonly JsonRpcId[];
-  /** Events get ids and are kept for resumption (the client's revision resumes: 2025-06-18 and later). */
+  /** Events get ids and are kept for resumption (the client's revision resumes: 2025-03-26 and later, the revisions of Streamable HTTP). */
   readonly events?: EventStore;
   /** Start with a priming event (2025-11-25 and later). */
   readonly priming: boolean;

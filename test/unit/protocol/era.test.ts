@@ -14,7 +14,7 @@ import {
 /** What each known revision is, one row each (a new revision needs a row). */
 const TABLE = [
   { revision: '2024-11-05', era: 'none', stateless: false, resumable: false, priming: false, header: true },
-  { revision: '2025-03-26', era: 'none', stateless: false, resumable: false, priming: false, header: true },
+  { revision: '2025-03-26', era: 'none', stateless: false, resumable: true, priming: false, header: true },
   { revision: '2025-06-18', era: 'object-only', stateless: false, resumable: true, priming: false, header: true },
   { revision: '2025-11-25', era: 'object-only', stateless: false, resumable: true, priming: true, header: true },
   { revision: '2026-07-28', era: 'modern', stateless: true, resumable: false, priming: false, header: false },
