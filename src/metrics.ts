@@ -73,7 +73,7 @@ export interface Metrics {
   /** Upstream failures by kind: unreachable, timeout, protocol, too_large, exited, spawn. */
   readonly upstreamErrors: Counter<'upstream' | 'kind'>;
   /**
-   * Retrofit outcomes: native, extracted, invalid, unparseable, passthrough; `format` the reading (native for
+   * Retrofit outcomes: native, extracted, invalid, unparseable; `format` the reading (native for
    * upstream structuredContent); `mode` how the client got it (applied, shadow, unseen: see pipeline/report.ts).
    */
   readonly retrofits: Counter<'upstream' | 'tool' | 'outcome' | 'format' | 'mode'>;
@@ -95,7 +95,8 @@ export interface Metrics {
   readonly offloads: Counter<'result'>;
   /** tools/call results written to `record.dir` (src/record/), by upstream. */
   readonly recorded: Counter<'upstream'>;
-  /** Results the recorder did not write, by reason: queue_full, too_large (over `record.maxBytes`), write_failed. */
+  /** Results the recorder did not write, by reason: queue_full, too_large (over `record.maxBytes`), write_failed,
+   *  superseded (maxPerTool newer results of the same tool were queued behind it). */
   readonly recordDrops: Counter<'upstream' | 'reason'>;
 }
 
@@ -189,7 +190,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     recordDrops: new Counter({
       name: 'mcp_retrofit_record_drops_total',
-      help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed).',
+      help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed, superseded).',
       labelNames: ['upstream', 'reason'],
       registers,
     }),
