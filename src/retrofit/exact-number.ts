@@ -25,12 +25,13 @@ function isDigitOrPoint(c: number): boolean {
 }
 
 /**
- * True when `text` has a run of 16 digits and points (every inexact literal has 16 digits, or 18 around a
- * point). Skips ahead: a run of 16 must cover every 16th character, so most of the text is never looked at
- * (a regex here tries a match at every digit and costs twice the JSON parse on timestamp-heavy output).
+ * The index of a character inside a run of 16 digits and points at or after `from`, or -1 (every inexact
+ * literal has 16 digits, or 18 around a point). Skips ahead: a run of 16 must cover every 16th character, so
+ * most of the text is never looked at (a regex here tries a match at every digit and costs twice the JSON
+ * parse on timestamp-heavy output).
  */
-function hasLongDigitRun(text: string): boolean {
-  let i = 0;
+export function longDigitRun(text: string, from: number): number {
+  let i = from;
   while (i + 15 < text.length) {
     if (!isDigitOrPoint(text.charCodeAt(i + 15))) {
       i += 16;
@@ -38,11 +39,14 @@ function hasLongDigitRun(text: string): boolean {
     }
     let k = i + 14;
     while (k >= i && isDigitOrPoint(text.charCodeAt(k))) k--;
-    if (k < i) return true;
+    if (k < i) return i;
     i = k + 1;
   }
-  return false;
+  return -1;
 }
+
+/** A three-digit exponent (overflow, underflow), for a global search. */
+export const BIG_EXPONENT_G = /[eE][-+]?\d{3}/g;
 
 /**
  * True when `text` may hold a number literal a double cannot represent exactly: a long digit run, or a
@@ -50,7 +54,7 @@ function hasLongDigitRun(text: string): boolean {
  * may say yes falsely; most texts have neither, so they pay only this.
  */
 export function mayHoldInexactNumbers(text: string): boolean {
-  return hasLongDigitRun(text) || BIG_EXPONENT.test(text);
+  return longDigitRun(text, 0) !== -1 || BIG_EXPONENT.test(text);
 }
 
 function significantDigits(intPart: string, fracPart: string): number {
@@ -78,6 +82,8 @@ export function isExactLiteral(text: string, value: number): boolean {
   if (!Number.isFinite(value)) return false;
   // At most 15 characters means at most 15 significant digits, which every normal double prints back.
   if (text.length <= 15 && Math.abs(value) >= MIN_NORMAL) return true;
+  // What a JavaScript (or any shortest-round-trip) printer wrote: the double's own text.
+  if (String(value) === text) return true;
   const m = DECIMAL_RE.exec(text);
   if (!m) return Number.isSafeInteger(value); // hex/octal forms (YAML): exact while safe
   const [, intPart = '', fracPart = '', exponent] = m;
@@ -86,6 +92,32 @@ export function isExactLiteral(text: string, value: number): boolean {
   if (printed && canonical(printed) === canonical(m)) return true;
   if (fracPart === '' && exponent === undefined) return false;
   return significantDigits(intPart, fracPart) <= 17 && Math.abs(value) < 2 ** 53;
+}
+
+/**
+ * True when the token `text[from, to)` is a plain decimal the rule above calls exact without parsing it: a
+ * point, no exponent, at most 15 integer digits (so below 2^53) and 17 significant digits, and short enough
+ * (40 characters) that it is far from the subnormals. `-0.7999999999999998`, `1.10`. False means "not
+ * known", not inexact. A counting pass: cheaper than the parse and print-back the full rule needs.
+ */
+export function isPlainExactDecimal(text: string, from: number, to: number): boolean {
+  if (to - from > 40) return false;
+  let intDigits = 0;
+  let significant = 0;
+  let leading = true;
+  let point = false;
+  for (let k = text.charCodeAt(from) === 0x2d ? from + 1 : from; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x2e) {
+      if (point) return false;
+      point = true;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (!point) intDigits++;
+      if (c !== 0x30) leading = false;
+      if (!leading) significant++;
+    } else return false;
+  }
+  return point && intDigits <= 15 && significant <= 17;
 }
 
 /** The outcome of reading a number from text. */

@@ -1,20 +1,19 @@
 /**
  * JSON text parsed without changing any number. JSON.parse turns 9007199254740993 into 9007199254740992;
- * a structuredContent that disagrees with its own text is worse than none. So, only when a cheap test says
- * the text may hold such a literal (16+ digit runs, long exponents), one linear pass quotes every number
- * literal a double cannot hold exactly (see exact-number.ts) and records it; the text is then parsed as
- * usual. The value keeps the literal's exact text as a string: valid where the schema allows a string,
+ * a structuredContent that disagrees with its own text is worse than none. So, only when a cheap look at
+ * the few places that can hold such a literal (16+ digit runs, long exponents) finds one, one linear pass
+ * quotes every number literal outside strings that a double cannot hold exactly (see exact-number.ts) and
+ * records it; the text is then parsed as usual. The value keeps the literal's exact text as a string: valid where the schema allows a string,
  * and otherwise a failure whose reason says why. Parsing stays the same parser (same duplicate-key and
  * prototype handling) as the fast path.
  */
 import type { Json } from '../../json.js';
-import { isExactLiteral, mayHoldInexactNumbers } from '../exact-number.js';
+import { BIG_EXPONENT_G, isExactLiteral, isPlainExactDecimal, JSON_NUMBER_RE, longDigitRun } from '../exact-number.js';
 import { parseJson } from '../safe-json.js';
 
 /** A parse: the value and the inexact literals that were kept as strings (in text order). */
 export type ExactParse = { readonly ok: true; readonly value: Json; readonly inexact: readonly string[] } | { readonly ok: false };
 
-const NUMBER_AT = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NONE: readonly string[] = [];
@@ -28,65 +27,100 @@ function continuesToken(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2e || c === 0x2b || c === 0x2d || c === 0x5f;
 }
 
-/** The index just past the string opening at `open` (or the text's end when it never closes). */
-function afterString(text: string, open: number): number {
-  let from = open + 1;
-  for (;;) {
-    const close = text.indexOf('"', from);
-    if (close === -1) return text.length;
-    let backslashes = 0;
-    for (let k = close - 1; k > open && text.charCodeAt(k) === BACKSLASH; k--) backslashes++;
-    if (backslashes % 2 === 0) return close + 1;
-    from = close + 1;
+/**
+ * True when the token `text[from, to)` (a maximal run of token chars) may be a literal a double cannot hold:
+ * 16 or more characters, or an exponent (which can overflow or underflow). Without an exponent, 15
+ * characters hold at most 15 significant digits and no subnormal, which every double prints back.
+ */
+function needsCheck(text: string, from: number, to: number): boolean {
+  if (to - from >= 16) return true;
+  for (let k = from + 1; k < to; k++) {
+    const c = text.charCodeAt(k);
+    if (c === 0x65 || c === 0x45) return true;
   }
+  return false;
 }
 
-/** `text` with every inexact number literal outside strings quoted, and those literals. Linear. */
-export function quoteInexactNumbers(text: string): { readonly text: string; readonly inexact: readonly string[] } {
-  const inexact: string[] = [];
-  const parts: string[] = [];
-  let copied = 0;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      i = afterString(text, i);
-      continue;
-    }
-    if (!isNumberStart(c) || (i > 0 && continuesToken(text.charCodeAt(i - 1)))) {
-      i++;
-      continue;
-    }
-    NUMBER_AT.lastIndex = i;
-    const m = NUMBER_AT.exec(text);
-    if (!m) {
-      i++;
-      continue;
-    }
-    const literal = m[0];
-    const end = i + literal.length;
-    if (end < text.length && continuesToken(text.charCodeAt(end))) {
-      i = end;
-      continue;
-    }
-    if (!isExactLiteral(literal, Number(literal))) {
-      parts.push(text.slice(copied, i), `"${literal}"`);
-      copied = end;
-      inexact.push(literal);
-    }
-    i = end;
+/** True when the token `text[from, to)` is a JSON number literal a double cannot hold exactly. */
+function isInexactToken(text: string, from: number, to: number): boolean {
+  if (!isNumberStart(text.charCodeAt(from)) || !needsCheck(text, from, to) || isPlainExactDecimal(text, from, to)) return false;
+  const literal = text.slice(from, to);
+  const value = Number(literal);
+  if (String(value) === literal) return false; // a shortest-round-trip printer's double (JavaScript's own)
+  return JSON_NUMBER_RE.test(literal) && !isExactLiteral(literal, value);
+}
+
+/** The maximal token run around `at`: [start, end). */
+function tokenAround(text: string, at: number): [number, number] {
+  let start = at;
+  while (start > 0 && continuesToken(text.charCodeAt(start - 1))) start--;
+  let end = at + 1;
+  while (end < text.length && continuesToken(text.charCodeAt(end))) end++;
+  return [start, end];
+}
+
+/**
+ * True when some token of `text`, inside a string or not, is an inexact number literal. Looks only around
+ * the few places that can hold one (long digit runs, three-digit exponents), so a text whose long numbers
+ * are all exact (a JavaScript server's doubles, `0.30000000000000004`) costs a fraction of a parse; only a
+ * yes pays the string-aware pass below.
+ */
+function anyInexactToken(text: string): boolean {
+  for (let at = longDigitRun(text, 0); at !== -1; ) {
+    const [start, end] = tokenAround(text, at);
+    if (isInexactToken(text, start, end)) return true;
+    at = longDigitRun(text, end);
   }
-  if (inexact.length === 0) return { text, inexact: NONE };
+  BIG_EXPONENT_G.lastIndex = 0;
+  for (let m = BIG_EXPONENT_G.exec(text); m !== null; m = BIG_EXPONENT_G.exec(text)) {
+    const [start, end] = tokenAround(text, m.index);
+    if (isInexactToken(text, start, end)) return true;
+    BIG_EXPONENT_G.lastIndex = end;
+  }
+  return false;
+}
+
+/**
+ * `text` with every inexact number literal outside strings quoted, and those literals. Linear, one visit per
+ * character (a string's escapes are stepped over); a literal is sliced and read only when
+ * `needsCheck` says it may be inexact. A number is a whole token: `1.e5`, `abc123` and `1+2` are left alone.
+ */
+export function quoteInexactNumbers(text: string): { readonly text: string; readonly inexact: readonly string[] } {
+  if (!anyInexactToken(text)) return { text, inexact: NONE };
+  let inexact: string[] | undefined;
+  let parts: string[] | undefined;
+  let copied = 0;
+  let inString = false;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (c === QUOTE) {
+      inString = true;
+      continue;
+    }
+    if (!continuesToken(c)) continue;
+    let end = i + 1;
+    while (end < n && continuesToken(text.charCodeAt(end))) end++;
+    if (isInexactToken(text, i, end)) {
+      const literal = text.slice(i, end);
+      (parts ??= []).push(text.slice(copied, i), `"${literal}"`);
+      (inexact ??= []).push(literal);
+      copied = end;
+    }
+    i = end - 1;
+  }
+  if (inexact === undefined || parts === undefined) return { text, inexact: NONE };
   parts.push(text.slice(copied));
   return { text: parts.join(''), inexact };
 }
 
 /** Strict, prototype-safe JSON parse that never changes a number (see the module comment). */
 export function parseJsonExact(text: string): ExactParse {
-  if (!mayHoldInexactNumbers(text)) {
-    const parsed = parseJson(text);
-    return parsed.ok ? { ok: true, value: parsed.value, inexact: NONE } : parsed;
-  }
   const quoted = quoteInexactNumbers(text);
   const parsed = parseJson(quoted.text);
   return parsed.ok ? { ok: true, value: parsed.value, inexact: quoted.inexact } : parsed;
@@ -97,7 +131,6 @@ export function parseJsonExact(text: string): ExactParse {
  * validation failures, so "must be integer" comes with its cause. Undefined when there were none.
  */
 export function inexactNote(text: string): string | undefined {
-  if (!mayHoldInexactNumbers(text)) return undefined;
   const { inexact } = quoteInexactNumbers(text);
   if (inexact.length === 0) return undefined;
   const shown = inexact.slice(0, 3).map((n) => (n.length > 40 ? `${n.slice(0, 37)}...` : n));

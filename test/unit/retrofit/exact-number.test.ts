@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isExactLiteral, mayHoldInexactNumbers, readNumber } from '../../../src/retrofit/exact-number.js';
+import { isExactLiteral, isPlainExactDecimal, mayHoldInexactNumbers, readNumber } from '../../../src/retrofit/exact-number.js';
 
 describe('exact numbers', () => {
   it.each([
@@ -31,5 +32,18 @@ describe('exact numbers', () => {
   it('the cheap test flags every inexact literal (and may flag more)', () => {
     for (const text of ['9007199254740993', '1234567890.123456789', '1e400', '1e-400', '{"a": 12345678901234567}']) expect(mayHoldInexactNumbers(text)).toBe(true);
     for (const text of ['{"a": 1732800000000, "b": 3.14159}', 'plain prose 2025-01-01']) expect(mayHoldInexactNumbers(text)).toBe(false);
+  });
+  it('the counting shortcut never calls exact what the full rule calls inexact', () => {
+    const decimal = fc
+      .tuple(fc.boolean(), fc.stringMatching(/^[0-9]{1,22}$/), fc.stringMatching(/^[0-9]{0,30}$/), fc.boolean())
+      .map(([neg, int, frac, point]) => `${neg ? '-' : ''}${int}${point ? `.${frac}` : frac}`);
+    fc.assert(
+      fc.property(decimal, (text) => {
+        if (isPlainExactDecimal(text, 0, text.length)) expect(isExactLiteral(text, Number(text))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(isPlainExactDecimal('-0.7999999999999998', 0, 19)).toBe(true);
+    for (const text of ['9007199254740993', '1234567890123456.5', '0.123456789012345678', '1.5e3', '1.2.3']) expect(isPlainExactDecimal(text, 0, text.length)).toBe(false);
   });
 });

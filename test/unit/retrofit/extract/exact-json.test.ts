@@ -1,7 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { inexactNote, parseJsonExact, quoteInexactNumbers } from '../../../../src/retrofit/extract/exact-json.js';
+import { isExactLiteral, JSON_NUMBER_RE } from '../../../../src/retrofit/exact-number.js';
 import { parseJson } from '../../../../src/retrofit/safe-json.js';
+
+/** The rule, written plainly: every whole token outside strings that is an inexact JSON number gets quoted. */
+function reference(text: string): { text: string; inexact: string[] } {
+  const token = /"(?:[^"\\]|\\.)*"?|[0-9A-Za-z.+\-_]+|[^"0-9A-Za-z.+\-_]+/gy;
+  const inexact: string[] = [];
+  const out = text.replace(token, (t) => {
+    if (t.startsWith('"') || !JSON_NUMBER_RE.test(t) || isExactLiteral(t, Number(t))) return t;
+    inexact.push(t);
+    return `"${t}"`;
+  });
+  return { text: out, inexact };
+}
 
 describe('exact JSON', () => {
   it('keeps an integer beyond 2^53 as its exact digits', () => {
@@ -25,6 +38,21 @@ describe('exact JSON', () => {
         if (plain.ok) expect(parseJsonExact(text)).toEqual({ ok: true, value: plain.value, inexact: [] });
       }),
       { numRuns: 500 },
+    );
+  });
+  it('quotes exactly what the plain rule quotes, whatever surrounds the literals', () => {
+    const piece = fc.oneof(
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc.constantFrom('1e400', '-1e-400', '1.5e+300', '0.1000000000000000055511151231257827', '12345678901234567.5', '007', '1.e5', '9007199254740993x', 'x9007199254740993', '1+2', '-'),
+      fc.constantFrom('"9007199254740993"', '"a\\"9007199254740993"', '"\\\\"', ', ', ': ', '[', ']', '{', '}', ' ', '\n', 'true'),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(quoteInexactNumbers(text)).toEqual(reference(text));
+      }),
+      { numRuns: 2000 },
     );
   });
   it('reads back random big integers exactly', () => {
