@@ -102,7 +102,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   });
 
   const upstreams = registerRoutes(app, ctx, options.stdio ? { stdio: options.stdio } : {});
-  rewriter.prepare();
+  rewriter.prepare(generations.current.policies.values());
 
   // Anything no route serves still gets a JSON-RPC error: 405 (with Allow) on an upstream's path, else 404.
   const allowed = new Map<string, string>();
@@ -120,6 +120,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
 
   // A reload that changed an upstream's tools tells that upstream's connected clients.
   const unsubscribe = generations.onToolsChanged((names) => {
+    rewriter.prepare(generations.current.policies.values());
     for (const name of names) {
       const streams = upstreams.get(name)?.notifyToolsChanged() ?? 0;
       logger.info({ upstream: name, streams }, 'tools changed: notifications/tools/list_changed sent');

@@ -53,8 +53,11 @@ export interface Rewriter {
   readonly rawThreshold?: number;
   /** Rewrite one response (see the module comment); synchronous unless a worker is involved. */
   respond(request: PendingRequest, input: RewriteInput, log: Logger): Rewritten | Promise<Rewritten>;
-  /** Boot the isolation worker ahead of the first call that needs it (config load of a tool that does). */
-  prepare(): void;
+  /**
+   * Boot the isolation worker ahead of the first call that needs it, when one of `policies` has a tool
+   * that does (config load, and each reload that changes tools). Otherwise no worker runs until one does.
+   */
+  prepare(policies: Iterable<UpstreamPolicy>): void;
   /** Stop the workers (the app's close calls it). */
   close(): Promise<void>;
 }
@@ -66,7 +69,8 @@ export interface RewriterOptions {
   /** The large-result pool (default: one worker, started with the first large result); false: never offload. */
   readonly pool?: OffloadPool | false;
   /**
-   * The isolation pool (default: one worker, kept booted). false: isolated tools run inline on the calling
+   * The isolation pool (default: one worker, booted by prepare() for a config that has isolated tools, and
+   * kept booted from then on). false: isolated tools run inline on the calling
    * thread — for unit tests of the engine only; the gateway never sets it.
    */
   readonly isolatePool?: OffloadPool | false;
@@ -302,7 +306,11 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       if (input.message) return respondToMessage(request, input.message, log);
       return respondToRaw(request, input.raw, input.id, log, true);
     },
-    prepare: () => isolated?.warm(),
+    prepare(policies) {
+      for (const policy of policies) {
+        if (policy.isolates) return isolated?.warm();
+      }
+    },
     close: async () => {
       await Promise.all([large?.close(), isolated?.close()]);
     },

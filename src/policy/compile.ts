@@ -39,6 +39,7 @@ export function compileUpstreamPolicy(
     native: createNativeMemory(),
     keys: [...byKey.keys()],
     ...(upstream.record && { record: upstream.record }),
+    ...([...byKey.values()].some((t) => t.compiled?.isolate !== undefined) && { isolates: true }),
     resolve(tool) {
       const key = matcher.match(tool);
       return key === undefined ? undefined : byKey.get(key);

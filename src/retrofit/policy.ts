@@ -32,6 +32,8 @@ export interface UpstreamPolicy {
    * a request sent under this policy is then parsed and offered to the recorder (src/pipeline/record.ts).
    */
   readonly record?: RecordConfig;
+  /** True when some tool's retrofit must run on the isolation worker (CompiledTool.isolate). */
+  readonly isolates?: boolean;
 }
 
 /** A problem found while compiling; `path` is from the config root, e.g. ['upstreams','w','tools','t','outputSchema','type']. */

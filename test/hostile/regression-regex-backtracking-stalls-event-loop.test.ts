@@ -26,7 +26,7 @@ const policy = upstreamWith({
 });
 
 const rewriter = createRewriter(createMetrics({ defaultMetrics: false }), { pool: false });
-rewriter.prepare();
+rewriter.prepare([policy]);
 afterAll(() => rewriter.close());
 const log = createLogger({ level: 'silent' });
 const request = (tool: string): PendingRequest => ({ upstream: 'u', method: 'tools/call', tool, revision: '2025-11-25', policy });

@@ -14,7 +14,7 @@ import { upstreamWith } from '../unit/retrofit/helpers.js';
 
 const policy = upstreamWith({ info: { outputSchema: { type: 'object', required: ['status'] }, extract: { format: 'yaml' } } });
 const rewriter = createRewriter(createMetrics({ defaultMetrics: false }), { pool: false });
-rewriter.prepare();
+rewriter.prepare([policy]);
 afterAll(() => rewriter.close());
 const log = createLogger({ level: 'silent' });
 const request: PendingRequest = { upstream: 'u', method: 'tools/call', tool: 'info', revision: '2025-11-25', policy };

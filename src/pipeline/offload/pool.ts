@@ -133,6 +133,11 @@ export class OffloadPool {
     return existsSync(path) ? undefined : `the offload worker ${path} does not exist (run \`npm run build\`)`;
   }
 
+  /** Workers started and not (yet) exited. */
+  get workers(): number {
+    return this.#slots.length;
+  }
+
   /** Text bytes of the jobs queued or running. */
   get queuedBytes(): number {
     return this.#bytes;

@@ -203,6 +203,14 @@ describe('respond: isolated extractions (a pattern RE2 cannot run, a YAML parse)
     expect(p.resolve('typed')?.compiled?.isolate).toBeUndefined();
   });
 
+  it('boots the isolation worker ahead of use only for a config with an isolated tool', () => {
+    const { rewriter, pool } = isolating();
+    rewriter.prepare([upstreamWith({ typed: { outputSchema: { type: 'object' } } })]);
+    expect(pool.workers).toBe(0);
+    rewriter.prepare([upstreamWith({ typed: { outputSchema: { type: 'object' } } }), tools('error')]);
+    expect(pool.workers).toBe(1);
+  });
+
   it('sends even a small result of an isolated tool to the isolation worker, and others not', async () => {
     const p = tools('error');
     const { rewriter, log, pool } = isolating();
