@@ -9,5 +9,5 @@ export interface Candidate {
   readonly format: ExtractorName;
   readonly value: Json;
   /** Why this reading may not be what the schema wants, added to its failure reasons. */
-  readonly notes?: readonly string[];
+  readonly notes?: readonly string[] | undefined;
 }

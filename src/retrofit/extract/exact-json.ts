@@ -121,9 +121,14 @@ export function quoteInexactNumbers(text: string): { readonly text: string; read
 
 /** Strict, prototype-safe JSON parse that never changes a number (see the module comment). */
 export function parseJsonExact(text: string): ExactParse {
+  // Parse first: most texts tried are not JSON at all (prose before a fence, a non-JSON block) and fail at
+  // once; quoting number tokens never turns invalid JSON valid or valid invalid, so only a parsed text is looked at.
+  const parsed = parseJson(text);
+  if (!parsed.ok) return parsed;
+  if (!anyInexactToken(text)) return { ok: true, value: parsed.value, inexact: NONE };
   const quoted = quoteInexactNumbers(text);
-  const parsed = parseJson(quoted.text);
-  return parsed.ok ? { ok: true, value: parsed.value, inexact: quoted.inexact } : parsed;
+  const exact = parseJson(quoted.text);
+  return exact.ok ? { ok: true, value: exact.value, inexact: quoted.inexact } : exact;
 }
 
 /**

@@ -24,29 +24,52 @@ import { extractYaml } from './yaml.js';
 
 export type { Candidate, ExtractorName } from './candidate.js';
 
-function withNote(format: ExtractorName, value: Json, note: string | undefined): Candidate {
-  return note === undefined ? { format, value } : { format, value, notes: [note] };
+/** Where a JSON reading's note comes from: `text`'s inexact-number note, computed once, when first read. */
+type Note = () => readonly string[] | undefined;
+
+/** Only a failed reading's reasons read the note, so a text whose first reading validates never pays its pass. */
+function noteOf(text: string): Note {
+  let computed = false;
+  let notes: readonly string[] | undefined;
+  return () => {
+    if (!computed) {
+      computed = true;
+      const note = inexactNote(text);
+      notes = note === undefined ? undefined : [note];
+    }
+    return notes;
+  };
+}
+
+function withNote(format: ExtractorName, value: Json, note: Note): Candidate {
+  return {
+    format,
+    value,
+    get notes() {
+      return note();
+    },
+  };
 }
 
 /**
  * The list readings: several JSON blocks; and, when the schema takes an array, a single non-array JSON
  * block as a one-item list (a Python server returning a list of one sends just that item).
  */
-function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema, note: string | undefined): Generator<Candidate> {
+function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema, note: Note): Generator<Candidate> {
   const blocks = extractBlocks(texts);
   if (blocks !== undefined) yield withNote('blocks', blocks, note);
   else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && wantsArray(schema)) yield withNote('blocks', [whole], note);
 }
 
 function* jsonish(text: string, texts: readonly string[], schema: JsonSchema): Generator<Candidate> {
-  const note = inexactNote(text);
+  const note = noteOf(text);
   const whole = extractJson(text);
   if (whole !== undefined) yield withNote('json', whole, note);
   yield* lists(texts, whole, schema, note);
 }
 
 function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool: CompiledTool, notes?: string[]): Generator<Candidate> {
-  const note = inexactNote(text);
+  const note = noteOf(text);
   const whole = extractJson(text);
   if (whole !== undefined) yield withNote('json', whole, note);
   const fenced = extractFenced(text);
@@ -76,7 +99,7 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
 function* scalars(text: string): Generator<Candidate> {
   const { values, inexact } = extractScalars(text);
   const note = inexact ? inexactNote(text.trim()) : undefined;
-  for (const value of values) yield withNote('scalar', value, note);
+  for (const value of values) yield note === undefined ? { format: 'scalar', value } : { format: 'scalar', value, notes: [note] };
 }
 
 /**
