@@ -18,6 +18,11 @@ export interface ExchangeFacts {
   /** The governing revision and where it came from, when known. */
   readonly revision?: string | undefined;
   readonly revisionSource?: string | undefined;
+  /**
+   * initialize: the revision the client asked for (params.protocolVersion). The request itself is governed
+   * by the rule (no header yet: 2025-03-26, source default); this says what the session is about to speak.
+   */
+  readonly requested?: string | undefined;
   /** The client went away before the answer was complete. */
   readonly aborted?: boolean;
 }
@@ -36,6 +41,7 @@ export function logWhenDone(res: ServerResponse, upstream: string, log: Logger, 
         method: f.method,
         ...(f.tool !== undefined && { tool: f.tool }),
         ...(f.revision !== undefined && { revision: f.revision, revisionSource: f.revisionSource }),
+        ...(f.requested !== undefined && { requested: f.requested }),
         status,
         outcome,
         ...(f.rpcError !== undefined && { rpcError: f.rpcError }),

@@ -52,6 +52,13 @@ export interface ForwardOptions {
   readonly mcp: boolean;
 }
 
+/** An initialize request's params.protocolVersion: the revision its client asks for (logged with it). */
+function requestedRevision(m: ClassifiedMessage | undefined): string | undefined {
+  if (m?.method !== 'initialize' || !isJsonObject(m.message) || !isJsonObject(m.message.params)) return undefined;
+  const asked = m.message.params.protocolVersion;
+  return typeof asked === 'string' ? asked : undefined;
+}
+
 /** Any `subscriptions/listen` in the body (a loop: this runs on every POST). */
 function hasListen(classified: ClassifiedBody | undefined): boolean {
   if (!classified) return false;
@@ -214,7 +221,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     untrack?.();
     done();
     ctx.metrics.requestTally.inc(name, method, status);
-    logLine(ctx.logger, bound, request.id, name, session, method, tool, revision, status, aborted, started);
+    logLine(ctx.logger, bound, request.id, name, session, method, tool, revision, requestedRevision(first), status, aborted, started);
   }
 }
 
@@ -237,6 +244,7 @@ function logLine(
   method: string,
   tool: string | undefined,
   revision: { revision: string; source: RevisionSource },
+  requested: string | undefined,
   status: number,
   aborted: boolean,
   started: number,
@@ -245,6 +253,6 @@ function logLine(
   const durationMs = Math.round(performance.now() - started);
   const { revision: r, source } = revision;
   // One literal per branch (no spreads): this runs once per exchange.
-  if (bound) bound.info({ method, tool, revision: r, revisionSource: source, status, outcome, aborted: aborted || undefined, durationMs }, 'request');
-  else base.info({ reqId, upstream, session, method, tool, revision: r, revisionSource: source, status, outcome, aborted: aborted || undefined, durationMs }, 'request');
+  if (bound) bound.info({ method, tool, revision: r, revisionSource: source, requested, status, outcome, aborted: aborted || undefined, durationMs }, 'request');
+  else base.info({ reqId, upstream, session, method, tool, revision: r, revisionSource: source, requested, status, outcome, aborted: aborted || undefined, durationMs }, 'request');
 }

@@ -71,6 +71,10 @@ describe('a text-only server on SDK 1.10.2 (2024-11-05) behind the gateway', () 
       expect(gw.logs.filter((l) => l.msg === 'session bridged: the client is answered its own revision')).toEqual([
         expect.objectContaining({ upstream: 'legacy', clientRevision: '2025-11-25', upstreamRevision: '2024-11-05' }),
       ]);
+      // Every kind logs the initialize the same way: governed by the default, with what the client asked for.
+      expect(gw.logs.filter((l) => l.msg === 'request' && l.method === 'initialize')).toEqual([
+        expect.objectContaining({ upstream: 'legacy', revision: '2025-03-26', revisionSource: 'default', requested: '2025-11-25', status: 200 }),
+      ]);
     });
 
     it(`${kind}: a 2025-03-26 client gets no schemas, no structuredContent, and results it was never shown a schema for untouched`, async () => {

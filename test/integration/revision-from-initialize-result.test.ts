@@ -55,6 +55,13 @@ describe("a session's revision comes from its InitializeResult", () => {
     expect((await fetch(gw.url('/up/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': 's2' } })).status).toBe(200);
     await post(list, { 'mcp-session-id': 's2' });
 
+    // The initialize itself is governed by the default (no session revision yet); its line says what was asked.
+    const inits = requestLines(gw.logs).filter((l) => l.method === 'initialize');
+    expect(inits.map((l) => [l.revision, l.revisionSource, l.requested])).toEqual([
+      ['2025-03-26', 'default', '2025-11-25'],
+      ['2025-03-26', 'default', '2025-11-25'],
+    ]);
+    expect(requestLines(gw.logs).filter((l) => l.method !== 'initialize' && 'requested' in l)).toEqual([]);
     const lists = requestLines(gw.logs).filter((l) => l.method === 'tools/list');
     expect(lists.map((l) => [l.session, l.revision, l.revisionSource, l.status])).toEqual([
       ['s1', '2025-06-18', 'session', 200],

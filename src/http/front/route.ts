@@ -171,6 +171,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
       ctx.metrics.revisions.inc({ upstream: target.name, revision: registered.revision, source: registered.source });
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;
+      if (m.method === 'initialize' && requested !== undefined) facts.requested = requested;
       const refused = (outcome: SendOutcome): void => {
         if (outcome.ok) return;
         session.deliver(stream, { json: JSON.stringify(outcome.error.toJsonRpc(m.id ?? null)), answers: m.id!, error: { code: outcome.error.rpcCode, data: outcome.error.code } });
