@@ -1,11 +1,12 @@
 /**
  * JSON text parsed without changing any number. JSON.parse turns 9007199254740993 into 9007199254740992;
- * a structuredContent that disagrees with its own text is worse than none. So, only when a cheap look at
- * the few places that can hold such a literal (16+ digit runs, long exponents) finds one, one linear pass
- * quotes every number literal outside strings that a double cannot hold exactly (see exact-number.ts) and
- * records it; the text is then parsed as usual. The value keeps the literal's exact text as a string: valid where the schema allows a string,
- * and otherwise a failure whose reason says why. Parsing stays the same parser (same duplicate-key and
- * prototype handling) as the fast path.
+ * a structuredContent that disagrees with its own text is worse than none. The text is parsed as usual
+ * first (most texts tried are not JSON and fail there); then a look at the few places that can hold a
+ * literal a double cannot represent (16+ digit runs, three-digit exponents; see exact-number.ts) decides
+ * whether anything must change. Only when one is found does a linear, string-aware pass quote every such
+ * literal outside strings, and the quoted text is parsed again: the value keeps the literal's exact text as a
+ * string, valid where the schema allows a string, and otherwise a failure whose reason says why. Both parses
+ * are the same prototype-safe parser.
  */
 import type { Json } from '../../json.js';
 import { BIG_EXPONENT_G, isExactLiteral, isPlainExactDecimal, JSON_NUMBER_RE, longDigitRun } from '../exact-number.js';
