@@ -80,10 +80,17 @@ export class PostStream {
     if (this.#finished) return true;
     const last = answers !== undefined && this.#waiting.delete(idKey(answers)) && this.#waiting.size === 0;
     if (this.#mode === 'unsent' && last && !this.resumable && this.attached) return this.#json(json);
-    this.#start();
-    const ok = this.#event(json);
-    if (last) this.#finish();
-    return ok;
+    // Headers, the priming event, this event and the stream's end leave in one write, not four.
+    const res = this.attached ? this.#res : undefined;
+    res?.cork();
+    try {
+      this.#start();
+      const ok = this.#event(json);
+      if (last) this.#finish();
+      return ok;
+    } finally {
+      res?.uncork();
+    }
   }
 
   /** No answer will come for `id` (the client cancelled it). */
