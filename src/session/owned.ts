@@ -247,7 +247,7 @@ export class OwnedSession<S> {
       const owner = this.state.pending.find((p) => p.progressToken === token);
       if (owner) return owner;
     }
-    return this.state.pending.only();
+    return this.state.pending.single();
   }
 
   #overlong(overlong: LinkOverlong): void {

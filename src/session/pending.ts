@@ -171,7 +171,7 @@ export class PendingTable<S = unknown> {
   }
 
   /** The only open request, when exactly one is open. */
-  only(): Pending<S> | undefined {
+  single(): Pending<S> | undefined {
     if (this.size !== 1) return undefined;
     return this.find(() => true);
   }

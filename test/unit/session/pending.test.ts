@@ -101,7 +101,7 @@ describe('PendingTable', () => {
     table.add(entry(1, ROUTE, { progressToken: 'p' }));
     c.advance(101);
     expect(table.find((p) => p.progressToken === 'p')).toBeUndefined();
-    expect(table.only()).toBeUndefined();
+    expect(table.single()).toBeUndefined();
     expect(table.open()).toEqual([]);
     expect(table.size).toBe(0);
   });
@@ -117,7 +117,7 @@ describe('PendingTable', () => {
       expect(table.empty).toBe(false);
       expect(table.has(1)).toBe(false);
       expect(table.open()).toEqual([]);
-      expect(table.only()).toBeUndefined();
+      expect(table.single()).toBeUndefined();
       c.advance(50);
       // The replay is matched to the same entry, and treated the same way.
       expect(table.answer(1)).toBe(first);
@@ -143,11 +143,11 @@ describe('PendingTable', () => {
     table.add(entry(2, ROUTE, { progressToken: 'a' }));
     table.add(entry(3, ROUTE, { progressToken: 'b' }));
     expect(table.find((p) => p.progressToken === 'a')?.id).toBe(1);
-    expect(table.only()).toBeUndefined();
+    expect(table.single()).toBeUndefined();
     table.answer(1);
     expect(table.find((p) => p.progressToken === 'a')?.id).toBe(2);
     table.release(2);
-    expect(table.only()?.id).toBe(3);
+    expect(table.single()?.id).toBe(3);
   });
 
   it('onlyNative is true only while every entry, answered ones included, is a nativeOnly rewrite', () => {
