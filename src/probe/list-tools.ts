@@ -32,22 +32,35 @@ export interface ListedTools {
   readonly revision?: string;
 }
 
-/** The `protocolVersion` of the first InitializeResult a transport hands its client. */
-function watchRevision(transport: { onmessage?: ((message: never, extra?: never) => void) | undefined }): () => string | undefined {
-  let revision: string | undefined;
+/** A transport whose incoming messages can be watched (the SDK's Transport, v1 or v2). */
+export type Watchable = { onmessage?: ((message: never, extra?: never) => void) | undefined };
+
+/**
+ * Call `see` with every message the transport hands to its client, before the client's handler, whatever
+ * handler the client installs (and whenever it installs it).
+ */
+export function watchIncoming(transport: Watchable, see: (message: unknown) => void): void {
   let handler: ((message: never, extra?: never) => void) | undefined;
   Object.defineProperty(transport, 'onmessage', {
     configurable: true,
     get: () =>
       handler &&
       ((message: never, extra?: never) => {
-        const result = (message as { result?: { protocolVersion?: unknown; serverInfo?: unknown } }).result;
-        if (revision === undefined && typeof result?.protocolVersion === 'string' && result.serverInfo !== undefined) revision = result.protocolVersion;
+        see(message);
         handler?.(message, extra);
       }),
     set: (h: typeof handler) => {
       handler = h;
     },
+  });
+}
+
+/** The `protocolVersion` of the first InitializeResult a transport hands its client. */
+function watchRevision(transport: Watchable): () => string | undefined {
+  let revision: string | undefined;
+  watchIncoming(transport, (message) => {
+    const result = (message as { result?: { protocolVersion?: unknown; serverInfo?: unknown } }).result;
+    if (revision === undefined && typeof result?.protocolVersion === 'string' && result.serverInfo !== undefined) revision = result.protocolVersion;
   });
   return () => revision;
 }

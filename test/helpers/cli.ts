@@ -2,9 +2,22 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import { onTestFinished } from 'vitest';
 import { REPO } from './stdio-gateway.js';
+
+/** A Writable that keeps what is written to it: the stdout/stderr of an in-process CLI command (CliIo). */
+export function textSink(): Writable & { text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _enc, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return Object.assign(stream, { text: () => chunks.join('') });
+}
 
 /** How a CLI run ended. */
 export interface CliRun {

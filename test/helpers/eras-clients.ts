@@ -12,6 +12,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { onTestFinished } from 'vitest';
 import type { JsonObject } from '../../src/json.js';
+import { watchIncoming, type Watchable } from '../../src/probe/list-tools.js';
 
 /** The revisions the proofs run, oldest last. */
 export const CLIENT_REVISIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -30,21 +31,9 @@ export interface EraClient {
 type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** Record what a transport hands to the client, whatever handler the client installs. */
-function record(transport: { onmessage?: ((message: never, extra?: never) => void) | undefined }): JsonObject[] {
+function record(transport: Watchable): JsonObject[] {
   const received: JsonObject[] = [];
-  let handler: ((message: never, extra?: never) => void) | undefined;
-  Object.defineProperty(transport, 'onmessage', {
-    configurable: true,
-    get: () =>
-      handler &&
-      ((message: never, extra?: never) => {
-        received.push(structuredClone(message) as JsonObject);
-        handler?.(message, extra);
-      }),
-    set: (h: typeof handler) => {
-      handler = h;
-    },
-  });
+  watchIncoming(transport, (message) => received.push(structuredClone(message) as JsonObject));
   return received;
 }
 

@@ -9,7 +9,6 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import { beforeAll, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import { createRecorder } from '../../src/record/index.js';
 import { rewriteToolCall } from '../../src/retrofit/engine.js';
 import { tempFiles } from '../unit/config/helpers.js';
 import { REPO } from '../helpers/stdio-gateway.js';
+import { textSink } from '../helpers/cli.js';
 
 const DEMO = resolve(REPO, 'dist/demo/server.js');
 const CALLS = `
@@ -40,14 +40,9 @@ const CALLS = `
 `;
 const config = (tools = '', record = ''): string => `upstreams:\n  weather:\n    command: node\n    args: [${JSON.stringify(DEMO)}]\n${record}${tools}`;
 
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  return Object.assign(new Writable({ write: (c: Buffer, _e, done) => void (chunks.push(c.toString()), done()) }), { text: () => chunks.join('') });
-}
-
 async function cli(main: typeof infer, args: string[]) {
-  const stdout = sink();
-  const stderr = sink();
+  const stdout = textSink();
+  const stderr = textSink();
   const code = await main(args, { stdout, stderr });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

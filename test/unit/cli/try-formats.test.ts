@@ -2,20 +2,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/try.js';
-
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _enc, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  return Object.assign(stream, { text: () => chunks.join('') });
-}
+import { textSink } from '../../helpers/cli.js';
 
 const CONFIG = `
 upstreams:
@@ -48,8 +37,8 @@ afterEach(async () => {
 
 async function tryText(tool: string, text: string) {
   await writeFile(join(dir, 'in.txt'), text);
-  const stdout = sink();
-  const stderr = sink();
+  const stdout = textSink();
+  const stderr = textSink();
   const code = await run(['--config', join(dir, 'config.yaml'), '--upstream', 's', '--tool', tool, '--text-file', join(dir, 'in.txt'), '--protocol', '2026-07-28'], { stdout, stderr });
   return { code, result: JSON.parse(stdout.text()) as { structuredContent?: unknown }, stderr: stderr.text() };
 }

@@ -1,22 +1,17 @@
 /** `mcp-retrofit infer` on recordings: arguments, sources, --tool, exit codes, and secrets kept out of stdout. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { run } from '../../../src/cli/infer.js';
 import { recordingFileName } from '../../../src/record/index.js';
 import { toolDir } from '../../../src/record/write.js';
 import { tempFiles } from '../config/helpers.js';
-
-function sink(): Writable & { text: () => string } {
-  const chunks: string[] = [];
-  return Object.assign(new Writable({ write: (c: Buffer, _e, done) => void (chunks.push(c.toString()), done()) }), { text: () => chunks.join('') });
-}
+import { textSink } from '../../helpers/cli.js';
 
 async function infer(args: string[]) {
-  const stdout = sink();
-  const stderr = sink();
+  const stdout = textSink();
+  const stderr = textSink();
   const code = await run(args, { stdout, stderr });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
