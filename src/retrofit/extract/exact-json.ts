@@ -81,13 +81,19 @@ function anyInexactToken(text: string): boolean {
   return false;
 }
 
+type Quoted = { readonly text: string; readonly inexact: readonly string[] };
+
+/** `text` with every inexact number literal outside strings quoted, and those literals (see quoteAll). */
+export function quoteInexactNumbers(text: string): Quoted {
+  return anyInexactToken(text) ? quoteAll(text) : { text, inexact: NONE };
+}
+
 /**
- * `text` with every inexact number literal outside strings quoted, and those literals. Linear, one visit per
- * character (a string's escapes are stepped over); a literal is sliced and read only when
- * `needsCheck` says it may be inexact. A number is a whole token: `1.e5`, `abc123` and `1+2` are left alone.
+ * The quoting pass: linear, one visit per character (a string's escapes are stepped over); a literal is
+ * sliced and read only when `needsCheck` says it may be inexact. A number is a whole token: `1.e5`, `abc123`
+ * and `1+2` are left alone.
  */
-export function quoteInexactNumbers(text: string): { readonly text: string; readonly inexact: readonly string[] } {
-  if (!anyInexactToken(text)) return { text, inexact: NONE };
+function quoteAll(text: string): Quoted {
   let inexact: string[] | undefined;
   let parts: string[] | undefined;
   let copied = 0;
@@ -127,7 +133,7 @@ export function parseJsonExact(text: string): ExactParse {
   const parsed = parseJson(text);
   if (!parsed.ok) return parsed;
   if (!anyInexactToken(text)) return { ok: true, value: parsed.value, inexact: NONE };
-  const quoted = quoteInexactNumbers(text);
+  const quoted = quoteAll(text);
   const exact = parseJson(quoted.text);
   return exact.ok ? { ok: true, value: exact.value, inexact: quoted.inexact } : exact;
 }
