@@ -8,6 +8,8 @@ import { RetrofitError } from './errors.js';
 import { fastifyError } from './http/body.js';
 import type { GatewayContext } from './http/context.js';
 import { InFlight } from './http/inflight.js';
+import { DirectLane, requestIds } from './http/lane.js';
+import { INTERNAL_ERROR } from './http/reply.js';
 import { registerRoutes } from './http/routes.js';
 import type { StdioOptions } from './http/stdio-routes.js';
 import type { UpstreamRoutes } from './http/upstream-routes.js';
@@ -44,8 +46,18 @@ export interface BuildOptions {
 
 const DEFAULT_GRACE_MS = 10_000;
 
-/** The built app, with each upstream's routes (readiness, children) for tests and operations. */
-export type GatewayApp = FastifyInstance & { readonly upstreams: ReadonlyMap<string, UpstreamRoutes> };
+/**
+ * The server's timeouts (the server is made by the lane, so Fastify's own options for them do not apply):
+ * Fastify's default keep-alive; no request timeout, since long-lived SSE streams must not be cut by Node's
+ * default; no idle-socket timeout.
+ */
+const SERVER_TIMEOUTS = { keepAliveTimeout: 72_000, requestTimeout: 0, connectionTimeout: 0 } as const;
+
+/**
+ * The built app, with each upstream's routes (readiness, children) for tests and operations, and the direct
+ * lane's count of the requests it took and whether shutdown began.
+ */
+export type GatewayApp = FastifyInstance & { readonly upstreams: ReadonlyMap<string, UpstreamRoutes>; readonly lane: { readonly taken: number; readonly closing: boolean } };
 
 export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): Promise<GatewayApp> {
   const generations = options.generations ?? new Generations(loaded);
@@ -69,14 +81,17 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     scrub: (text) => redactor.scrub(text),
   };
 
+  const nextId = requestIds();
+  // Proxied upstreams' MCP POSTs that are plainly in order skip Fastify (src/http/lane.ts).
+  const lane = new DirectLane({ generations, logger, bodyLimit: initial.limits.maxRequestBytes, nextId });
   const app = Fastify({
+    serverFactory: (handler) => lane.server(handler, SERVER_TIMEOUTS),
+    genReqId: nextId,
     // pino and Fastify disagree on one optional field of the logger type only.
     loggerInstance: logger as FastifyBaseLogger,
     // One line per exchange is logged by the routes themselves (src/http/exchange-log.ts, src/http/proxy.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: initial.limits.maxRequestBytes,
-    // Long-lived SSE streams must not be cut by Node's defaults.
-    requestTimeout: 0,
     // Fastify force-closes connections only after the preClose hooks, i.e. after in-flight requests had
     // their grace period (see below). Without it a client's connection that never sent a request keeps
     // close() waiting until Node's headers timeout.
@@ -97,11 +112,11 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     const mapped = fastifyError(error, initial.limits.maxRequestBytes);
     if (!mapped) request.log.error({ err: error }, 'unhandled error');
     const status = mapped?.status ?? 500;
-    const body = mapped?.toJsonRpc() ?? { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } };
+    const body = mapped?.toJsonRpc() ?? INTERNAL_ERROR;
     void reply.code(status).type('application/json').send(body);
   });
 
-  const upstreams = registerRoutes(app, ctx, options.stdio ? { stdio: options.stdio } : {});
+  const upstreams = registerRoutes(app, ctx, lane, options.stdio ? { stdio: options.stdio } : {});
   rewriter.prepare(generations.current.policies.values());
 
   // Anything no route serves still gets a JSON-RPC error: 405 (with Allow) on an upstream's path, else 404.
@@ -128,9 +143,11 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   });
 
   const grace = options.shutdownGraceMs ?? DEFAULT_GRACE_MS;
-  // New requests already get 503 here (Fastify is closing); in-flight ones get `grace` to finish. Streams
-  // that never end by themselves (GET streams, listen streams, legacy streams) end now.
+  // New requests get 503 RETROFIT_ERR_SHUTTING_DOWN from here on (the lane answers them, whatever their route);
+  // in-flight ones get `grace` to finish. Streams that never end by themselves (GET streams, listen streams,
+  // legacy streams) end now.
   app.addHook('preClose', async () => {
+    lane.close();
     await Promise.all([inflight.drain(grace), ...[...upstreams.values()].map((u) => u.drain(grace))]);
   });
   app.addHook('onClose', async () => {
@@ -143,6 +160,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   });
 
   app.decorate('upstreams', upstreams);
+  app.decorate('lane', lane);
   await app.ready();
   return app as unknown as GatewayApp;
 }

@@ -1,10 +1,10 @@
 /**
  * The one body parser of every MCP route: a POST body is checked (JSON media type) and parsed once, and
  * classified once; the original bytes are kept, since what goes upstream is what the client sent. Fastify
- * hands every route its body as raw bytes (src/app.ts); its own errors (too large, bad media type) are
- * mapped in one place, `fastifyError` below.
+ * hands every route its body as raw bytes (src/app.ts), as the direct lane does (src/http/lane.ts); Fastify's
+ * own errors (too large, bad media type) are mapped in one place, `fastifyError` below.
  */
-import type { FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { RetrofitError } from '../errors.js';
 import { classifyBody, type ClassifiedBody } from '../jsonrpc/classify.js';
 import { mediaType } from '../upstream/headers.js';
@@ -17,8 +17,14 @@ export interface ReadBody {
   readonly text: string;
 }
 
+/** A received request as the parser needs it: its headers and its raw body (bytes, or nothing). */
+export interface RawBodied {
+  readonly headers: IncomingHttpHeaders;
+  readonly body?: unknown;
+}
+
 /** Parse a POST body: 415 unless JSON, 400 -32700 when it does not parse. */
-export function readBody(request: FastifyRequest): ReadBody | RetrofitError {
+export function readBody(request: RawBodied): ReadBody | RetrofitError {
   if (mediaType(request.headers['content-type']) !== 'application/json') return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE');
   const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const text = bytes.toString('utf8');

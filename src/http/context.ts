@@ -3,7 +3,6 @@
  * logger, metrics, the rewrite pipeline, what is known of proxied sessions, the upstream connection pools,
  * the exchanges in flight (for shutdown) and the secret scrubber for client-facing error texts.
  */
-import type { FastifyRequest } from 'fastify';
 import type { Generations } from '../config/generations.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/types.js';
@@ -54,8 +53,13 @@ declare module 'fastify' {
   }
 }
 
+/** What holds a request's config generation: a Fastify request, or the direct lane's (src/http/lane.ts). */
+export interface Generational {
+  generation: LoadedConfig | null;
+}
+
 /** The request's config generation: the first call takes it, every later one (guards, handler) sees the same. */
-export function generationOf(ctx: GatewayContext, request: FastifyRequest | undefined): LoadedConfig {
+export function generationOf(ctx: GatewayContext, request: Generational | undefined): LoadedConfig {
   if (!request) return ctx.generations.current;
   request.generation ??= ctx.generations.current;
   return request.generation;
@@ -65,7 +69,7 @@ export function generationOf(ctx: GatewayContext, request: FastifyRequest | unde
  * The snapshot for upstream `name` (routes exist only for upstreams every generation keeps): the request's
  * generation when a request is given, else the current one (timers, readiness).
  */
-export function snapshot<U extends UpstreamConfig>(ctx: GatewayContext, name: string, request?: FastifyRequest): Snapshot<U> {
+export function snapshot<U extends UpstreamConfig>(ctx: GatewayContext, name: string, request?: Generational): Snapshot<U> {
   const loaded = generationOf(ctx, request);
   const upstream = loaded.config.upstreams[name];
   if (!upstream) throw new Error(`upstream "${name}" is missing from the config generation`);

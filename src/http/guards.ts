@@ -11,7 +11,7 @@
  *   clients) pass. An Origin equal to the request's own Host is *not* accepted: under DNS rebinding the two match.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
 import { isIPv4 } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../config/types.js';
@@ -117,8 +117,7 @@ const boundAddresses = new WeakMap<Server, string>();
  * The address the gateway's socket is bound to: what `--host` or `listen.host` made effective. Read from the
  * socket once, so no flag can bypass it; before listening (inject()) the config's host stands in.
  */
-function boundAddress(request: FastifyRequest, config: GatewayConfig): string {
-  const server = request.server.server;
+function boundAddress(server: Server, config: GatewayConfig): string {
   const known = boundAddresses.get(server);
   if (known !== undefined) return known;
   const address = server.address();
@@ -145,31 +144,43 @@ function hostCheckedFor(config: GatewayConfig, bound: string, hosts: readonly st
 
 const NONE: readonly string[] = [];
 
-/** onRequest hook: DNS-rebinding protection (Host, then Origin), read from the request's config snapshot. */
+/**
+ * DNS-rebinding protection (Host, then Origin) under `config`, for a request that reached `server`: the
+ * error to answer, or undefined when the request may proceed. The one rule; the hooks below and the direct
+ * lane (src/http/lane.ts) both ask it.
+ */
+export function rebindingError(config: GatewayConfig, server: Server, headers: IncomingHttpHeaders): RetrofitError | undefined {
+  const hosts = config.allowedHosts ?? NONE;
+  const host = headers.host;
+  if (hostCheckedFor(config, boundAddress(server, config), hosts) && !hostAllowed(host, hosts)) return new RetrofitError('RETROFIT_ERR_FORBIDDEN_HOST', [host ?? '']);
+  const origin = headers.origin;
+  return originAllowed(origin, config.allowedOrigins) ? undefined : new RetrofitError('RETROFIT_ERR_FORBIDDEN_ORIGIN', [origin]);
+}
+
+/** The gateway's bearer tokens (config.auth) against the request's Authorization: the error, or undefined. */
+export function authError(config: GatewayConfig, headers: IncomingHttpHeaders): RetrofitError | undefined {
+  const tokens = config.auth?.bearerTokens;
+  return !tokens || bearerMatches(headers.authorization, tokens) ? undefined : new RetrofitError('RETROFIT_ERR_UNAUTHORIZED');
+}
+
+/** onRequest hook: DNS-rebinding protection, read from the request's config snapshot. */
 export function rebindingGuard(configOf: ConfigOf): Guard {
   // Answering without calling done() ends the hook chain; the route handler then never runs.
   return (request, reply, done) => {
-    const config = configOf(request);
-    const hosts = config.allowedHosts ?? NONE;
-    const host = request.headers.host;
-    if (hostCheckedFor(config, boundAddress(request, config), hosts) && !hostAllowed(host, hosts)) {
-      request.log.warn({ host }, 'host rejected');
-      reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_HOST', [host ?? '']));
-      return;
-    }
-    const origin = request.headers.origin;
-    if (originAllowed(origin, config.allowedOrigins)) return done();
-    request.log.warn({ origin }, 'origin rejected');
-    reject(reply, new RetrofitError('RETROFIT_ERR_FORBIDDEN_ORIGIN', [origin]));
+    const error = rebindingError(configOf(request), request.server.server, request.headers);
+    if (!error) return done();
+    if (error.code === 'RETROFIT_ERR_FORBIDDEN_HOST') request.log.warn({ host: request.headers.host }, 'host rejected');
+    else request.log.warn({ origin: request.headers.origin }, 'origin rejected');
+    reject(reply, error);
   };
 }
 
 /** onRequest hook enforcing config.auth bearer tokens of the request's config; a no-op without config.auth. */
 export function authGuard(configOf: ConfigOf): Guard {
   return (request, reply, done) => {
-    const tokens = configOf(request).auth?.bearerTokens;
-    if (!tokens || bearerMatches(request.headers.authorization, tokens)) return done();
+    const error = authError(configOf(request), request.headers);
+    if (!error) return done();
     request.log.warn('bearer token rejected');
-    reject(reply, new RetrofitError('RETROFIT_ERR_UNAUTHORIZED'), { 'www-authenticate': 'Bearer' });
+    reject(reply, error, { 'www-authenticate': 'Bearer' });
   };
 }

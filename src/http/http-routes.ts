@@ -9,15 +9,16 @@ import { HttpUpstream } from '../upstream/http.js';
 import { ServerStreams, TOOLS_LIST_CHANGED } from './notify.js';
 import { snapshot, type GatewayContext } from './context.js';
 import type { Guard } from './guards.js';
+import type { DirectLane } from './lane.js';
 import { forward, type ProxyTarget } from './proxy.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** Readiness probes wait at most this long for any HTTP answer. */
 const READY_TIMEOUT_MS = 2_000;
 
-function queryOf(request: FastifyRequest): string {
-  const i = request.url.indexOf('?');
-  return i === -1 ? '' : request.url.slice(i + 1);
+function queryOf(url: string): string {
+  const i = url.indexOf('?');
+  return i === -1 ? '' : url.slice(i + 1);
 }
 
 function pathOf(request: FastifyRequest): string {
@@ -31,7 +32,7 @@ export interface HttpGuards {
   readonly discovery: readonly Guard[];
 }
 
-export function registerHttpRoutes(app: FastifyInstance, name: string, ctx: GatewayContext, guards: HttpGuards): UpstreamRoutes {
+export function registerHttpRoutes(app: FastifyInstance, lane: DirectLane, name: string, ctx: GatewayContext, guards: HttpGuards): UpstreamRoutes {
   const initial = snapshot<HttpUpstreamConfig>(ctx, name).upstream;
   const upstream = new HttpUpstream(initial.url, ctx.pools);
   const target: ProxyTarget = { name, upstream, streams: new ServerStreams() };
@@ -41,13 +42,19 @@ export function registerHttpRoutes(app: FastifyInstance, name: string, ctx: Gate
     method: ['POST', 'GET', 'DELETE'],
     url: initial.path,
     onRequest: [...guards.mcp],
-    handler: (request, reply) => forward(request, reply, ctx, target, { path: upstream.mapPath('', queryOf(request)), mcp: true }),
+    handler: (request, reply) => {
+      reply.hijack();
+      return forward(request, reply.raw, ctx, target, { path: upstream.mapPath('', queryOf(request.url)), mcp: true });
+    },
   });
+  // The same handler, for the POSTs the lane takes before Fastify sees them (the same guards admitted them).
+  lane.add(initial.path, (request, res) => forward(request, res, ctx, target, { path: upstream.mapPath('', queryOf(request.url)), mcp: true }));
 
-  const discovery = (request: FastifyRequest, suffix: string): string => upstream.mapPath(suffix, queryOf(request));
-  app.get(`${route}/.well-known/*`, { onRequest: [...guards.discovery] }, (request, reply) =>
-    forward(request, reply, ctx, target, { path: discovery(request, pathOf(request).slice(route.length)), mcp: false }),
-  );
+  const discovery = (request: FastifyRequest, suffix: string): string => upstream.mapPath(suffix, queryOf(request.url));
+  app.get(`${route}/.well-known/*`, { onRequest: [...guards.discovery] }, (request, reply) => {
+    reply.hijack();
+    return forward(request, reply.raw, ctx, target, { path: discovery(request, pathOf(request).slice(route.length)), mcp: false });
+  });
 
   return {
     async ready() {

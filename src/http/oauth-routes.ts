@@ -12,6 +12,7 @@
  * `rewriteChallenge` points the upstream's 401/403 `WWW-Authenticate: … resource_metadata=` at the first route.
  * Nothing here logs a header or a body: tokens and codes cross untouched and unseen.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { mapUpstreamFailure } from '../upstream/errors.js';
@@ -21,7 +22,7 @@ import { headerValue, toClientHeaders, toUpstreamHeaders, type HeaderMap } from 
 import { publicResource, rewriteChallenge as rewriteValue, rewriteMetadataDocument, wellKnownPath, type RequestView } from './oauth.js';
 import { fetchMetadata, MAX_METADATA_BYTES, readText, sendToUpstream, upstreamUrlOf, type OAuthUpstream } from './oauth-upstream.js';
 
-function viewOf(request: FastifyRequest): RequestView {
+function viewOf(request: { readonly headers: IncomingHttpHeaders }): RequestView {
   return { host: request.headers.host, forwardedProto: headerValue(request.headers, 'x-forwarded-proto') };
 }
 
@@ -29,7 +30,7 @@ function viewOf(request: FastifyRequest): RequestView {
  * On a 401 or 403 from `upstream`, point each `resource_metadata` it advertises on its own origin at the
  * gateway's metadata URL for it (in place, before the headers go out). Anything else is left as it was.
  */
-export function rewriteChallenge(request: FastifyRequest, upstream: OAuthUpstream, status: number, headers: HeaderMap): void {
+export function rewriteChallenge(request: { readonly headers: IncomingHttpHeaders }, upstream: OAuthUpstream, status: number, headers: HeaderMap): void {
   if (status !== 401 && status !== 403) return;
   const challenge = headers['www-authenticate'];
   if (challenge === undefined) return;

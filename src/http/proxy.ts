@@ -5,7 +5,8 @@
  * (SSE event by event, JSON whole only when it may be rewritten, anything else streamed). Logs one line and
  * counts one request per exchange.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { HttpUpstreamConfig } from '../config/types.js';
 import { RetrofitError } from '../errors.js';
 import { isJsonObject } from '../json.js';
@@ -22,8 +23,8 @@ import type { Logger } from '../log.js';
 import { subscriptionListChanged, type ServerStreams } from './notify.js';
 import { labelOf, readBody } from './body.js';
 import { rewriteChallenge } from './oauth-routes.js';
-import { negotiatedReporter, snapshot, type GatewayContext } from './context.js';
-import { sendError, writeError } from './reply.js';
+import { negotiatedReporter, snapshot, type GatewayContext, type Generational } from './context.js';
+import { writeError } from './reply.js';
 import { pipeRaw, readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
 
 /** What every exchange of one upstream shares. */
@@ -66,8 +67,29 @@ function hasListen(classified: ClassifiedBody | undefined): boolean {
   return false;
 }
 
-/** Proxy one request to the upstream. */
-export async function forward(request: FastifyRequest, reply: FastifyReply, ctx: GatewayContext, target: ProxyTarget, options: ForwardOptions): Promise<void> {
+/**
+ * One client request as forward reads it: a Fastify request has this shape (its route hands it over as it
+ * is), and so does what the direct lane (src/http/lane.ts) makes of a raw one.
+ */
+export interface ProxyRequest {
+  /** For log lines (Fastify's request id, or the lane's from the same generator). */
+  readonly id: string;
+  readonly method: string;
+  /** Path and query, as the client sent them. */
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  /** A POST's raw bytes, read within limits.maxRequestBytes. */
+  readonly body?: unknown;
+  readonly socket: Socket;
+  /** The config generation it is served under, taken when it arrived (src/http/context.ts). */
+  generation: Generational['generation'];
+}
+
+/**
+ * Proxy one request to the upstream and answer on `res`, which nothing else writes to (the Fastify route
+ * hijacks its reply first). Upstream failures are answered with the gateway's errors, or end the connection.
+ */
+export async function forward(request: ProxyRequest, res: ServerResponse, ctx: GatewayContext, target: ProxyTarget, options: ForwardOptions): Promise<void> {
   const started = performance.now();
   const snap = snapshot<HttpUpstreamConfig>(ctx, target.name, request);
   const config = snap.upstream;
@@ -88,7 +110,7 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     if (read instanceof RetrofitError) {
       ctx.metrics.requestTally.inc(name, verb, read.status);
       log().info({ method: verb, status: read.status, code: read.code, durationMs: Math.round(performance.now() - started) }, 'request rejected');
-      await sendError(reply, read);
+      writeError(res, read);
       return;
     }
     body = read.bytes;
@@ -121,14 +143,13 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
   // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
   const longLived = options.mcp && (verb === 'GET' || hasListen(classified));
   const done = ctx.inflight.start(cancel, longLived);
-  const res = reply.raw;
   // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation). Not
   // removed at the end: 'close' comes once the response is finished, when aborting is a no-op.
   res.once('close', () => {
     if (!res.writableFinished) cancel.abort();
   });
   // The client may already be gone (it closed while its body was being read): do not open a stream for nobody.
-  if (request.raw.socket.destroyed) cancel.abort();
+  if (request.socket.destroyed) cancel.abort();
 
   let status = 0;
   let aborted = false;
@@ -151,12 +172,11 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
       const mapped = mapUpstreamFailure(err, failureContext());
       if (!mapped) {
         aborted = true;
-        reply.hijack();
         res.destroy();
         return;
       }
       status = mapped.status;
-      await sendError(reply, mapped, singleId);
+      writeError(res, mapped, singleId);
       return;
     }
     ctx.metrics.latency.observe({ upstream: name, method }, (performance.now() - started) / 1000);
@@ -166,7 +186,6 @@ export async function forward(request: FastifyRequest, reply: FastifyReply, ctx:
     // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth-routes.ts).
     rewriteChallenge(request, config, status, answer.headers);
 
-    reply.hijack();
     const type = mediaType(headerValue(answer.headers, 'content-type'));
     // A plain literal: an accessor here made V8 build the object the slow way (a third of forward's self time).
     const relay: RelayContext = { state, rewriter: ctx.rewriter, log, max: snap.loaded.config.limits.maxResultBytes, upstream: name, own };

@@ -18,3 +18,13 @@ export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRp
   res.writeHead(error.status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
+
+/** The body of an unexpected failure (a bug): nothing about it is told the client. */
+export const INTERNAL_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } } as const;
+
+/** Answer an unexpected failure with 500 and INTERNAL_ERROR on a raw response. */
+export function writeInternalError(res: ServerResponse): void {
+  const body = JSON.stringify(INTERNAL_ERROR);
+  res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}

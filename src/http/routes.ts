@@ -1,11 +1,13 @@
 /**
  * Every route of the gateway: per upstream by kind — proxied (`url:`), gateway-owned sessions over a stdio
- * child (`command:`) or a legacy SSE connection (`sse:`) — then the operations endpoints.
+ * child (`command:`) or a legacy SSE connection (`sse:`) — then the operations endpoints. A proxied
+ * upstream's MCP POSTs in order are served by the direct lane beside them (src/http/lane.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { generationOf, snapshot, type GatewayContext } from './context.js';
 import { authGuard, rebindingGuard } from './guards.js';
 import { registerHttpRoutes } from './http-routes.js';
+import type { DirectLane } from './lane.js';
 import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerOpsRoutes } from './ops.js';
 import { registerSseRoutes } from './sse-routes.js';
@@ -13,7 +15,7 @@ import { registerStdioRoutes, type StdioOptions } from './stdio-routes.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** Register all routes; returns each upstream's handle for readiness, notifications and shutdown. */
-export function registerRoutes(app: FastifyInstance, ctx: GatewayContext, options: { stdio?: StdioOptions } = {}): Map<string, UpstreamRoutes> {
+export function registerRoutes(app: FastifyInstance, ctx: GatewayContext, lane: DirectLane, options: { stdio?: StdioOptions } = {}): Map<string, UpstreamRoutes> {
   const upstreams = new Map<string, UpstreamRoutes>();
   // DNS-rebinding protection (Host, Origin), then the gateway's bearer tokens; both read the request's snapshot.
   const config = (request: Parameters<typeof generationOf>[1]) => generationOf(ctx, request).config;
@@ -22,7 +24,7 @@ export function registerRoutes(app: FastifyInstance, ctx: GatewayContext, option
   const guards = [rebinding, auth];
   for (const name of Object.keys(ctx.generations.current.config.upstreams)) {
     const kind = snapshot(ctx, name).upstream.kind;
-    if (kind === 'http') upstreams.set(name, registerHttpRoutes(app, name, ctx, { mcp: guards, discovery: [rebinding] }));
+    if (kind === 'http') upstreams.set(name, registerHttpRoutes(app, lane, name, ctx, { mcp: guards, discovery: [rebinding] }));
     else if (kind === 'stdio') upstreams.set(name, registerStdioRoutes(app, name, ctx, guards, options.stdio));
     else upstreams.set(name, registerSseRoutes(app, name, ctx, guards));
   }
