@@ -2,7 +2,7 @@
  * Prometheus metrics (prom-client). One registry per gateway instance so tests can run several apps in
  * one process. Names follow Prometheus conventions: `mcp_retrofit_` prefix, `_total` counters, `_seconds`.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
 
 /** Most label tuples a Tally keeps; past it, counts go straight to prom-client. */
 const TALLY_MAX = 4096;
@@ -62,14 +62,101 @@ export class Tally<L extends string> {
   }
 }
 
+/** Buckets of the upstream latency histogram (seconds). */
+export const LATENCY_BUCKETS: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+interface HistogramSlot {
+  readonly labels: Readonly<Record<string, string>>;
+  /** Observations per bucket (not cumulative); the last one is +Inf only. */
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/** One sample of a histogram as the registry reads it. */
+interface HistogramSample {
+  readonly labels: Readonly<Record<string, string | number>>;
+  readonly value: number;
+  readonly metricName: string;
+}
+
+/**
+ * A histogram with two labels on the hot path (every proxied exchange observes one). prom-client's Histogram
+ * validates and hashes the labels object on every `observe` (a sorted key string each time); this keeps the
+ * buckets per label pair in nested Maps and gives the registry prom-client's own histogram format when it
+ * reads (`get()`: the cumulative `_bucket` series with `le` first, `_sum`, `_count`), so /metrics reads the
+ * same as it did (test/unit/metrics-histogram.test.ts compares the two).
+ */
+export class TwoLabelHistogram<L extends string> {
+  readonly name: string;
+  readonly help: string;
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  readonly #names: readonly [L, L];
+  readonly #bounds: readonly number[];
+  readonly #slots = new Map<string, Map<string, HistogramSlot>>();
+  /** Every slot, in the order of its first observation (the order prom-client reports them in). */
+  #order: HistogramSlot[] = [];
+
+  constructor(options: { name: string; help: string; labelNames: readonly [L, L]; buckets: readonly number[]; registry: Registry }) {
+    this.name = options.name;
+    this.help = options.help;
+    this.#names = options.labelNames;
+    this.#bounds = options.buckets;
+    // prom-client reads any object with its metrics' name, help, type and get(); its types name only its own.
+    options.registry.registerMetric(this as unknown as Metric);
+  }
+
+  /** Observe `value` for the label values (in the order of `labelNames`). Past TALLY_MAX pairs, new ones are dropped. */
+  observe(a: string, b: string, value: number): void {
+    let byA = this.#slots.get(a);
+    if (!byA) this.#slots.set(a, (byA = new Map()));
+    let slot = byA.get(b);
+    if (!slot) {
+      if (this.#order.length >= TALLY_MAX) return;
+      slot = { labels: { [this.#names[0]]: a, [this.#names[1]]: b }, counts: new Float64Array(this.#bounds.length + 1), sum: 0, count: 0 };
+      byA.set(b, slot);
+      this.#order.push(slot);
+    }
+    const bounds = this.#bounds;
+    let i = 0;
+    while (i < bounds.length && value > bounds[i]!) i++;
+    slot.counts[i]! += 1;
+    slot.sum += value;
+    slot.count += 1;
+  }
+
+  /** What the registry reads: prom-client's `get()` shape of a histogram. */
+  get(): Promise<{ name: string; help: string; type: 'histogram'; values: HistogramSample[]; aggregator: 'sum' }> {
+    const values: HistogramSample[] = [];
+    for (const slot of this.#order) {
+      let acc = 0;
+      for (let i = 0; i < this.#bounds.length; i++) {
+        acc += slot.counts[i]!;
+        values.push({ labels: { le: this.#bounds[i]!, ...slot.labels }, value: acc, metricName: `${this.name}_bucket` });
+      }
+      values.push({ labels: { le: '+Inf', ...slot.labels }, value: slot.count, metricName: `${this.name}_bucket` });
+      values.push({ labels: { ...slot.labels }, value: slot.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: { ...slot.labels }, value: slot.count, metricName: `${this.name}_count` });
+    }
+    return Promise.resolve({ name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator });
+  }
+
+  /** Forget every observation (prom-client's resetMetrics). */
+  reset(): void {
+    this.#slots.clear();
+    this.#order = [];
+  }
+}
+
 export interface Metrics {
   readonly registry: Registry;
   /** Client requests by upstream, JSON-RPC method (or HTTP verb for GET/DELETE) and HTTP status. */
   readonly requests: Counter<'upstream' | 'method' | 'status'>;
   /** `requests` for the proxy's hot path: `inc(upstream, method, status)` (see Tally). */
   readonly requestTally: Tally<'upstream' | 'method' | 'status'>;
-  /** Time to the upstream's response headers, by upstream and method. */
-  readonly latency: Histogram<'upstream' | 'method'>;
+  /** Time to the upstream's response headers, by upstream and method: `observe(upstream, method, seconds)`. */
+  readonly latency: TwoLabelHistogram<'upstream' | 'method'>;
   /** Upstream failures by kind: unreachable, timeout, protocol, too_large, exited, spawn. */
   readonly upstreamErrors: Counter<'upstream' | 'kind'>;
   /**
@@ -125,12 +212,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     registry,
     requests,
     requestTally,
-    latency: new Histogram({
+    latency: new TwoLabelHistogram({
       name: 'mcp_retrofit_upstream_latency_seconds',
       help: 'Time from forwarding a request to the upstream answering (headers or first message).',
       labelNames: ['upstream', 'method'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
+      buckets: LATENCY_BUCKETS,
+      registry,
     }),
     upstreamErrors: new Counter({
       name: 'mcp_retrofit_upstream_errors_total',

@@ -179,7 +179,7 @@ export async function forward(request: ProxyRequest, res: ServerResponse, ctx: G
       writeError(res, mapped, singleId);
       return;
     }
-    ctx.metrics.latency.observe({ upstream: name, method }, (performance.now() - started) / 1000);
+    ctx.metrics.latency.observe(name, method, (performance.now() - started) / 1000);
     status = answer.statusCode;
     assigned = headerValue(answer.headers, 'mcp-session-id');
     if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.sessions.forget(name, session);

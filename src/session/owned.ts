@@ -220,7 +220,7 @@ export class OwnedSession<S> {
         this.#log.debug({ id: message.id }, 'upstream answered a request nobody waits for; dropped');
         return;
       }
-      this.#options.metrics.latency.observe({ upstream: this.#options.upstream, method: pending.method }, (performance.now() - pending.started) / 1000);
+      this.#options.metrics.latency.observe(this.#options.upstream, pending.method, (performance.now() - pending.started) / 1000);
       const error = errorOf(m.replaced !== undefined && !Buffer.isBuffer(m.replaced) ? m.replaced : message);
       this.#deliver(pending.stream, { json: text, answers: pending.id, ...(raw && { raw }), ...(error && { error }) });
       return;
