@@ -153,8 +153,8 @@ function readRaw(req: IncomingMessage, limit: number, done: (body: Buffer | Retr
     }
     chunks.push(chunk);
   };
+  // Nothing is emitted after 'end': its listeners need no removal (a visible cost per exchange).
   const onEnd = (): void => {
-    stop();
     done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
   };
   const onError = (): void => {

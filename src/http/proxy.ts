@@ -144,8 +144,9 @@ export async function forward(request: ProxyRequest, res: ServerResponse, ctx: G
   const longLived = options.mcp && (verb === 'GET' || hasListen(classified));
   const done = ctx.inflight.start(cancel, longLived);
   // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation). Not
-  // removed at the end: 'close' comes once the response is finished, when aborting is a no-op.
-  res.once('close', () => {
+  // removed at the end: 'close' comes once the response is finished, when aborting is a no-op. `on`, not
+  // `once`: 'close' is emitted once, and once's wrapper and its removal are a visible cost per exchange.
+  res.on('close', () => {
     if (!res.writableFinished) cancel.abort();
   });
   // The client may already be gone (it closed while its body was being read): do not open a stream for nobody.

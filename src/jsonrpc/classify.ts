@@ -45,16 +45,15 @@ export function classifyMessage(message: unknown): ClassifiedMessage {
     const meta = params && isJsonObject(params._meta) ? params._meta : undefined;
     const name = typeof params?.name === 'string' ? params.name : undefined;
     const uri = typeof params?.uri === 'string' ? params.uri : undefined;
-    const common = {
-      method,
-      message,
-      ...(name !== undefined && { name }),
-      ...(uri !== undefined && { uri }),
-      ...(meta && META_PROTOCOL_VERSION in meta && { metaRevision: meta[META_PROTOCOL_VERSION] }),
-    };
-    if (!('id' in message)) return { kind: 'notification', ...common };
-    if (!isId(id) || id === null) return { kind: 'invalid', message };
-    return { kind: 'request', id, ...common };
+    // One object, its optional fields only when present (every POST is classified: no spread of a second one).
+    let c: { -readonly [K in keyof ClassifiedMessage]: ClassifiedMessage[K] };
+    if (!('id' in message)) c = { kind: 'notification', method, message };
+    else if (!isId(id) || id === null) return { kind: 'invalid', message };
+    else c = { kind: 'request', id, method, message };
+    if (name !== undefined) c.name = name;
+    if (uri !== undefined) c.uri = uri;
+    if (meta && META_PROTOCOL_VERSION in meta) c.metaRevision = meta[META_PROTOCOL_VERSION];
+    return c;
   }
   if ('result' in message || 'error' in message) {
     if (!isId(id)) return { kind: 'invalid', message };

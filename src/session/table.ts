@@ -8,12 +8,15 @@
  */
 import type { Metrics } from '../metrics.js';
 import { Lru } from './lru.js';
-import { SessionState } from './state.js';
+import { SessionState, type SessionStateOptions } from './state.js';
 
 /** How long a proxied request waits for its answer before it is forgotten (ms). */
 const PENDING_TTL_MS = 15 * 60_000;
 /** How long an answered request stays matchable for replays of its answer (ms). */
 const RETAIN_ANSWERED_MS = 120_000;
+
+/** SessionTable.stateOptions, by upstream name and bridge setting (a few per config). */
+const STATE_OPTIONS = new Map<string, Map<boolean, SessionStateOptions>>();
 
 export interface SessionTableOptions {
   /** Most sessions remembered across all upstreams (default 10 000). */
@@ -33,9 +36,18 @@ export class SessionTable {
     });
   }
 
-  /** The options every proxied session's state gets (also for an exchange without a session). */
-  static stateOptions(upstream: string, bridge: boolean): ConstructorParameters<typeof SessionState>[0] {
-    return { upstream, bridge, pending: { ttlMs: PENDING_TTL_MS, retainAnsweredMs: RETAIN_ANSWERED_MS } };
+  /**
+   * The options every proxied session's state gets (also for an exchange without a session): one frozen
+   * object per upstream and bridge setting, since every session-less POST asks for them.
+   */
+  static stateOptions(upstream: string, bridge: boolean): SessionStateOptions {
+    const byBridge = STATE_OPTIONS.get(upstream) ?? new Map<boolean, SessionStateOptions>();
+    let options = byBridge.get(bridge);
+    if (options) return options;
+    options = Object.freeze({ upstream, bridge, pending: Object.freeze({ ttlMs: PENDING_TTL_MS, retainAnsweredMs: RETAIN_ANSWERED_MS }) });
+    byBridge.set(bridge, options);
+    STATE_OPTIONS.set(upstream, byBridge);
+    return options;
   }
 
   /** The state of a known session, if any. */
