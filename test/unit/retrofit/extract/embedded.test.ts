@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { extractEmbedded } from '../../../../src/retrofit/extract/embedded.js';
+import { extractEmbedded, scanned } from '../../../../src/retrofit/extract/embedded.js';
 import { MAX_NESTING, topLevelSpans } from '../../../../src/retrofit/extract/spans.js';
 
 describe('embedded', () => {
@@ -38,5 +39,29 @@ describe('spans', () => {
   });
   it('respects the limit', () => {
     expect(topLevelSpans('{} {} {}', '"', 2)).toHaveLength(2);
+  });
+});
+
+describe('embedded without the scan', () => {
+  // Prose, JSON values and loose brackets and quotes in any order: reading the outer stretch first must give
+  // what the bracket scan alone gives (nesting stays far below MAX_NESTING here).
+  const fragment = fc.oneof(
+    fc.constantFrom('The result: ', ' and ', '. Done.', '"', "'", '[', ']', '{', '}', '[citation needed]', '{note}', ' \\" ', '\n'),
+    fc.json({ maxDepth: 4 }),
+    fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v, null, 1)),
+  );
+  it('gives what the bracket scan gives, for any mix of prose and JSON', () => {
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 8 }), (parts) => {
+        const text = parts.join('');
+        expect(extractEmbedded(text)).toEqual(scanned(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+  it('reads one large value in prose, and two values stay ambiguous', () => {
+    const value = { readings: Array.from({ length: 500 }, (_, i) => ({ id: i, t: i / 10, tags: ['a', `s${i}`] })) };
+    expect(extractEmbedded(`Report: ${JSON.stringify(value)} end.`)).toEqual(value);
+    expect(extractEmbedded(`Report: ${JSON.stringify(value)} and {"b": 2} end.`)).toBeUndefined();
   });
 });
