@@ -3,6 +3,7 @@
  * (src/http/proxy.ts), and the documents under `<path>/.well-known/` passed through untouched. (The RFC 9728
  * / RFC 8414 well-known routes, rewritten to name the gateway, are src/http/oauth-routes.ts.)
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HttpUpstreamConfig } from '../config/types.js';
 import { HttpUpstream } from '../upstream/http.js';
@@ -10,7 +11,7 @@ import { ServerStreams, TOOLS_LIST_CHANGED } from './notify.js';
 import { snapshot, type GatewayContext } from './context.js';
 import type { Guard } from './guards.js';
 import type { DirectLane } from './lane.js';
-import { forward, type ProxyTarget } from './proxy.js';
+import { forward, type ProxyRequest, type ProxyTarget } from './proxy.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** Readiness probes wait at most this long for any HTTP answer. */
@@ -38,17 +39,18 @@ export function registerHttpRoutes(app: FastifyInstance, lane: DirectLane, name:
   const target: ProxyTarget = { name, upstream, streams: new ServerStreams() };
   const route = initial.path.replace(/\/$/, '');
 
+  const mcp = (request: ProxyRequest, res: ServerResponse): Promise<void> => forward(request, res, ctx, target, { path: upstream.mapPath('', queryOf(request.url)), mcp: true });
   app.route({
     method: ['POST', 'GET', 'DELETE'],
     url: initial.path,
     onRequest: [...guards.mcp],
     handler: (request, reply) => {
       reply.hijack();
-      return forward(request, reply.raw, ctx, target, { path: upstream.mapPath('', queryOf(request.url)), mcp: true });
+      return mcp(request, reply.raw);
     },
   });
   // The same handler, for the POSTs the lane takes before Fastify sees them (the same guards admitted them).
-  lane.add(initial.path, (request, res) => forward(request, res, ctx, target, { path: upstream.mapPath('', queryOf(request.url)), mcp: true }));
+  lane.add(initial.path, mcp);
 
   const discovery = (request: FastifyRequest, suffix: string): string => upstream.mapPath(suffix, queryOf(request.url));
   app.get(`${route}/.well-known/*`, { onRequest: [...guards.discovery] }, (request, reply) => {

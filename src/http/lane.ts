@@ -53,7 +53,6 @@ export interface LaneOptions {
 export class DirectLane {
   readonly #routes = new Map<string, LaneHandler>();
   readonly #options: LaneOptions;
-  #server: Server | undefined;
   #closing = false;
   #taken = 0;
 
@@ -91,18 +90,17 @@ export class DirectLane {
   server(fastify: RequestListener, timeouts: ServerTimeouts): Server {
     const server = createServer((req, res) => {
       if (this.#closing) writeError(res, new RetrofitError('RETROFIT_ERR_SHUTTING_DOWN'), null, { connection: 'close' });
-      else if (!this.#take(req, res)) fastify(req, res);
+      else if (!this.#take(server, req, res)) fastify(req, res);
     });
     server.keepAliveTimeout = timeouts.keepAliveTimeout;
     server.requestTimeout = timeouts.requestTimeout;
     server.setTimeout(timeouts.connectionTimeout);
-    this.#server = server;
     return server;
   }
 
   /** Serve `req` when it is plainly in order (see above) and return true; false leaves it to Fastify. */
-  #take(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'POST' || this.#server === undefined) return false;
+  #take(server: Server, req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST') return false;
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const handler = this.#routes.get(q === -1 ? url : url.slice(0, q));
@@ -113,7 +111,7 @@ export class DirectLane {
     const limit = this.#options.bodyLimit;
     if (length !== undefined && !(Number(length) <= limit)) return false;
     const generation = this.#options.generations.current;
-    if (!admitted(generation.config, this.#server, req)) return false;
+    if (!admitted(generation.config, server, req)) return false;
     const id = this.#options.nextId();
     this.#taken++;
     readRaw(req, limit, (body) => {

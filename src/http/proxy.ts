@@ -12,7 +12,7 @@ import { RetrofitError } from '../errors.js';
 import { isJsonObject } from '../json.js';
 import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../jsonrpc/classify.js';
 import { detectRevision, type RevisionSource } from '../protocol/era.js';
-import { upstreamProtocolHeader } from '../protocol/negotiate.js';
+import { requestedRevision, upstreamProtocolHeader } from '../protocol/negotiate.js';
 import { SessionTable } from '../session/table.js';
 import { SessionState } from '../session/state.js';
 import { Cancel } from '../upstream/cancel.js';
@@ -51,13 +51,6 @@ export interface ForwardOptions {
   readonly path: string;
   /** False for discovery documents: no body handling, no message awareness. */
   readonly mcp: boolean;
-}
-
-/** An initialize request's params.protocolVersion: the revision its client asks for (logged with it). */
-function requestedRevision(m: ClassifiedMessage | undefined): string | undefined {
-  if (m?.method !== 'initialize' || !isJsonObject(m.message) || !isJsonObject(m.message.params)) return undefined;
-  const asked = m.message.params.protocolVersion;
-  return typeof asked === 'string' ? asked : undefined;
 }
 
 /** Any `subscriptions/listen` in the body (a loop: this runs on every POST). */
@@ -241,7 +234,7 @@ export async function forward(request: ProxyRequest, res: ServerResponse, ctx: G
     untrack?.();
     done();
     ctx.metrics.requestTally.inc(name, method, status);
-    logLine(ctx.logger, bound, request.id, name, session, method, tool, revision, requestedRevision(first), status, aborted, started);
+    logLine(ctx.logger, bound, request.id, name, session, method, tool, revision, first?.method === 'initialize' ? requestedRevision(first.message) : undefined, status, aborted, started);
   }
 }
 

@@ -12,11 +12,16 @@ export function sendError(reply: FastifyReply, error: RetrofitError, id: JsonRpc
   return reply.code(error.status).headers(headers).type('application/json').send(error.toJsonRpc(id));
 }
 
+/** Write `value` as the whole JSON answer on a raw response. */
+function writeJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string>): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 /** Write `error` as the whole answer on a raw response. */
 export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId = null, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify(error.toJsonRpc(id));
-  res.writeHead(error.status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  writeJson(res, error.status, error.toJsonRpc(id), headers);
 }
 
 /** The body of an unexpected failure (a bug): nothing about it is told the client. */
@@ -24,7 +29,5 @@ export const INTERNAL_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32603,
 
 /** Answer an unexpected failure with 500 and INTERNAL_ERROR on a raw response. */
 export function writeInternalError(res: ServerResponse): void {
-  const body = JSON.stringify(INTERNAL_ERROR);
-  res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  writeJson(res, 500, INTERNAL_ERROR, {});
 }

@@ -18,6 +18,15 @@ export interface Negotiated {
   readonly bridged: boolean;
 }
 
+/** The revision an initialize request asks for (its `params.protocolVersion`), when it names one. */
+export function requestedRevision(initialize: unknown): string | undefined {
+  if (typeof initialize !== 'object' || initialize === null) return undefined;
+  const params = (initialize as { params?: unknown }).params;
+  if (typeof params !== 'object' || params === null) return undefined;
+  const asked = (params as { protocolVersion?: unknown }).protocolVersion;
+  return typeof asked === 'string' ? asked : undefined;
+}
+
 /**
  * `requested`: the initialize request's `params.protocolVersion`; `answered`: the upstream's
  * InitializeResult.protocolVersion; `bridge`: the upstream's `bridge` setting.

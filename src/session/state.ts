@@ -12,7 +12,7 @@ import type { ClassifiedMessage } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/request.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { detectRevision, isRevision, revisionsDisagree, type RevisionSource } from '../protocol/era.js';
-import { negotiate, type Negotiated } from '../protocol/negotiate.js';
+import { negotiate, requestedRevision, type Negotiated } from '../protocol/negotiate.js';
 import { Lru } from './lru.js';
 import { PendingTable, type Expectation, type Pending, type PendingOptions } from './pending.js';
 
@@ -125,10 +125,7 @@ export class SessionState<S = unknown> {
 
   #expectation(c: ClassifiedMessage, ctx: RequestContext<S>, revision: string): Expectation | undefined {
     const method = c.method!;
-    if (method === 'initialize') {
-      const params = isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params : undefined;
-      return { kind: 'initialize', requested: params?.protocolVersion };
-    }
+    if (method === 'initialize') return { kind: 'initialize', requested: requestedRevision(c.message) };
     const policy = ctx.policy;
     if (!policy || !REWRITTEN.has(method)) return undefined;
     // With both revisions named and different, the gateway changes nothing: the upstream answers the conflict.

@@ -12,6 +12,7 @@ import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.j
 import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../jsonrpc/strict.js';
 import type { Logger } from '../../log.js';
 import { acceptsHeaderRevision, eraOf, isRevision, STATEFUL_REVISIONS } from '../../protocol/era.js';
+import { requestedRevision } from '../../protocol/negotiate.js';
 import { OwnedSession } from '../../session/owned.js';
 import { SessionState } from '../../session/state.js';
 import { headerValue } from '../../upstream/headers.js';
@@ -157,8 +158,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
       return;
     }
     const initRequest = initialize ? requests[0] : undefined;
-    const params = initRequest && typeof initRequest.message === 'object' && initRequest.message !== null ? (initRequest.message as { params?: { protocolVersion?: unknown } }).params : undefined;
-    const requested = typeof params?.protocolVersion === 'string' ? params.protocolVersion : undefined;
+    const requested = initRequest ? requestedRevision(initRequest.message) : undefined;
     const revision = session.revision(requested ?? header);
     const stream = session.openStream(res, requests.map((m) => m.id!), revision);
     answered.stream = stream;
