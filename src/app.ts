@@ -5,13 +5,13 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import { Generations } from './config/generations.js';
 import type { LoadedConfig } from './config/load.js';
 import { RetrofitError } from './errors.js';
-import { fastifyError } from './http/body.js';
+import { fastifyError } from './http/server/body.js';
 import type { GatewayContext } from './http/context.js';
-import { InFlight } from './http/inflight.js';
-import { DirectLane, requestIds } from './http/lane.js';
-import { INTERNAL_ERROR } from './http/reply.js';
+import { InFlight } from './http/server/inflight.js';
+import { DirectLane, requestIds } from './http/server/lane.js';
+import { INTERNAL_ERROR } from './http/write.js';
 import { registerRoutes } from './http/routes.js';
-import type { StdioOptions } from './http/stdio-routes.js';
+import type { StdioOptions } from './http/front/stdio-routes.js';
 import type { UpstreamRoutes } from './http/upstream-routes.js';
 import { createLogger, Redactor, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -82,14 +82,14 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   };
 
   const nextId = requestIds();
-  // Proxied upstreams' MCP POSTs that are plainly in order skip Fastify (src/http/lane.ts).
+  // Proxied upstreams' MCP POSTs that are plainly in order skip Fastify (src/http/server/lane.ts).
   const lane = new DirectLane({ generations, logger, bodyLimit: initial.limits.maxRequestBytes, nextId });
   const app = Fastify({
     serverFactory: (handler) => lane.server(handler, SERVER_TIMEOUTS),
     genReqId: nextId,
     // pino and Fastify disagree on one optional field of the logger type only.
     loggerInstance: logger as FastifyBaseLogger,
-    // One line per exchange is logged by the routes themselves (src/http/exchange-log.ts, src/http/proxy.ts).
+    // One line per exchange is logged by the routes themselves (src/http/server/exchange-log.ts, src/http/proxy/forward.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: initial.limits.maxRequestBytes,
     // Fastify force-closes connections only after the preClose hooks, i.e. after in-flight requests had

@@ -13,7 +13,7 @@ import type { Rewriter } from '../pipeline/rewrite.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import type { SessionTable } from '../session/table.js';
 import type { UpstreamPools } from '../upstream/http.js';
-import type { InFlight } from './inflight.js';
+import type { InFlight } from './server/inflight.js';
 
 export interface GatewayContext {
   readonly generations: Generations;
@@ -53,7 +53,7 @@ declare module 'fastify' {
   }
 }
 
-/** What holds a request's config generation: a Fastify request, or the direct lane's (src/http/lane.ts). */
+/** What holds a request's config generation: a Fastify request, or the direct lane's (src/http/server/lane.ts). */
 export interface Generational {
   generation: LoadedConfig | null;
 }

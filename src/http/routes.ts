@@ -1,17 +1,17 @@
 /**
  * Every route of the gateway: per upstream by kind — proxied (`url:`), gateway-owned sessions over a stdio
  * child (`command:`) or a legacy SSE connection (`sse:`) — then the operations endpoints. A proxied
- * upstream's MCP POSTs in order are served by the direct lane beside them (src/http/lane.ts).
+ * upstream's MCP POSTs in order are served by the direct lane beside them (src/http/server/lane.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { generationOf, snapshot, type GatewayContext } from './context.js';
-import { authGuard, rebindingGuard } from './guards.js';
-import { registerHttpRoutes } from './http-routes.js';
-import type { DirectLane } from './lane.js';
-import { registerOAuthRoutes } from './oauth-routes.js';
-import { registerOpsRoutes } from './ops.js';
-import { registerSseRoutes } from './sse-routes.js';
-import { registerStdioRoutes, type StdioOptions } from './stdio-routes.js';
+import { authGuard, rebindingGuard } from './server/guards.js';
+import { registerHttpRoutes } from './proxy/route.js';
+import type { DirectLane } from './server/lane.js';
+import { registerOAuthRoutes } from './oauth/routes.js';
+import { registerOpsRoutes } from './server/ops.js';
+import { registerSseRoutes } from './front/sse-routes.js';
+import { registerStdioRoutes, type StdioOptions } from './front/stdio-routes.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** Register all routes; returns each upstream's handle for readiness, notifications and shutdown. */

@@ -1,5 +1,5 @@
 /**
- * A session the gateway owns: its client talks to the gateway (src/http/front/, src/http/legacy.ts) and the
+ * A session the gateway owns: its client talks to the gateway (src/http/front/, src/http/legacy/edge.ts) and the
  * gateway talks to the upstream over one link (a stdio child, a legacy SSE connection). This is where the
  * two meet, the same for every kind of link:
  * - client requests are registered (SessionState) with a deadline and sent; their answers, rewritten where

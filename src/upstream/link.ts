@@ -6,7 +6,7 @@
  * cannot keep up, and the link stops reading from the upstream meanwhile.
  *
  * Proxied Streamable HTTP upstreams are not links: the gateway does not own their sessions, and their
- * answers keep their HTTP status, headers and SSE framing; src/http/proxy.ts relays them.
+ * answers keep their HTTP status, headers and SSE framing; src/http/proxy/forward.ts relays them.
  */
 import type { RetrofitError } from '../errors.js';
 

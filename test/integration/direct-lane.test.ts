@@ -1,5 +1,5 @@
 /**
- * The direct lane (src/http/lane.ts): a proxied upstream's MCP POSTs that are plainly in order are served
+ * The direct lane (src/http/server/lane.ts): a proxied upstream's MCP POSTs that are plainly in order are served
  * beside Fastify, everything else by Fastify as before. A real gateway on port 0 in front of a raw upstream
  * that records what reaches it; real requests over sockets (undici, node:http for a chunked body).
  * Differential: the same request through the lane and through Fastify's route (inject()) gives the same

@@ -15,12 +15,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Dispatcher } from 'undici';
-import { mapUpstreamFailure } from '../upstream/errors.js';
-import { generationOf, snapshot, type GatewayContext } from './context.js';
-import { rebindingGuard } from './guards.js';
-import { headerValue, toClientHeaders, toUpstreamHeaders, type HeaderMap } from '../upstream/headers.js';
-import { publicResource, rewriteChallenge as rewriteValue, rewriteMetadataDocument, wellKnownPath, type RequestView } from './oauth.js';
-import { fetchMetadata, MAX_METADATA_BYTES, readText, sendToUpstream, upstreamUrlOf, type OAuthUpstream } from './oauth-upstream.js';
+import { mapUpstreamFailure } from '../../upstream/errors.js';
+import { generationOf, snapshot, type GatewayContext } from '../context.js';
+import { rebindingGuard } from '../server/guards.js';
+import { headerValue, toClientHeaders, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
+import { publicResource, rewriteChallenge as rewriteValue, rewriteMetadataDocument, wellKnownPath, type RequestView } from './metadata.js';
+import { fetchMetadata, MAX_METADATA_BYTES, readText, sendToUpstream, upstreamUrlOf, type OAuthUpstream } from './upstream.js';
 
 function viewOf(request: { readonly headers: IncomingHttpHeaders }): RequestView {
   return { host: request.headers.host, forwardedProto: headerValue(request.headers, 'x-forwarded-proto') };

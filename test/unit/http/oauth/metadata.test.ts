@@ -7,7 +7,7 @@ import {
   rewriteChallenge,
   rewriteMetadataDocument,
   wellKnownPath,
-} from '../../../src/http/oauth.js';
+} from '../../../../src/http/oauth/metadata.js';
 
 const UP = 'http://127.0.0.1:9000';
 

@@ -6,13 +6,13 @@
  */
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { RetrofitError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { Rewriter } from '../pipeline/rewrite.js';
-import { inbound, type Inbound } from '../session/inbound.js';
-import type { SessionState } from '../session/state.js';
-import { serializeEvent, SseSplitter, type SseEvent } from '../stream/sse.js';
-import { eventWithJson } from '../pipeline/offload/splice.js';
+import { RetrofitError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { Rewriter } from '../../pipeline/rewrite.js';
+import { inbound, type Inbound } from '../../session/inbound.js';
+import type { SessionState } from '../../session/state.js';
+import { serializeEvent, SseSplitter, type SseEvent } from '../../stream/sse.js';
+import { eventWithJson } from '../../pipeline/offload/splice.js';
 
 /** Write with backpressure; resolves false when the client went away. */
 async function write(res: ServerResponse, chunk: Buffer): Promise<boolean> {
@@ -32,7 +32,7 @@ export interface RelayContext {
   /** The session the answers belong to (undefined: nothing of this stream can need rewriting). */
   readonly state: SessionState | undefined;
   readonly rewriter: Rewriter;
-  /** The exchange's logger, bound on first use (binding one per exchange is a visible cost: src/http/proxy.ts). */
+  /** The exchange's logger, bound on first use (binding one per exchange is a visible cost: src/http/proxy/forward.ts). */
   readonly log: () => Logger;
   /** limits.maxResultBytes. */
   readonly max: number;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayConfig, httpUpstream } from '../../helpers/config.js';
-import { startGateway } from '../../helpers/gateway.js';
-import { listen, readBody } from '../../helpers/listen.js';
+import { gatewayConfig, httpUpstream } from '../../../helpers/config.js';
+import { startGateway } from '../../../helpers/gateway.js';
+import { listen, readBody } from '../../../helpers/listen.js';
 
 describe('operations endpoints', () => {
   it('/healthz is 200; /readyz reports each upstream; /metrics counts requests, latency and revisions', async () => {

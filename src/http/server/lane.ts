@@ -5,8 +5,8 @@
  * child logger cost a fifth of what the whole proxying does (bench/results/NOTES.md). A POST that is plainly
  * in order needs none of them: its path is an upstream's exactly, its media type is JSON, its Content-Length
  * (when it has one) is within limits.maxRequestBytes, the gateway is not closing, and the same guard rules the
- * Fastify hooks apply (src/http/guards.ts) admit it. The lane reads its body and hands it to the route's
- * handler (src/http/proxy.ts `forward`, as the Fastify route does). Everything else — other methods, other
+ * Fastify hooks apply (src/http/server/guards.ts) admit it. The lane reads its body and hands it to the route's
+ * handler (src/http/proxy/forward.ts `forward`, as the Fastify route does). Everything else — other methods, other
  * paths, a request a guard refuses, a media type or a length Fastify refuses — is left to Fastify, which
  * answers it as it always did: the lane decides only whether it takes a request, never how a request is
  * refused. Its own refusals are two: a body that outgrows the limit while it is read (a chunked one, with no
@@ -14,14 +14,14 @@
  * every new request gets 503 RETROFIT_ERR_SHUTTING_DOWN (see close()).
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { GatewayConfig } from '../config/types.js';
-import { RetrofitError } from '../errors.js';
-import type { Logger } from '../log.js';
-import { mediaType } from '../upstream/headers.js';
-import type { Generations } from '../config/generations.js';
+import type { GatewayConfig } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { mediaType } from '../../upstream/headers.js';
+import type { Generations } from '../../config/generations.js';
 import { authError, rebindingError } from './guards.js';
-import type { ProxyRequest } from './proxy.js';
-import { writeError, writeInternalError } from './reply.js';
+import type { ProxyRequest } from '../proxy/forward.js';
+import { writeError, writeInternalError } from '../write.js';
 
 /** What a route does with a request the lane took (its body read). */
 export type LaneHandler = (request: ProxyRequest, res: ServerResponse) => Promise<void>;

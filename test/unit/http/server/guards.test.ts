@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { bearerMatches, hostAllowed, hostChecked, isLoopbackAddress, originAllowed } from '../../../src/http/guards.js';
-import { gatewayConfig, httpUpstream } from '../../helpers/config.js';
-import { startGateway } from '../../helpers/gateway.js';
-import { listen, readBody } from '../../helpers/listen.js';
+import { bearerMatches, hostAllowed, hostChecked, isLoopbackAddress, originAllowed } from '../../../../src/http/server/guards.js';
+import { gatewayConfig, httpUpstream } from '../../../helpers/config.js';
+import { startGateway } from '../../../helpers/gateway.js';
+import { listen, readBody } from '../../../helpers/listen.js';
 
 describe('bearerMatches', () => {
   it('accepts any configured token and nothing else', () => {

@@ -14,8 +14,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { isIPv4 } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayConfig } from '../config/types.js';
-import { RetrofitError } from '../errors.js';
+import type { GatewayConfig } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
 
 function digest(value: string): Buffer {
   // Hashing first gives equal lengths, so timingSafeEqual never leaks the token's length.
@@ -147,7 +147,7 @@ const NONE: readonly string[] = [];
 /**
  * DNS-rebinding protection (Host, then Origin) under `config`, for a request that reached `server`: the
  * error to answer, or undefined when the request may proceed. The one rule; the hooks below and the direct
- * lane (src/http/lane.ts) both ask it.
+ * lane (src/http/server/lane.ts) both ask it.
  */
 export function rebindingError(config: GatewayConfig, server: Server, headers: IncomingHttpHeaders): RetrofitError | undefined {
   const hosts = config.allowedHosts ?? NONE;

@@ -6,7 +6,7 @@
  * follows `resource_metadata=` from a 401. Both name the upstream until rewritten. Authorization servers are
  * left alone: the client talks to them directly, and their metadata must keep the issuer it was fetched under.
  */
-import { isJsonObject } from '../json.js';
+import { isJsonObject } from '../../json.js';
 
 /** How the gateway is reached, as one request tells it. */
 export interface RequestView {

@@ -3,16 +3,16 @@
  * the sessions (src/http/front/), each with its own child process over a stdio link.
  */
 import type { FastifyInstance } from 'fastify';
-import type { StdioUpstreamConfig } from '../config/types.js';
-import { TOOLS_LIST_CHANGED } from './notify.js';
-import { checkSpawnable, childCwd, childEnv } from '../upstream/stdio-env.js';
-import { StdioLink } from '../upstream/stdio-link.js';
-import { SharedStdio } from '../upstream/shared-stdio.js';
-import type { Logger } from '../log.js';
-import { snapshot, type GatewayContext, type Snapshot } from './context.js';
-import { registerFront } from './front/route.js';
-import type { Guard } from './guards.js';
-import type { StdioUpstreamRoutes } from './upstream-routes.js';
+import type { StdioUpstreamConfig } from '../../config/types.js';
+import { TOOLS_LIST_CHANGED } from '../proxy/streams.js';
+import { checkSpawnable, childCwd, childEnv } from '../../upstream/stdio-env.js';
+import { StdioLink } from '../../upstream/stdio-link.js';
+import { SharedStdio } from '../../upstream/shared-stdio.js';
+import type { Logger } from '../../log.js';
+import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
+import { registerFront } from './route.js';
+import type { Guard } from '../server/guards.js';
+import type { StdioUpstreamRoutes } from '../upstream-routes.js';
 
 /** Tunables of stdio children; all have defaults. */
 export interface StdioOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { gatewayConfig, httpUpstream } from '../../helpers/config.js';
-import { startGateway } from '../../helpers/gateway.js';
-import { listen, readBody } from '../../helpers/listen.js';
+import { gatewayConfig, httpUpstream } from '../../../helpers/config.js';
+import { startGateway } from '../../../helpers/gateway.js';
+import { listen, readBody } from '../../../helpers/listen.js';
 
 describe('request bodies', () => {
   it('forwards the original bytes, rejects bad JSON (400) and non-JSON (415) without contacting the upstream', async () => {

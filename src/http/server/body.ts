@@ -1,13 +1,13 @@
 /**
  * The one body parser of every MCP route: a POST body is checked (JSON media type) and parsed once, and
  * classified once; the original bytes are kept, since what goes upstream is what the client sent. Fastify
- * hands every route its body as raw bytes (src/app.ts), as the direct lane does (src/http/lane.ts); Fastify's
+ * hands every route its body as raw bytes (src/app.ts), as the direct lane does (src/http/server/lane.ts); Fastify's
  * own errors (too large, bad media type) are mapped in one place, `fastifyError` below.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { RetrofitError } from '../errors.js';
-import { classifyBody, type ClassifiedBody } from '../jsonrpc/classify.js';
-import { mediaType } from '../upstream/headers.js';
+import { RetrofitError } from '../../errors.js';
+import { classifyBody, type ClassifiedBody } from '../../jsonrpc/classify.js';
+import { mediaType } from '../../upstream/headers.js';
 
 /** A parsed body with the bytes it came in. */
 export interface ReadBody {

@@ -8,23 +8,23 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { SseUpstreamConfig } from '../config/types.js';
-import { RetrofitError } from '../errors.js';
-import type { ClassifiedMessage, JsonRpcId } from '../jsonrpc/classify.js';
-import { OwnedSession, type ClientSide, type Delivery } from '../session/owned.js';
-import type { Pending } from '../session/pending.js';
-import { SessionState } from '../session/state.js';
-import { serializeEvent } from '../stream/sse.js';
-import { headerValue, toClientHeaders } from '../upstream/headers.js';
-import type { SendOutcome } from '../upstream/link.js';
-import { LinkRefused, SseLink } from '../upstream/sse-link.js';
-import { labelOf, readBody } from './body.js';
-import { negotiatedReporter, snapshot, type GatewayContext } from './context.js';
-import { logWhenDone, type ExchangeFacts } from './exchange-log.js';
-import type { Guard } from './guards.js';
-import { sendError } from './reply.js';
-import { rewriteChallenge } from './oauth-routes.js';
-import { messageEvent } from './sse-frame.js';
+import type { SseUpstreamConfig } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
+import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
+import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
+import type { Pending } from '../../session/pending.js';
+import { SessionState } from '../../session/state.js';
+import { serializeEvent } from '../../stream/sse.js';
+import { headerValue, toClientHeaders } from '../../upstream/headers.js';
+import type { SendOutcome } from '../../upstream/link.js';
+import { LinkRefused, SseLink } from '../../upstream/sse-link.js';
+import { labelOf, readBody } from '../server/body.js';
+import { negotiatedReporter, snapshot, type GatewayContext } from '../context.js';
+import { logWhenDone, type ExchangeFacts } from '../server/exchange-log.js';
+import type { Guard } from '../server/guards.js';
+import { sendError } from '../write.js';
+import { rewriteChallenge } from '../oauth/routes.js';
+import { messageEvent } from '../sse-frame.js';
 
 /** One legacy client's connection: its GET stream is where everything for it goes. */
 class LegacyConnection implements ClientSide<undefined> {

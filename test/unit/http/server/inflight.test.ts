@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InFlight } from '../../../src/http/inflight.js';
+import { InFlight } from '../../../../src/http/server/inflight.js';
 
 afterEach(() => {
   vi.useRealTimers();

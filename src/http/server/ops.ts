@@ -3,8 +3,8 @@
  * /metrics (Prometheus text).
  */
 import type { FastifyInstance } from 'fastify';
-import type { GatewayContext } from './context.js';
-import type { UpstreamRoutes } from './upstream-routes.js';
+import type { GatewayContext } from '../context.js';
+import type { UpstreamRoutes } from '../upstream-routes.js';
 
 /** /readyz body. */
 export interface ReadyReport {

@@ -12,7 +12,7 @@
  * `id:`, so the client's Last-Event-ID (the upstream's) is left as it was.
  */
 import type { ServerResponse } from 'node:http';
-import type { JsonObject } from '../json.js';
+import type { JsonObject } from '../../json.js';
 
 /** The notification every client gets when its upstream's tools changed. */
 export const TOOLS_LIST_CHANGED: JsonObject = Object.freeze({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });

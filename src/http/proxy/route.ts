@@ -1,18 +1,18 @@
 /**
  * Routes for Streamable HTTP upstreams (`url:`): POST/GET/DELETE on the upstream's path, proxied
- * (src/http/proxy.ts), and the documents under `<path>/.well-known/` passed through untouched. (The RFC 9728
- * / RFC 8414 well-known routes, rewritten to name the gateway, are src/http/oauth-routes.ts.)
+ * (src/http/proxy/forward.ts), and the documents under `<path>/.well-known/` passed through untouched. (The RFC 9728
+ * / RFC 8414 well-known routes, rewritten to name the gateway, are src/http/oauth/routes.ts.)
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { HttpUpstreamConfig } from '../config/types.js';
-import { HttpUpstream } from '../upstream/http.js';
-import { ServerStreams, TOOLS_LIST_CHANGED } from './notify.js';
-import { snapshot, type GatewayContext } from './context.js';
-import type { Guard } from './guards.js';
-import type { DirectLane } from './lane.js';
-import { forward, type ProxyRequest, type ProxyTarget } from './proxy.js';
-import type { UpstreamRoutes } from './upstream-routes.js';
+import type { HttpUpstreamConfig } from '../../config/types.js';
+import { HttpUpstream } from '../../upstream/http.js';
+import { ServerStreams, TOOLS_LIST_CHANGED } from './streams.js';
+import { snapshot, type GatewayContext } from '../context.js';
+import type { Guard } from '../server/guards.js';
+import type { DirectLane } from '../server/lane.js';
+import { forward, type ProxyRequest, type ProxyTarget } from './forward.js';
+import type { UpstreamRoutes } from '../upstream-routes.js';
 
 /** Readiness probes wait at most this long for any HTTP answer. */
 const READY_TIMEOUT_MS = 2_000;

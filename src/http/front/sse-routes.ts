@@ -1,19 +1,19 @@
 /**
  * Routes for legacy HTTP+SSE upstreams (`sse:`). The gateway owns each client's session over its own SSE link
  * to the upstream, and serves it both ways: a GET on the path without Mcp-Session-Id is a legacy client's
- * stream (src/http/legacy.ts); POST/GET/DELETE with Streamable HTTP are served by the same edge as stdio
+ * stream (src/http/legacy/edge.ts); POST/GET/DELETE with Streamable HTTP are served by the same edge as stdio
  * upstreams (src/http/front/), so clients that no longer speak the legacy transport reach legacy servers too.
  */
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { SseUpstreamConfig } from '../config/types.js';
-import { TOOLS_LIST_CHANGED } from './notify.js';
-import { SseLink } from '../upstream/sse-link.js';
-import { snapshot, type GatewayContext, type Snapshot } from './context.js';
-import { registerFront } from './front/route.js';
-import type { Guard } from './guards.js';
-import { registerLegacy } from './legacy.js';
-import type { UpstreamRoutes } from './upstream-routes.js';
+import type { SseUpstreamConfig } from '../../config/types.js';
+import { TOOLS_LIST_CHANGED } from '../proxy/streams.js';
+import { SseLink } from '../../upstream/sse-link.js';
+import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
+import { registerFront } from './route.js';
+import type { Guard } from '../server/guards.js';
+import { registerLegacy } from '../legacy/edge.js';
+import type { UpstreamRoutes } from '../upstream-routes.js';
 
 const READY_TIMEOUT_MS = 2_000;
 

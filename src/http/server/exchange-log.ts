@@ -4,8 +4,8 @@
  * how it ended (`ok`, `error`, `aborted`) and how long it took.
  */
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
 
 /** What the handler knows of the exchange by the time it ends. */
 export interface ExchangeFacts {

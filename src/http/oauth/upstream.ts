@@ -4,9 +4,9 @@
  * is fetched from the upstream's origin as configured.
  */
 import { request, type Dispatcher } from 'undici';
-import type { HttpUpstreamConfig, SseUpstreamConfig } from '../config/types.js';
-import { RetrofitError } from '../errors.js';
-import { advertisedMetadataPath, metadataCandidates } from './oauth.js';
+import type { HttpUpstreamConfig, SseUpstreamConfig } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
+import { advertisedMetadataPath, metadataCandidates } from './metadata.js';
 
 /** The upstreams OAuth can protect: those the gateway reaches over HTTP. */
 export type OAuthUpstream = HttpUpstreamConfig | SseUpstreamConfig;

@@ -7,24 +7,24 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { HttpUpstreamConfig } from '../config/types.js';
-import { RetrofitError } from '../errors.js';
-import { isJsonObject } from '../json.js';
-import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../jsonrpc/classify.js';
-import { detectRevision, type RevisionSource } from '../protocol/era.js';
-import { requestedRevision, upstreamProtocolHeader } from '../protocol/negotiate.js';
-import { SessionTable } from '../session/table.js';
-import { SessionState } from '../session/state.js';
-import { Cancel } from '../upstream/cancel.js';
-import { mapUpstreamFailure, type FailureContext } from '../upstream/errors.js';
-import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../upstream/headers.js';
-import type { HttpUpstream } from '../upstream/http.js';
-import type { Logger } from '../log.js';
-import { subscriptionListChanged, type ServerStreams } from './notify.js';
-import { labelOf, readBody } from './body.js';
-import { rewriteChallenge } from './oauth-routes.js';
-import { negotiatedReporter, snapshot, type GatewayContext, type Generational } from './context.js';
-import { writeError } from './reply.js';
+import type { HttpUpstreamConfig } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
+import { isJsonObject } from '../../json.js';
+import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
+import { detectRevision, type RevisionSource } from '../../protocol/era.js';
+import { requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
+import { SessionTable } from '../../session/table.js';
+import { SessionState } from '../../session/state.js';
+import { Cancel } from '../../upstream/cancel.js';
+import { mapUpstreamFailure, type FailureContext } from '../../upstream/errors.js';
+import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
+import type { HttpUpstream } from '../../upstream/http.js';
+import type { Logger } from '../../log.js';
+import { subscriptionListChanged, type ServerStreams } from './streams.js';
+import { labelOf, readBody } from '../server/body.js';
+import { rewriteChallenge } from '../oauth/routes.js';
+import { negotiatedReporter, snapshot, type GatewayContext, type Generational } from '../context.js';
+import { writeError } from '../write.js';
 import { pipeRaw, readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
 
 /** What every exchange of one upstream shares. */
@@ -62,7 +62,7 @@ function hasListen(classified: ClassifiedBody | undefined): boolean {
 
 /**
  * One client request as forward reads it: a Fastify request has this shape (its route hands it over as it
- * is), and so does what the direct lane (src/http/lane.ts) makes of a raw one.
+ * is), and so does what the direct lane (src/http/server/lane.ts) makes of a raw one.
  */
 export interface ProxyRequest {
   /** For log lines (Fastify's request id, or the lane's from the same generator). */
@@ -177,7 +177,7 @@ export async function forward(request: ProxyRequest, res: ServerResponse, ctx: G
     status = answer.statusCode;
     assigned = headerValue(answer.headers, 'mcp-session-id');
     if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.sessions.forget(name, session);
-    // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth-routes.ts).
+    // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth/routes.ts).
     rewriteChallenge(request, config, status, answer.headers);
 
     const type = mediaType(headerValue(answer.headers, 'content-type'));
