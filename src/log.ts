@@ -30,6 +30,11 @@ export const REDACT_PATHS = [
 export const LOG_BATCH_BYTES = 16_384;
 /** …or after at most this long (ms), whichever comes first. */
 export const LOG_FLUSH_MS = 100;
+/**
+ * Most characters waiting to be written: when stdout does not keep up (a stalled pipe, a flood of upstream
+ * stderr), lines beyond it are dropped and counted, and a line says how many once writing catches up.
+ */
+export const LOG_MAX_PENDING = 8 * 1024 * 1024;
 
 /** Writers with lines still to write when the process exits. */
 const live = new Set<BatchedWriter>();
@@ -51,8 +56,11 @@ export class BatchedWriter implements DestinationStream {
   #chars = 0;
   #writing = false;
   #waiters: (() => void)[] = [];
+  readonly #maxPending: number;
+  #dropped = 0;
 
-  constructor(fd: number, batchBytes = LOG_BATCH_BYTES, flushMs = LOG_FLUSH_MS) {
+  constructor(fd: number, batchBytes = LOG_BATCH_BYTES, flushMs = LOG_FLUSH_MS, maxPending = LOG_MAX_PENDING) {
+    this.#maxPending = maxPending;
     this.#fd = fd;
     this.#batch = batchBytes;
     this.#timer = setInterval(() => this.#start(), flushMs);
@@ -67,6 +75,10 @@ export class BatchedWriter implements DestinationStream {
   }
 
   write(line: string): boolean {
+    if (this.#chars + line.length > this.#maxPending) {
+      this.#dropped += 1;
+      return true;
+    }
     this.#parts.push(line);
     this.#chars += line.length;
     if (this.#chars >= this.#batch) this.#start();
@@ -102,6 +114,10 @@ export class BatchedWriter implements DestinationStream {
   }
 
   #take(): Buffer {
+    if (this.#dropped > 0) {
+      this.#parts.push(`${JSON.stringify({ level: 40, time: Date.now(), name: 'mcp-retrofit', dropped: this.#dropped, msg: 'log lines dropped: the log output did not keep up' })}\n`);
+      this.#dropped = 0;
+    }
     const text = this.#parts.length === 1 ? this.#parts[0]! : this.#parts.join('');
     this.#parts = [];
     this.#chars = 0;

@@ -10,7 +10,7 @@ import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.js';
 import type { CliIo } from './io.js';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { createLogger, Redactor } from '../log.js';
+import { createLogger, Redactor, type Logger } from '../log.js';
 import { createMetrics } from '../metrics.js';
 import { Generations } from '../config/generations.js';
 import { Reloader, type ReloadResult } from '../reload/reloader.js';
@@ -158,12 +158,30 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   return { app, address, closed, shutdown, reload, reloader };
 }
 
+/**
+ * The last resort of the serving process: an exception or rejection nothing handled is a bug — no byte from a
+ * client or an upstream may cause one — and after one the process's state is unknown. It is logged (fatal,
+ * with its stack) and the process exits with 70 (EX_SOFTWARE), so the orchestrator restarts the container
+ * rather than leaving a gateway running in an unknown state. Never a way of handling errors.
+ */
+export function installLastResort(logger: Logger, exit: (code: number) => void = (code) => process.exit(code)): void {
+  const fatal = (origin: string) => (err: unknown): void => {
+    logger.fatal({ err, origin }, 'uncaught failure: exiting so the process is restarted');
+    logger.flush();
+    exit(70);
+  };
+  process.on('uncaughtException', fatal('uncaughtException'));
+  process.on('unhandledRejection', fatal('unhandledRejection'));
+}
+
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (args.includes('-h') || args.includes('--help')) {
     io.stdout.write(USAGE);
     return 0;
   }
   const handle = await serve(args, io);
+  if (typeof handle === 'number') return handle;
+  installLastResort(handle.app.log as Logger);
   // -1: keep running; the server and the signal handlers own the process from here.
-  return typeof handle === 'number' ? handle : -1;
+  return -1;
 }
