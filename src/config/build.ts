@@ -116,10 +116,11 @@ export function buildUpstream(
   // Upstream settings inherit `defaults:` like tool settings do.
   const inherited = (key: string): unknown => (u[key] !== undefined ? u[key] : d[key]);
   const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
-  const maxSessions = inherited('maxSessions');
+  const share = bool(inherited('share'), false);
+  const maxSessionsDefault = u.command === undefined ? DEFAULTS.maxSessionsSse : share ? DEFAULTS.maxSessionsShared : DEFAULTS.maxSessionsCommand;
   const owned = {
     idleTimeoutMs: int(inherited('idleTimeoutMs'), DEFAULTS.idleTimeoutMs),
-    ...(typeof maxSessions === 'number' && Number.isInteger(maxSessions) && { maxSessions }),
+    maxSessions: int(inherited('maxSessions'), maxSessionsDefault),
   };
   const tools: Record<string, ToolConfig> = {};
   for (const [key, tool] of Object.entries(obj(u.tools))) {
@@ -131,7 +132,7 @@ export function buildUpstream(
     const env = stringMap(u.env);
     for (const v of Object.values(env)) ctx.secrets.add(v);
     const cwd = str(u.cwd);
-    return { ...common, ...owned, kind: 'stdio', command, args: strings(u.args), env, cwd: cwd === undefined ? ctx.configDir : resolve(ctx.configDir, cwd), share: bool(inherited('share'), false) };
+    return { ...common, ...owned, kind: 'stdio', command, args: strings(u.args), env, cwd: cwd === undefined ? ctx.configDir : resolve(ctx.configDir, cwd), share };
   }
   const headers = stringMap(u.headers);
   for (const v of Object.values(headers)) ctx.secrets.add(v);
@@ -160,6 +161,10 @@ export function buildGateway(
     limits: {
       maxRequestBytes: int(limits.maxRequestBytes, DEFAULTS.maxRequestBytes),
       maxResultBytes: int(limits.maxResultBytes, DEFAULTS.maxResultBytes),
+      headersTimeoutMs: int(limits.headersTimeoutMs, DEFAULTS.headersTimeoutMs),
+      requestTimeoutMs: int(limits.requestTimeoutMs, DEFAULTS.requestTimeoutMs),
+      keepAliveTimeoutMs: int(limits.keepAliveTimeoutMs, DEFAULTS.keepAliveTimeoutMs),
+      maxHeaderBytes: int(limits.maxHeaderBytes, DEFAULTS.maxHeaderBytes),
     },
     defaults: buildDefaults(root.defaults),
     upstreams: withRecords(upstreams, root, dirname(file)),

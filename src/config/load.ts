@@ -18,6 +18,7 @@ import { SchemaFiles } from './files.js';
 import { policyProblem } from './policy-errors.js';
 import { parseWithPositions, PositionIndex } from './positions.js';
 import { at, ConfigError, sortProblems, type ConfigProblem, type Segment } from './problems.js';
+import { checkLimits } from './limits.js';
 import { checkPaths } from './paths.js';
 import { salvage } from './salvage.js';
 import { loadToolSchemas } from './tool-schemas.js';
@@ -150,7 +151,7 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
     if (issue.keyword !== 'additionalProperties' && problems.has(issue.path)) continue;
     problems.add(index.problem(issue.path, issue.anchor, issue.message, issue.prefix), issue.path);
   }
-  for (const p of checkPaths(value, index)) problems.add(p.problem, p.path);
+  for (const p of [...checkPaths(value, index), ...checkLimits(value, index)]) problems.add(p.problem, p.path);
 
   const rawUpstreams = obj(obj(value).upstreams);
   const defaults = buildDefaults(problems.touches(['defaults']) ? undefined : obj(value).defaults);

@@ -17,7 +17,8 @@ const bridge = {
 const maxSessions = {
   type: 'integer',
   minimum: 1,
-  description: 'command/sse upstream: most client sessions (and so stdio children) at once; a new session beyond it gets 503. Default: no limit.',
+  description:
+    'command/sse upstream: most client sessions at once (a stdio child each unless `share`; a legacy SSE connection each); a new session beyond it gets 503. Default: 32 for command (1024 with share: true), 256 for sse.',
 };
 const idleTimeoutMs = {
   type: 'integer',
@@ -233,6 +234,26 @@ export const CONFIG_SCHEMA = {
           type: 'integer',
           minimum: 1,
           description: 'Largest upstream result in bytes (default 16777216); larger ones become a JSON-RPC error.',
+        },
+        headersTimeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          description: "Longest a request's headers may take to arrive, in ms (default 10000); then 408 and the connection closes. At most requestTimeoutMs.",
+        },
+        requestTimeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Longest a whole request (headers and body) may take to arrive, in ms (default 30000); then 408 and the connection closes. Answers and streams are not bounded by it.',
+        },
+        keepAliveTimeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          description: 'How long an idle keep-alive connection stays open between requests, in ms (default 72000).',
+        },
+        maxHeaderBytes: {
+          type: 'integer',
+          minimum: 1024,
+          description: 'Largest request head (request line and headers) in bytes (default 16384); a larger one gets 431.',
         },
       },
     },

@@ -25,8 +25,8 @@ interface UpstreamCommon {
 
 /** Settings of upstreams whose client sessions the gateway owns (stdio, legacy SSE). */
 interface OwnedSessions {
-  /** Most client sessions at once; beyond it a new session gets 503. Absent: no limit. */
-  readonly maxSessions?: number;
+  /** Most client sessions at once (legacy SSE connections included); beyond it a new session gets 503. */
+  readonly maxSessions: number;
   /** A session with no HTTP exchange and nothing in flight for this long is closed (ms). */
   readonly idleTimeoutMs: number;
 }
@@ -63,6 +63,22 @@ export interface StdioUpstreamConfig extends UpstreamCommon, OwnedSessions {
 
 export type UpstreamConfig = HttpUpstreamConfig | SseUpstreamConfig | StdioUpstreamConfig;
 
+/** The gateway's bounds on what clients and upstreams send (`limits:`). */
+export interface Limits {
+  /** Largest request body (bytes); a larger one gets 413 and its connection closes. */
+  readonly maxRequestBytes: number;
+  /** Largest upstream result (bytes); a larger one becomes RETROFIT_ERR_RESULT_TOO_LARGE, never truncated JSON. */
+  readonly maxResultBytes: number;
+  /** Longest a request's headers may take to arrive (ms); then 408 and the connection closes. */
+  readonly headersTimeoutMs: number;
+  /** Longest a whole request (headers and body) may take to arrive (ms); then 408 and the connection closes. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests (ms). */
+  readonly keepAliveTimeoutMs: number;
+  /** Largest request head (request line and headers, bytes); a larger one gets 431. */
+  readonly maxHeaderBytes: number;
+}
+
 export interface GatewayConfig {
   /** Absolute path of the config file. */
   readonly file: string;
@@ -75,7 +91,7 @@ export interface GatewayConfig {
    * when set. Absent in configs built in code; the loader always sets it.
    */
   readonly allowedHosts?: readonly string[];
-  readonly limits: { readonly maxRequestBytes: number; readonly maxResultBytes: number };
+  readonly limits: Limits;
   readonly defaults: ToolDefaults;
   /** Upstreams by name, in file order. */
   readonly upstreams: Readonly<Record<string, UpstreamConfig>>;
@@ -89,11 +105,31 @@ export const DEFAULTS = Object.freeze({
   timeoutMs: 60_000,
   maxRequestBytes: 4 * 1024 * 1024,
   maxResultBytes: 16 * 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 72_000,
+  maxHeaderBytes: 16 * 1024,
   idleTimeoutMs: 15 * 60_000,
+  /** maxSessions of a `command:` upstream: a child costs ~57–145 MB and 0.15–0.8 s to start. */
+  maxSessionsCommand: 32,
+  /** maxSessions of a `command:` upstream with `share: true`: sessions share one child. */
+  maxSessionsShared: 1024,
+  /** maxSessions of an `sse:` upstream: each session holds one connection to the upstream. */
+  maxSessionsSse: 256,
   onInvalid: TOOL_DEFAULTS.onInvalid as OnInvalid,
   legacyRoots: TOOL_DEFAULTS.legacyRoots as LegacyRoots,
   coerce: TOOL_DEFAULTS.coerce,
   recordMaxPerTool: 20,
   recordMaxBytes: 256 * 1024,
   removeAdditional: TOOL_DEFAULTS.removeAdditional as RemoveAdditional,
+});
+
+/** The default limits (a config without `limits:`, or without some of its keys). */
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  maxRequestBytes: DEFAULTS.maxRequestBytes,
+  maxResultBytes: DEFAULTS.maxResultBytes,
+  headersTimeoutMs: DEFAULTS.headersTimeoutMs,
+  requestTimeoutMs: DEFAULTS.requestTimeoutMs,
+  keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
+  maxHeaderBytes: DEFAULTS.maxHeaderBytes,
 });

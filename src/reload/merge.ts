@@ -6,7 +6,8 @@
  * schema files), `defaults`, `auth`, `allowedOrigins`, `limits.maxResultBytes` (for stdio: the line bound of
  * sessions opened after the reload; running children keep theirs), and each upstream's
  * `headers` and `timeoutMs`. It does not apply, and reports as "requires restart" while keeping the running
- * value: `listen`, `limits.maxRequestBytes` (the body parsers' bound is fixed at start), upstreams added,
+ * value: `listen`, the server's limits (`maxRequestBytes`, `headersTimeoutMs`, `requestTimeoutMs`,
+ * `keepAliveTimeoutMs`, `maxHeaderBytes`: fixed when it starts), upstreams added,
  * removed or changed in kind (kept as they were, policy included), and an upstream's `path`, `url`, `sse`,
  * `command`, `args`, `env`, `cwd` (the rest of that upstream's changes still apply).
  */
@@ -58,14 +59,18 @@ function carryNative(policy: UpstreamPolicy, running: UpstreamPolicy | undefined
   return running?.native ? { ...policy, native: running.native } : policy;
 }
 
+/** The limits the HTTP server is built with (src/http/server/create.ts). */
+const SERVER_LIMITS = ['maxRequestBytes', 'headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'maxHeaderBytes'] as const;
+
 export function mergeReload(running: LoadedConfig, next: LoadedConfig): MergedReload {
   const restartRequired: string[] = [];
   const toolsChanged: string[] = [];
   const old = running.config;
   const neu = next.config;
   if (!same(old.listen, neu.listen)) restartRequired.push(`listen changed (${old.listen.host}:${old.listen.port} kept)`);
-  if (old.limits.maxRequestBytes !== neu.limits.maxRequestBytes) {
-    restartRequired.push(`limits.maxRequestBytes changed (${old.limits.maxRequestBytes} kept)`);
+  // The server's own bounds are fixed when it starts; maxResultBytes is read per exchange.
+  for (const key of SERVER_LIMITS) {
+    if (old.limits[key] !== neu.limits[key]) restartRequired.push(`limits.${key} changed (${old.limits[key]} kept)`);
   }
   const defaultsChanged = !same(old.defaults, neu.defaults);
 
@@ -96,7 +101,7 @@ export function mergeReload(running: LoadedConfig, next: LoadedConfig): MergedRe
   const config: GatewayConfig = deepFreeze({
     ...neu,
     listen: old.listen,
-    limits: { ...neu.limits, maxRequestBytes: old.limits.maxRequestBytes },
+    limits: { ...old.limits, maxResultBytes: neu.limits.maxResultBytes },
     upstreams,
     // Kept upstreams still carry their old header and env values: keep redacting those too.
     secrets: [...new Set([...neu.secrets, ...old.secrets])],

@@ -2,7 +2,7 @@
  * Build a LoadedConfig in code (no YAML), compiling policies the way the loader does.
  */
 import type { LoadedConfig } from '../../src/config/load.js';
-import { DEFAULTS, type GatewayConfig, type HttpUpstreamConfig, type SseUpstreamConfig, type StdioUpstreamConfig, type ToolConfig, type UpstreamConfig } from '../../src/config/types.js';
+import { DEFAULT_LIMITS, DEFAULTS, type GatewayConfig, type HttpUpstreamConfig, type SseUpstreamConfig, type StdioUpstreamConfig, type ToolConfig, type UpstreamConfig } from '../../src/config/types.js';
 import { compileUpstreamPolicy } from '../../src/policy/compile.js';
 import type { UpstreamPolicy } from '../../src/retrofit/policy.js';
 
@@ -26,12 +26,12 @@ export function httpUpstream(
 
 /** A legacy HTTP+SSE upstream from its SSE url and a few optional settings. */
 export function sseUpstream(name: string, sse: string, extra: Partial<Omit<SseUpstreamConfig, 'kind' | 'name' | 'sse'>> = {}): SseUpstreamConfig {
-  return { kind: 'sse', name, sse, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, headers: {}, tools: {}, bridge: true, idleTimeoutMs: DEFAULTS.idleTimeoutMs, ...extra };
+  return { kind: 'sse', name, sse, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, headers: {}, tools: {}, bridge: true, idleTimeoutMs: DEFAULTS.idleTimeoutMs, maxSessions: DEFAULTS.maxSessionsSse, ...extra };
 }
 
 /** A stdio upstream from its command and a few optional settings. */
 export function stdioUpstream(name: string, command: string, extra: Partial<Omit<StdioUpstreamConfig, 'kind' | 'name' | 'command'>> = {}): StdioUpstreamConfig {
-  return { kind: 'stdio', name, command, args: [], env: {}, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, tools: {}, bridge: true, share: false, idleTimeoutMs: DEFAULTS.idleTimeoutMs, ...extra };
+  return { kind: 'stdio', name, command, args: [], env: {}, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, tools: {}, bridge: true, share: false, idleTimeoutMs: DEFAULTS.idleTimeoutMs, maxSessions: extra.share ? DEFAULTS.maxSessionsShared : DEFAULTS.maxSessionsCommand, ...extra };
 }
 
 /** A whole config around the given upstreams; `overrides` replaces top-level fields. */
@@ -40,7 +40,7 @@ export function gatewayConfig(upstreams: readonly UpstreamConfig[], overrides: P
     file: '/test/config.yaml',
     listen: { host: '127.0.0.1', port: 0 },
     allowedOrigins: [],
-    limits: { maxRequestBytes: DEFAULTS.maxRequestBytes, maxResultBytes: DEFAULTS.maxResultBytes },
+    limits: DEFAULT_LIMITS,
     defaults: { onInvalid: DEFAULTS.onInvalid, legacyRoots: DEFAULTS.legacyRoots, coerce: DEFAULTS.coerce },
     secrets: [],
     ...overrides,

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { echoCall, echoed, openSession, post, sessionHeaders, startTarget, type Answer, type Target, type TargetKind } from './harness.js';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
 
 function rpcError(answer: Answer): { code?: unknown; data?: { code?: unknown } } | undefined {
   return answer.messages[0]?.error as { code?: unknown; data?: { code?: unknown } } | undefined;
@@ -19,7 +20,7 @@ async function bystanderWorks(target: Target, session: string, tag: string): Pro
 
 describe.each<TargetKind>(['http', 'stdio'])('hostile client input, %s upstream', (kind) => {
   it('rejects bodies that are not JSON-RPC over JSON with 4xx and a JSON-RPC error, and carries on', async () => {
-    const target = await startTarget(kind, { limits: { maxRequestBytes: 64 * 1024, maxResultBytes: 1024 * 1024 } });
+    const target = await startTarget(kind, { limits: { ...DEFAULT_LIMITS, maxRequestBytes: 64 * 1024, maxResultBytes: 1024 * 1024 } });
     const bystander = await openSession(target.url, 'bystander');
     const session = await openSession(target.url);
     const h = sessionHeaders(session);

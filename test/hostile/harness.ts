@@ -33,6 +33,7 @@ export function stdioUpstream(name: string, extra: { args?: string[]; tools?: Re
     tools: extra.tools ?? {},
     command: extra.command ?? process.execPath,
     args: extra.args ?? [FIXTURE_SERVER],
+    maxSessions: DEFAULTS.maxSessionsCommand,
     env: {},
     // The test config's file lives in a directory that does not exist; run where the fixtures are.
     cwd: REPO,

@@ -9,6 +9,7 @@ import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
 import { post } from './harness.js';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
 
 type Script = (req: IncomingMessage, res: ServerResponse, message: { id?: unknown; method?: string }) => void;
 
@@ -23,7 +24,7 @@ async function scripted(script: Script, limits?: { maxRequestBytes: number; maxR
       script(req, res, message);
     });
   });
-  const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`, { tools: TOOLS, ...(timeoutMs !== undefined && { timeoutMs }) })], limits ? { limits } : {}));
+  const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`, { tools: TOOLS, ...(timeoutMs !== undefined && { timeoutMs }) })], limits ? { limits: { ...DEFAULT_LIMITS, ...limits } } : {}));
   return { gw, url: gw.url('/up/mcp') };
 }
 
@@ -103,10 +104,22 @@ describe('bad upstream output, HTTP upstream', () => {
     await stillServes(url);
   });
 
-  it('an upstream closing the socket mid-stream ends the client connection, and the gateway carries on', async () => {
+  it('an upstream closing the socket between events: the awaited call gets RETROFIT_ERR_UPSTREAM_RESET, and the gateway carries on', async () => {
     const { url } = await scripted((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}\n\n', () => res.socket?.destroy());
+    });
+    const answer = await post(url, call(6), H);
+    expect(answer.status).toBe(200);
+    expect(answer.messages.map((m) => m.method ?? m.id)).toEqual(['notifications/progress', 6]);
+    expect(answer.messages[1]).toMatchObject({ id: 6, error: { code: -32000, data: { code: 'RETROFIT_ERR_UPSTREAM_RESET' } } });
+    await stillServes(url);
+  });
+
+  it('an upstream closing the socket inside an event ends the client connection (an event cut short cannot take another), and the gateway carries on', async () => {
+    const { url } = await scripted((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"${'x'.repeat(4000)}`, () => res.socket?.destroy());
     });
     // Either the body errors (connection reset) or ends early: both are honest; neither is a success.
     const outcome = await post(url, call(6), H).then(

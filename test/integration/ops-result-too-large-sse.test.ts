@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
 
 describe('an SSE event over limits.maxResultBytes', () => {
   it('becomes an error event for the waiting request, and the upstream stream is dropped', async () => {
@@ -31,7 +32,7 @@ describe('an SSE event over limits.maxResultBytes', () => {
         });
       });
     });
-    const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`)], { limits: { maxRequestBytes: 4096, maxResultBytes: 2000 } }));
+    const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`)], { limits: { ...DEFAULT_LIMITS, maxRequestBytes: 4096, maxResultBytes: 2000 } }));
     const post = (id: number, method: string) =>
       fetch(gw.url('/up/mcp'), {
         method: 'POST',
@@ -51,7 +52,7 @@ describe('an SSE event over limits.maxResultBytes', () => {
     });
     expect(text).not.toContain('zzzz');
     await closed;
-    expect(gw.logs.some((l) => l.msg === 'upstream SSE event over maxResultBytes; stream ended')).toBe(true);
+    expect(gw.logs.some((l) => l.msg === 'upstream SSE event over maxResultBytes dropped' && l.id === 7)).toBe(true);
 
     // Nothing to rewrite on this stream: the event passes whole.
     const read = await post(9, 'resources/read');

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { gatewayConfig, sseUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
 
 const MIB = 1024 * 1024;
 
@@ -80,7 +81,7 @@ describe('regression: a legacy SSE event far over maxResultBytes', () => {
   it('is never held whole: the request it answers gets RESULT_TOO_LARGE, memory stays bounded, the session goes on', async () => {
     const samples: number[] = [];
     const upstream = await hugeUpstream(64 * MIB, samples);
-    const gw = await startGateway(gatewayConfig([sseUpstream('big', upstream.url, { timeoutMs: 30_000 })], { limits: { maxRequestBytes: MIB, maxResultBytes: 2000 } }));
+    const gw = await startGateway(gatewayConfig([sseUpstream('big', upstream.url, { timeoutMs: 30_000 })], { limits: { ...DEFAULT_LIMITS, maxRequestBytes: MIB, maxResultBytes: 2000 } }));
     const controller = new AbortController();
     const res = await fetch(gw.url('/big/mcp'), { headers: { accept: 'text/event-stream' }, signal: controller.signal });
     const stream = events(res.body!);

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { listen } from '../helpers/listen.js';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
 
 describe('an upstream result over limits.maxResultBytes', () => {
   it('becomes a clean 502 JSON-RPC error for a rewritten method, and streams through for others', async () => {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 5, result: { content: [{ type: 'text', text: 'x'.repeat(5000) }] } });
     const upstream = await listen((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end(big));
     const loaded = gatewayConfig([httpUpstream('big', `${upstream.origin}/mcp`)], {
-      limits: { maxRequestBytes: 1024, maxResultBytes: 1000 },
+      limits: { ...DEFAULT_LIMITS, maxRequestBytes: 1024, maxResultBytes: 1000 },
     });
     const gw = await startGateway(loaded);
     const send = (method: string, body?: string) =>

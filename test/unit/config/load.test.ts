@@ -21,7 +21,7 @@ describe('the CONTRACT.md §2 example', () => {
     expect(config.file).toBe(EXAMPLE);
     expect(config.listen).toEqual({ host: '127.0.0.1', port: 8080 });
     expect(config.auth).toEqual({ bearerTokens: ['gw-token-123'] });
-    expect(config.limits).toEqual({ maxRequestBytes: 4194304, maxResultBytes: 16777216 });
+    expect(config.limits).toEqual({ maxRequestBytes: 4194304, maxResultBytes: 16777216, headersTimeoutMs: 10000, requestTimeoutMs: 30000, keepAliveTimeoutMs: 72000, maxHeaderBytes: 16384 });
     expect(Object.keys(config.upstreams)).toEqual(['memory', 'weather', 'legacy']);
     expect([...policies.keys()]).toEqual(['memory', 'weather', 'legacy']);
 
@@ -80,7 +80,7 @@ describe('defaults', () => {
     expect(config.auth).toBeUndefined();
     expect(config.allowedOrigins).toEqual([]);
     expect(config.defaults).toEqual({ onInvalid: 'error', legacyRoots: 'wrap', coerce: true });
-    expect(config.upstreams.s).toEqual({ name: 's', kind: 'stdio', command: 'node', args: [], env: {}, cwd: dir, path: '/s/mcp', timeoutMs: 60000, tools: {}, bridge: true, share: false, idleTimeoutMs: 900000 });
+    expect(config.upstreams.s).toEqual({ name: 's', kind: 'stdio', command: 'node', args: [], env: {}, cwd: dir, path: '/s/mcp', timeoutMs: 60000, tools: {}, bridge: true, share: false, idleTimeoutMs: 900000, maxSessions: 32 });
     expect(config.upstreams.h).toMatchObject({ kind: 'http', headers: {}, path: '/h/mcp' });
     expect(config.upstreams.h?.tools['*']).toEqual({ onInvalid: 'error', legacyRoots: 'wrap', coerce: true });
     expect(config.secrets).toEqual([]);

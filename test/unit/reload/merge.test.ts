@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StdioUpstreamConfig } from '../../../src/config/types.js';
+import { DEFAULT_LIMITS, type StdioUpstreamConfig } from '../../../src/config/types.js';
 import { mergeReload } from '../../../src/reload/merge.js';
 import { gatewayConfig, httpUpstream } from '../../helpers/config.js';
 
@@ -27,7 +27,7 @@ describe('mergeReload', () => {
         stdio('local', { args: ['other.js'], env: { KEY: 'new-secret-value' }, timeoutMs: 7 }),
         httpUpstream('added', 'http://c.test/mcp'),
       ],
-      { auth: { bearerTokens: ['t0ken'] }, limits: { maxRequestBytes: 1, maxResultBytes: 2 }, listen: { host: '0.0.0.0', port: 1 }, secrets: ['new-secret-value'] },
+      { auth: { bearerTokens: ['t0ken'] }, limits: { ...DEFAULT_LIMITS, maxRequestBytes: 1, maxResultBytes: 2 }, listen: { host: '0.0.0.0', port: 1 }, secrets: ['new-secret-value'] },
     );
     const merged = mergeReload(running, next);
     const { config, policies } = merged.loaded;
@@ -35,7 +35,7 @@ describe('mergeReload', () => {
     expect(config.upstreams.local).toMatchObject({ args: ['server.js'], env: { KEY: 'old-secret-value' }, timeoutMs: 7 });
     expect(Object.keys(config.upstreams)).toEqual(['web', 'local']);
     expect(config.auth).toEqual({ bearerTokens: ['t0ken'] });
-    expect(config.limits).toEqual({ maxRequestBytes: running.config.limits.maxRequestBytes, maxResultBytes: 2 });
+    expect(config.limits).toEqual({ ...running.config.limits, maxResultBytes: 2 });
     expect(config.listen).toEqual(running.config.listen);
     expect(policies.get('web')?.resolve('echo')).toBeDefined();
     expect(merged.toolsChanged).toEqual(['web']);
