@@ -12,6 +12,7 @@ export interface ErrorSpec {
 
 export const ERRORS = {
   RETROFIT_ERR_UPSTREAM_UNREACHABLE: { status: 502, rpcCode: -32000, message: 'upstream "%s" is unreachable' },
+  RETROFIT_ERR_UPSTREAM_RESET: { status: 502, rpcCode: -32000, message: 'upstream "%s" ended the connection before its answer was complete' },
   RETROFIT_ERR_UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32001, message: 'upstream "%s" did not answer within %sms' },
   RETROFIT_ERR_UPSTREAM_PROTOCOL: { status: 502, rpcCode: -32002, message: 'upstream "%s" sent an invalid response' },
   RETROFIT_ERR_RESULT_TOO_LARGE: { status: 502, rpcCode: -32003, message: 'upstream "%s" sent a result larger than %s bytes' },
@@ -36,6 +37,9 @@ export const ERRORS = {
   RETROFIT_ERR_ALREADY_INITIALIZED: { status: 400, rpcCode: -32600, message: 'the session is already initialized' },
   RETROFIT_ERR_TOO_MANY_SESSIONS: { status: 503, rpcCode: -32000, message: 'upstream "%s" already has %s sessions (maxSessions)' },
   RETROFIT_ERR_SHUTTING_DOWN: { status: 503, rpcCode: -32000, message: 'the gateway is shutting down' },
+  RETROFIT_ERR_REQUEST_TIMEOUT: { status: 408, rpcCode: -32600, message: 'the request was not received within %sms' },
+  RETROFIT_ERR_HEADERS_TOO_LARGE: { status: 431, rpcCode: -32600, message: 'request headers exceed %s bytes' },
+  RETROFIT_ERR_INTERNAL: { status: 500, rpcCode: -32603, message: 'internal error' },
   RETROFIT_ERR_CONFIG: { status: 500, rpcCode: -32603, message: '%s' },
 } as const satisfies Record<string, ErrorSpec>;
 

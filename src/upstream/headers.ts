@@ -12,6 +12,7 @@
  * request came from the gateway's loopback address.
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { isTypeValid, parse as parseContentType } from 'content-type';
 
 /** Header values as both Node and undici hand them over. */
 export type HeaderMap = Record<string, string | string[] | undefined>;
@@ -66,7 +67,9 @@ export function toUpstreamHeaders(incoming: IncomingHttpHeaders, options: Upstre
     const name = rawName.toLowerCase();
     if (value === undefined || isHop(name)) continue;
     // Host is set for the upstream; the body is forwarded as-is and undici frames it, so its length is its own.
-    if (name === 'host' || name === 'content-length' || name === 'accept-encoding') continue;
+    // Expect (100-continue) was answered by Node when the body was read: the gateway sends the whole body at
+    // once, and undici refuses to send the header at all.
+    if (name === 'host' || name === 'content-length' || name === 'accept-encoding' || name === 'expect') continue;
     if (name === 'authorization' && options.dropAuthorization) continue;
     out[name] = value;
   }
@@ -97,11 +100,15 @@ export function headerValue(headers: HeaderMap, name: string): string | undefine
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The media type of a Content-Type value, lower-cased, without parameters (`text/event-stream`). */
+/** The media type of a Content-Type value, lower-cased, without parameters (`text/event-stream`); undefined when it is not one. */
 export function mediaType(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined;
-  // The usual values, exactly as clients and servers send them, need no split.
+  // The usual values, exactly as clients and servers send them, need no parse.
   if (contentType === 'application/json' || contentType === 'text/event-stream') return contentType;
-  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return type.length > 0 ? type : undefined;
+  try {
+    const { type } = parseContentType(contentType, { parameters: false });
+    return isTypeValid(type) ? type : undefined;
+  } catch {
+    return undefined;
+  }
 }

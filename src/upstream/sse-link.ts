@@ -11,6 +11,7 @@ import { RetrofitError } from '../errors.js';
 import { sniffResponseId } from '../jsonrpc/sniff.js';
 import type { Logger } from '../log.js';
 import { SseSplitter, type SseEvent } from '../stream/sse.js';
+import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, toUpstreamHeaders } from './headers.js';
 import type { LinkClosed, LinkFrame, LinkHttpAnswer, LinkOverlong, SendOptions, SendOutcome, UpstreamLink } from './link.js';
 
@@ -168,10 +169,9 @@ export class SseLink implements UpstreamLink {
       if (res.statusCode < 300) return { ok: true, answer };
       return { ok: false, answer, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#options.upstream]) };
     } catch (err) {
-      const timeout = (err as { code?: string }).code === 'UND_ERR_HEADERS_TIMEOUT';
-      const error = timeout
-        ? new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [this.#options.upstream, this.#options.timeoutMs], { cause: err })
-        : new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [this.#options.upstream], { cause: err });
+      const kind = failureKind(err);
+      // Nobody aborts a send: an abort here is the link closing under it.
+      const error = failureError(err, kind === 'aborted' ? 'unreachable' : kind, this.#options.upstream, this.#options.timeoutMs)!;
       return { ok: false, error };
     }
   }

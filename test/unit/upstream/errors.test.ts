@@ -16,7 +16,11 @@ describe('failureKind', () => {
     expect(failureKind(new undiciErrors.ConnectTimeoutError())).toBe('timeout');
     expect(failureKind(connectError('ECONNREFUSED'))).toBe('unreachable');
     expect(failureKind(connectError('ENOTFOUND'))).toBe('unreachable');
-    expect(failureKind(new undiciErrors.SocketError('other side closed'))).toBe('unreachable');
+    expect(failureKind(new undiciErrors.SocketError('other side closed'))).toBe('reset');
+    expect(failureKind(connectError('ECONNRESET'))).toBe('reset');
+    expect(failureKind(new undiciErrors.InvalidArgumentError('invalid expect header'))).toBe('internal');
+    expect(failureKind(new undiciErrors.BodyTimeoutError())).toBe('timeout');
+    expect(failureKind(Object.assign(new Error('bad'), { code: 'HPE_INVALID_CONSTANT' }))).toBe('protocol');
     expect(failureKind(new undiciErrors.RequestAbortedError())).toBe('aborted');
     expect(failureKind(new DOMException('aborted', 'AbortError'))).toBe('aborted');
     expect(failureKind(new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', ['u', 1]))).toBe('too_large');
@@ -40,5 +44,18 @@ describe('mapUpstreamFailure', () => {
       ['unreachable', 1],
       ['timeout', 1],
     ]);
+  });
+
+  it('maps our own fault to 500 RETROFIT_ERR_INTERNAL, logged as an error and never counted as the upstream\'s', async () => {
+    const { lines, stream } = captureLogs();
+    const ctx = { upstream: 'w', timeoutMs: 250, method: 'tools/call', log: createLogger({ destination: stream }), metrics: createMetrics({ defaultMetrics: false }) };
+    const ours = new undiciErrors.InvalidArgumentError('invalid expect header');
+    const mapped = mapUpstreamFailure(ours, ctx);
+    expect(mapped).toMatchObject({ status: 500, code: 'RETROFIT_ERR_INTERNAL' });
+    expect(mapped?.cause).toBe(ours);
+    const reset = mapUpstreamFailure(new undiciErrors.SocketError('other side closed'), ctx);
+    expect(reset).toMatchObject({ status: 502, code: 'RETROFIT_ERR_UPSTREAM_RESET' });
+    expect(lines.filter((l) => l.level === 50).map((l) => l.code)).toEqual(['RETROFIT_ERR_INTERNAL']);
+    expect((await ctx.metrics.upstreamErrors.get()).values.map((v) => [v.labels.kind, v.value])).toEqual([['reset', 1]]);
   });
 });
