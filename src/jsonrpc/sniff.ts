@@ -67,3 +67,16 @@ function idOf(raw: string | undefined): string | number | undefined {
     return undefined;
   }
 }
+
+/** What the head of a message shows: a request or notification (a `method` up front), a response's id, or nothing yet. */
+export type HeadSniff = { readonly kind: 'method' } | { readonly kind: 'id'; readonly id: string | number } | undefined;
+
+/**
+ * What the first bytes of a message say about it, before the rest arrives: a relay that must decide whether
+ * to hold a message (it may be an answer to rewrite) or forward it as it comes reads this.
+ */
+export function sniffHead(head: string): HeadSniff {
+  if (LEADING_METHOD.test(head)) return { kind: 'method' };
+  const id = idOf(HEAD_ID.exec(head)?.[1]);
+  return id === undefined ? undefined : { kind: 'id', id };
+}

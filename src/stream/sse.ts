@@ -49,21 +49,26 @@ const ENDS = 512;
 
 const FIELD_LINE = /^(?:id|event|retry)(?::|$)|^:/;
 
-/**
- * An over-long block as reported: its size and the ends of its first `data:` value (the JSON text the id
- * sniffer reads), from its first bytes and its last ones (trailing field lines such as `id:` left out).
- */
-function overlongBlock(headBytes: Buffer, tailBytes: Buffer, bytes: number): SseEvent {
+/** The start of a block's first `data:` value (the JSON text the id sniffer reads), from its first bytes. */
+export function dataHead(headBytes: Buffer): string {
   const head = headBytes.toString('utf8');
   const at = head.search(/(?:^|[\r\n])data:/);
   const from = at < 0 ? -1 : head.indexOf('data:', at) + 5;
   const rest = from < 0 ? '' : head.slice(from).replace(/^ /, '');
-  const value = rest.split(/\r\n|\r|\n/, 1)[0] ?? '';
+  return rest.split(/\r\n|\r|\n/, 1)[0] ?? '';
+}
+
+/** The end of a block's last `data:` value, from its last bytes (trailing field lines such as `id:` left out). */
+export function dataTail(tailBytes: Buffer): string {
   const lines = tailBytes.toString('utf8').split(/\r\n|\r|\n/);
   while (lines.length > 1 && (lines.at(-1) === '' || FIELD_LINE.test(lines.at(-1)!))) lines.pop();
   const last = lines.at(-1) ?? '';
-  const tail = last.startsWith('data:') ? last.slice(5).replace(/^ /, '') : last;
-  return { raw: Buffer.alloc(0), data: [], comments: [], complete: true, overlong: { bytes, head: value, tail } };
+  return last.startsWith('data:') ? last.slice(5).replace(/^ /, '') : last;
+}
+
+/** An over-long block as reported: its size and the ends of its data, from its first and last bytes. */
+function overlongBlock(headBytes: Buffer, tailBytes: Buffer, bytes: number): SseEvent {
+  return { raw: Buffer.alloc(0), data: [], comments: [], complete: true, overlong: { bytes, head: dataHead(headBytes), tail: dataTail(tailBytes) } };
 }
 
 interface Discard {
@@ -299,16 +304,57 @@ export class SseSplitter {
   }
 }
 
+/** The fields of an event other than its data, in the order they are written. */
+export type EventFields = Pick<SseEvent, 'id' | 'event' | 'retry'> & { readonly comments?: readonly string[] };
+
+const LINE_BREAK = /\r\n|\r|\n/;
+const END_OF_EVENT = Buffer.from('\n\n');
+const MESSAGE_HEAD = Buffer.from('event: message\ndata: ');
+
+/** Bytes as one `data:` value: JSON has line breaks only as whitespace between tokens, so they become spaces. */
+function oneLine(json: Buffer): Buffer {
+  if (json.indexOf(LF) === -1 && json.indexOf(CR) === -1) return json;
+  const copy = Buffer.from(json);
+  for (let i = 0; i < copy.length; i++) if (copy[i] === LF || copy[i] === CR) copy[i] = 0x20;
+  return copy;
+}
+
 /**
- * Serialise an event with new data, keeping its comments, `event`, `id` and `retry`. Used only for events
- * the gateway rewrote; everything else is forwarded as `raw`.
+ * The one SSE frame encoder: comments, `event:`, `id:`, `retry:`, then the data, then the blank line that
+ * dispatches it. Text data gets one `data:` line per line; bytes (serialised JSON, e.g. a worker's) are one
+ * `data:` line. Every event the gateway writes itself, or rewrote, is made here; the rest is forwarded raw.
  */
-export function serializeEvent(event: Pick<SseEvent, 'id' | 'event' | 'retry' | 'comments'>, data: string): Buffer {
-  let text = '';
-  for (const comment of event.comments) text += `:${comment}\n`;
-  if (event.event !== undefined) text += `event: ${event.event}\n`;
-  if (event.id !== undefined) text += `id: ${event.id}\n`;
-  if (event.retry !== undefined) text += `retry: ${event.retry}\n`;
-  for (const line of data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
-  return Buffer.from(`${text}\n`, 'utf8');
+export function encodeEvent(fields: EventFields, data: string | Buffer): Buffer {
+  let head = '';
+  if (fields.comments) for (const comment of fields.comments) head += `:${comment}\n`;
+  if (fields.event !== undefined) head += `event: ${fields.event}\n`;
+  if (fields.id !== undefined) head += `id: ${fields.id}\n`;
+  if (fields.retry !== undefined) head += `retry: ${fields.retry}\n`;
+  if (Buffer.isBuffer(data)) return Buffer.concat([Buffer.from(`${head}data: `, 'utf8'), oneLine(data), END_OF_EVENT]);
+  for (const line of data.split(LINE_BREAK)) head += `data: ${line}\n`;
+  return Buffer.from(`${head}\n`, 'utf8');
+}
+
+/**
+ * One `message` event carrying a JSON-RPC message (its JSON text or bytes), with `id` when the stream is
+ * resumable: the frame the SDK servers write.
+ */
+export function messageEvent(json: string | Buffer, id?: string): Buffer {
+  const bytes = oneLine(typeof json === 'string' ? Buffer.from(json, 'utf8') : json);
+  // The usual case (no id) without building a header string.
+  if (id === undefined) return Buffer.concat([MESSAGE_HEAD, bytes, END_OF_EVENT]);
+  return encodeEvent({ event: 'message', id }, bytes);
+}
+
+/** The priming event a resumable stream starts with: an id to resume from, the reconnection delay, no data. */
+export function primingEvent(id: string, retryMs: number): Buffer {
+  return encodeEvent({ id, retry: retryMs }, '');
+}
+
+/** A keep-alive comment (clients ignore it; intermediaries see traffic). */
+export const KEEP_ALIVE: Buffer = Buffer.from(': keepalive\n\n');
+
+/** The fields of one complete block (its raw bytes, as a relay collected them). */
+export function parseBlock(raw: Buffer): SseEvent {
+  return new SseSplitter().push(raw)[0] ?? { raw, data: [], comments: [], complete: false };
 }

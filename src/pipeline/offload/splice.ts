@@ -1,10 +1,9 @@
 /**
  * Putting a worker's already serialised result (UTF-8 JSON bytes) into what the client receives without
- * re-serialising or re-encoding it: its JSON-RPC envelope, a batch, an SSE event. The only work left on the
- * main thread is one copy of the bytes.
+ * re-serialising or re-encoding it: its JSON-RPC envelope, a batch (an SSE event takes them as they are:
+ * src/stream/sse.ts encodeEvent). The only work left on the main thread is one copy of the bytes.
  */
 import type { JsonObject } from '../../json.js';
-import { serializeEvent, type SseEvent } from '../../stream/sse.js';
 
 /** `message` with its `result` replaced by `result` (JSON bytes), as JSON bytes; `result` comes last. */
 export function spliceResult(message: JsonObject, result: Buffer): Buffer {
@@ -22,14 +21,4 @@ export function joinMessages(parts: readonly (Buffer | unknown)[], batch: boolea
   bytes.forEach((b, i) => out.push(...(i > 0 ? [Buffer.from(','), b] : [b])));
   out.push(Buffer.from(']'));
   return Buffer.concat(out);
-}
-
-/**
- * An SSE event like `event` (comments, type, id, retry kept) whose data is `json`: JSON text has no line
- * breaks, so it is one `data:` line.
- */
-export function eventWithJson(event: Pick<SseEvent, 'id' | 'event' | 'retry' | 'comments'>, json: Buffer): Buffer {
-  // serializeEvent with empty data ends in "data: \n\n": keep "data: ", put the bytes, end the event.
-  const frame = serializeEvent(event, '');
-  return Buffer.concat([frame.subarray(0, frame.length - 2), json, Buffer.from('\n\n')]);
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SseSplitter, serializeEvent, type SseEvent } from '../../../src/stream/sse.js';
+import { encodeEvent, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
 
 /** Feed `input` cut at the given offsets; returns every block. */
 function split(input: Buffer, cuts: readonly number[] = []): SseEvent[] {
@@ -77,7 +77,7 @@ describe('SseSplitter', () => {
   });
 
   it('serializes a rewritten event keeping comments, event, id and retry', () => {
-    const out = serializeEvent({ id: '5', event: 'message', retry: 10, comments: [' c'] }, '{"x":1}');
+    const out = encodeEvent({ id: '5', event: 'message', retry: 10, comments: [' c'] }, '{"x":1}');
     expect(out.toString()).toBe(': c\nevent: message\nid: 5\nretry: 10\ndata: {"x":1}\n\n');
     expect(fields(split(out))).toEqual([{ id: '5', event: 'message', retry: 10, data: ['{"x":1}'], comments: [' c'] }]);
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../../src/json.js';
 import { OFFLOAD_BYTES, planOffload, textLength } from '../../../../src/pipeline/offload/plan.js';
-import { eventWithJson, joinMessages, spliceResult } from '../../../../src/pipeline/offload/splice.js';
+import { joinMessages, spliceResult } from '../../../../src/pipeline/offload/splice.js';
+import { encodeEvent } from '../../../../src/stream/sse.js';
 import type { PendingRequest } from '../../../../src/pipeline/request.js';
 import { upstreamWith } from '../../retrofit/helpers.js';
 
@@ -50,6 +51,6 @@ describe('splicing worker bytes', () => {
   });
 
   it('frames bytes as one SSE data line, keeping the event fields', () => {
-    expect(eventWithJson({ id: '7', event: 'message', comments: ['c'] }, bytes).toString('utf8')).toBe(':c\nevent: message\nid: 7\ndata: {"structuredContent":{"a":"é"}}\n\n');
+    expect(encodeEvent({ id: '7', event: 'message', comments: ['c'] }, bytes).toString('utf8')).toBe(':c\nevent: message\nid: 7\ndata: {"structuredContent":{"a":"é"}}\n\n');
   });
 });
