@@ -50,6 +50,11 @@ export class Tally<L extends string> {
     byB.set(c, { labels, n: 1 });
   }
 
+  /** The counter's values, the counts so far included (tests; /metrics reads the registry). */
+  get(): ReturnType<Counter<L>['get']> {
+    return this.#counter.get();
+  }
+
   /** Hand the counts so far to the counter (prom-client's `collect`, before every read). */
   flush(): void {
     for (const byA of this.#slots.values())
@@ -151,10 +156,11 @@ export class TwoLabelHistogram<L extends string> {
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Client requests by upstream, JSON-RPC method (or HTTP verb for GET/DELETE) and HTTP status. */
-  readonly requests: Counter<'upstream' | 'method' | 'status'>;
-  /** `requests` for the proxy's hot path: `inc(upstream, method, status)` (see Tally). */
-  readonly requestTally: Tally<'upstream' | 'method' | 'status'>;
+  /**
+   * Client requests by upstream, method and HTTP status: `inc(upstream, method, status)`. The method is an MCP
+   * method (others count as `other`: src/protocol/methods.ts), `batch`, the message kind, or the HTTP verb.
+   */
+  readonly requests: Tally<'upstream' | 'method' | 'status'>;
   /** Time to the upstream's response headers, by upstream and method: `observe(upstream, method, seconds)`. */
   readonly latency: TwoLabelHistogram<'upstream' | 'method'>;
   /** Upstream failures by kind: unreachable, timeout, protocol, too_large, exited, spawn. */
@@ -166,10 +172,11 @@ export interface Metrics {
   readonly retrofits: Counter<'upstream' | 'tool' | 'outcome' | 'format' | 'mode'>;
   /** Tool definition repairs in tools/list: input_type_added, input_replaced, output_removed. */
   readonly repairs: Counter<'upstream' | 'tool' | 'kind'>;
-  /** Protocol revisions detected per request, by source (meta, header, session, default). */
-  readonly revisions: Counter<'upstream' | 'revision' | 'source'>;
-  /** `revisions` for the proxy's hot path: `inc(upstream, revision, source)`. */
-  readonly revisionTally: Tally<'upstream' | 'revision' | 'source'>;
+  /**
+   * Protocol revisions governing requests, by source (meta, header, session, default): `inc(upstream,
+   * revision, source)`; a revision the gateway does not know counts as `other`.
+   */
+  readonly revisions: Tally<'upstream' | 'revision' | 'source'>;
   /** Sessions the gateway currently knows about (stdio: gateway-owned; HTTP: seen session ids). */
   readonly sessions: Gauge<'upstream'>;
   /** Live stdio child processes. */
@@ -210,8 +217,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const revisionTally: Tally<'upstream' | 'revision' | 'source'> = new Tally(revisions, ['upstream', 'revision', 'source']);
   return {
     registry,
-    requests,
-    requestTally,
+    requests: requestTally,
     latency: new TwoLabelHistogram({
       name: 'mcp_retrofit_upstream_latency_seconds',
       help: 'Time from forwarding a request to the upstream answering (headers or first message).',
@@ -237,8 +243,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['upstream', 'tool', 'kind'],
       registers,
     }),
-    revisions,
-    revisionTally,
+    revisions: revisionTally,
     sessions: new Gauge({
       name: 'mcp_retrofit_active_sessions',
       help: 'Sessions currently open through the gateway.',

@@ -43,15 +43,15 @@ describe('createMetrics', () => {
 
   it('a Tally hands its counts to the counter whenever the counter is read, new and repeated label tuples alike', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
-    metrics.requestTally.inc('up', 'tools/call', 200);
-    metrics.requestTally.inc('up', 'tools/call', 200);
-    metrics.requestTally.inc('up', 'GET', 404);
-    metrics.requests.inc({ upstream: 'up', method: 'tools/call', status: 200 });
+    metrics.requests.inc('up', 'tools/call', 200);
+    metrics.requests.inc('up', 'tools/call', 200);
+    metrics.requests.inc('up', 'GET', 404);
+    metrics.requests.inc('up', 'tools/call', 200);
     const text = await metrics.registry.metrics();
     expect(text).toContain('mcp_retrofit_requests_total{upstream="up",method="tools/call",status="200"} 3');
     expect(text).toContain('mcp_retrofit_requests_total{upstream="up",method="GET",status="404"} 1');
-    metrics.revisionTally.inc('up', '2025-06-18', 'header');
-    metrics.requestTally.inc('up', 'GET', 404);
+    metrics.revisions.inc('up', '2025-06-18', 'header');
+    metrics.requests.inc('up', 'GET', 404);
     const values = (await metrics.requests.get()).values.map((v) => [v.labels.method, v.value]);
     expect(values).toEqual([
       ['tools/call', 3],
