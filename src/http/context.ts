@@ -1,7 +1,8 @@
 /**
  * What every route of the gateway shares: the config generations (each request takes one snapshot), the
  * logger, metrics, the rewrite pipeline, what is known of proxied sessions, the upstream connection pools,
- * the exchanges in flight (for shutdown) and the secret scrubber for client-facing error texts.
+ * the exchanges in flight (for shutdown) and the secret scrubber for client-facing error texts. Each request
+ * reads its upstream's config from one snapshot, the generation it arrived under.
  */
 import type { Generations } from '../config/generations.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -46,23 +47,9 @@ export interface Snapshot<U extends UpstreamConfig = UpstreamConfig> {
   readonly policy: UpstreamPolicy | undefined;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The config generation this request is served under, taken once when it arrived (see generationOf). */
-    generation: LoadedConfig | null;
-  }
-}
-
-/** What holds a request's config generation: a Fastify request, or the direct lane's (src/http/server/lane.ts). */
+/** What holds a request's config generation (taken once when it arrived: src/http/server/gate.ts). */
 export interface Generational {
-  generation: LoadedConfig | null;
-}
-
-/** The request's config generation: the first call takes it, every later one (guards, handler) sees the same. */
-export function generationOf(ctx: GatewayContext, request: Generational | undefined): LoadedConfig {
-  if (!request) return ctx.generations.current;
-  request.generation ??= ctx.generations.current;
-  return request.generation;
+  readonly generation: LoadedConfig;
 }
 
 /**
@@ -70,7 +57,7 @@ export function generationOf(ctx: GatewayContext, request: Generational | undefi
  * generation when a request is given, else the current one (timers, readiness).
  */
 export function snapshot<U extends UpstreamConfig>(ctx: GatewayContext, name: string, request?: Generational): Snapshot<U> {
-  const loaded = generationOf(ctx, request);
+  const loaded = request?.generation ?? ctx.generations.current;
   const upstream = loaded.config.upstreams[name];
   if (!upstream) throw new Error(`upstream "${name}" is missing from the config generation`);
   return { loaded, upstream: upstream as U, policy: loaded.policies.get(name) };

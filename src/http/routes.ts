@@ -1,35 +1,38 @@
 /**
- * Every route of the gateway: per upstream by kind — proxied (`url:`), gateway-owned sessions over a stdio
- * child (`command:`) or a legacy SSE connection (`sse:`) — then the operations endpoints. A proxied
- * upstream's MCP POSTs in order are served by the direct lane beside them (src/http/server/lane.ts).
+ * Every route of the gateway, all through the one gate (src/http/server/gate.ts): per upstream by kind —
+ * proxied (`url:`, src/http/proxy/), gateway-held sessions over a stdio child (`command:`) or a legacy SSE
+ * connection (`sse:`, src/http/front/ and src/http/legacy/) — then OAuth discovery and the operations
+ * endpoints, and the answer for everything else.
  */
 import type { FastifyInstance } from 'fastify';
-import { generationOf, snapshot, type GatewayContext } from './context.js';
-import { authGuard, rebindingGuard } from './server/guards.js';
-import { registerHttpRoutes } from './proxy/route.js';
-import type { DirectLane } from './server/lane.js';
-import { registerOAuthRoutes } from './oauth/routes.js';
-import { registerOpsRoutes } from './server/ops.js';
+import { snapshot, type GatewayContext } from './context.js';
 import { registerSseRoutes } from './front/sse-routes.js';
 import { registerStdioRoutes, type StdioOptions } from './front/stdio-routes.js';
+import { registerOAuthRoutes } from './oauth/routes.js';
+import { registerProxyRoutes } from './proxy/route.js';
+import { setNotFound } from './server/create.js';
+import type { Gate } from './server/gate.js';
+import { registerOpsRoutes } from './server/ops.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** Register all routes; returns each upstream's handle for readiness, notifications and shutdown. */
-export function registerRoutes(app: FastifyInstance, ctx: GatewayContext, lane: DirectLane, options: { stdio?: StdioOptions } = {}): Map<string, UpstreamRoutes> {
+export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayContext, options: { stdio?: StdioOptions } = {}): Map<string, UpstreamRoutes> {
   const upstreams = new Map<string, UpstreamRoutes>();
-  // DNS-rebinding protection (Host, Origin), then the gateway's bearer tokens; both read the request's snapshot.
-  const config = (request: Parameters<typeof generationOf>[1]) => generationOf(ctx, request).config;
-  const rebinding = rebindingGuard(config);
-  const auth = authGuard(config);
-  const guards = [rebinding, auth];
+  // Methods each upstream path takes, for the 405 of a method it does not.
+  const allowed = new Map<string, string>();
   for (const name of Object.keys(ctx.generations.current.config.upstreams)) {
-    const kind = snapshot(ctx, name).upstream.kind;
-    if (kind === 'http') upstreams.set(name, registerHttpRoutes(app, lane, name, ctx, { mcp: guards, discovery: [rebinding] }));
-    else if (kind === 'stdio') upstreams.set(name, registerStdioRoutes(app, name, ctx, guards, options.stdio));
-    else upstreams.set(name, registerSseRoutes(app, name, ctx, guards));
+    const upstream = snapshot(ctx, name).upstream;
+    allowed.set(upstream.path, 'GET, POST, DELETE');
+    if (upstream.kind === 'http') upstreams.set(name, registerProxyRoutes(app, gate, name, ctx));
+    else if (upstream.kind === 'stdio') upstreams.set(name, registerStdioRoutes(app, gate, name, ctx, options.stdio));
+    else {
+      upstreams.set(name, registerSseRoutes(app, gate, name, ctx));
+      allowed.set(`${upstream.path.replace(/\/$/, '')}/message`, 'POST');
+    }
   }
   // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.
-  registerOAuthRoutes(app, ctx);
-  registerOpsRoutes(app, ctx, upstreams);
+  registerOAuthRoutes(app, ctx, gate);
+  registerOpsRoutes(app, gate, ctx, upstreams);
+  setNotFound(app, gate, allowed);
   return upstreams;
 }

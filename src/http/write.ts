@@ -1,33 +1,76 @@
 /**
- * Answering with the gateway's own errors: a JSON-RPC error body from the registry (src/errors.ts) with its
- * HTTP status, on a Fastify reply or on a raw response once the reply was hijacked.
+ * The one place the edge writes on a raw response what did not come from an upstream: a JSON-RPC error from
+ * the registry (src/errors.ts) with its HTTP status, any other JSON answer, an upstream's own answer passed on
+ * whole, the headers of the SSE streams the gateway writes itself, and writes that wait for a slow client.
+ * SSE frames are encoded by src/stream/sse.ts. Every route hijacks its reply first (src/http/server/gate.ts),
+ * so nothing else writes to the response.
  */
-import type { ServerResponse } from 'node:http';
-import type { FastifyReply } from 'fastify';
-import type { RetrofitError } from '../errors.js';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { RetrofitError } from '../errors.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 
-/** Send `error` as the whole answer. */
-export function sendError(reply: FastifyReply, error: RetrofitError, id: JsonRpcId = null, headers: Record<string, string> = {}): FastifyReply {
-  return reply.code(error.status).headers(headers).type('application/json').send(error.toJsonRpc(id));
-}
+/** Headers of every SSE answer the gateway writes itself. */
+export const SSE_HEADERS: Readonly<OutgoingHttpHeaders> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+});
 
-/** Write `value` as the whole JSON answer on a raw response. */
-function writeJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string>): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+/** Write `body` as the whole answer, with its length. */
+export function writeBody(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer | string): void {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
-/** Write `error` as the whole answer on a raw response. */
-export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId = null, headers: Record<string, string> = {}): void {
+/** Write `value` as the whole JSON answer. */
+export function writeJson(res: ServerResponse, status: number, value: unknown, headers: OutgoingHttpHeaders = {}): void {
+  writeBody(res, status, { ...headers, 'content-type': 'application/json' }, JSON.stringify(value));
+}
+
+/** Write `error` as the whole answer: its HTTP status, its JSON-RPC error body for request `id`. */
+export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId = null, headers: OutgoingHttpHeaders = {}): void {
   writeJson(res, error.status, error.toJsonRpc(id), headers);
 }
 
-/** The body of an unexpected failure (a bug): nothing about it is told the client. */
-export const INTERNAL_ERROR = { jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error' } } as const;
-
-/** Answer an unexpected failure with 500 and INTERNAL_ERROR on a raw response. */
+/**
+ * Answer an unexpected failure (a bug): 500 RETROFIT_ERR_INTERNAL, which tells the client nothing about it,
+ * while nothing was sent; else the connection ends (the only signal left once bytes went out).
+ */
 export function writeInternalError(res: ServerResponse): void {
-  writeJson(res, 500, INTERNAL_ERROR, {});
+  if (res.headersSent) res.destroy();
+  else writeError(res, new RetrofitError('RETROFIT_ERR_INTERNAL'));
+}
+
+/**
+ * Resolves once `res` can take more (true) or is gone (false). Both listeners are removed whichever fires
+ * first, so a long stream to a slow client waits any number of times without growing.
+ */
+export function drained(res: ServerResponse): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve(!res.destroyed);
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Write with backpressure: resolves false when the client went away. */
+export function write(res: ServerResponse, chunk: Buffer): boolean | Promise<boolean> {
+  if (res.destroyed) return false;
+  return res.write(chunk) || drained(res);
+}
+
+/** Forward a body's chunks untouched, with backpressure. Resolves false when the client went away. */
+export async function pipeBody(res: ServerResponse, body: AsyncIterable<Buffer>): Promise<boolean> {
+  for await (const chunk of body) {
+    const ok = write(res, chunk);
+    if (ok !== true && (ok === false || !(await ok))) return false;
+  }
+  return true;
 }

@@ -84,6 +84,6 @@ upstreams:
       expect(gw.logs.some((l) => l.msg === 'request' && l.upstream === upstreamName && l.method === 'initialize'), upstreamName).toBe(true);
     }
     expect(gw.logs.find((l) => l.msg === 'request' && l.upstream === 'local' && l.method === 'tools/call')).toMatchObject({ outcome: 'ok' });
-    expect(gw.logs.filter((l) => l.msg === 'bearer token rejected')).toHaveLength(2);
+    expect(gw.logs.filter((l) => l.msg === 'request' && l.code === 'RETROFIT_ERR_UNAUTHORIZED' && l.status === 401)).toHaveLength(2);
   });
 });

@@ -8,7 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import { idKey } from '../../session/pending.js';
 import type { JsonRpcId } from '../../jsonrpc/classify.js';
-import { KEEP_ALIVE, messageEvent, primingEvent, SSE_HEADERS } from '../sse-frame.js';
+import { KEEP_ALIVE, messageEvent, primingEvent } from '../../stream/sse.js';
+import { SSE_HEADERS } from '../write.js';
 import type { EventStore } from './events.js';
 
 /** How long a client waits before resuming a dropped stream (the priming event's `retry:`, ms). */

@@ -1,6 +1,6 @@
 /**
- * The gateway-owned sessions of one upstream: found by Mcp-Session-Id, capped (`maxSessions`: beyond it a new
- * session gets 503), closed when idle (`idleTimeoutMs` without an HTTP exchange and nothing in flight),
+ * The gateway-owned sessions of one upstream: found by Mcp-Session-Id, capped (`maxSessions`, legacy SSE
+ * connections of the upstream included: beyond it a new session gets 503), closed when idle (`idleTimeoutMs` without an HTTP exchange and nothing in flight),
  * ticked for keep-alives (one timer for all of them), told about tool changes, drained on shutdown.
  */
 import { RetrofitError } from '../../errors.js';
@@ -14,7 +14,7 @@ export interface RegistryOptions {
   readonly upstream: string;
   readonly metrics: Metrics;
   /** Read when a session is created / touched: a reload may change them. */
-  readonly maxSessions: () => number | undefined;
+  readonly maxSessions: () => number;
   readonly idleTimeoutMs: () => number;
   /** Keep-alive interval (tests shorten it). */
   readonly keepAliveMs?: number;
@@ -30,6 +30,8 @@ export class FrontSessions {
   readonly #sessions = new Map<string, Entry>();
   /** Sessions that are closing: their links still count until gone. */
   readonly #closing = new Set<Promise<void>>();
+  /** Sessions held outside this registry that count towards maxSessions (legacy SSE connections). */
+  #held = 0;
   #ticker: NodeJS.Timeout | undefined;
   #shuttingDown = false;
 
@@ -50,8 +52,22 @@ export class FrontSessions {
   admit(): RetrofitError | undefined {
     if (this.#shuttingDown) return new RetrofitError('RETROFIT_ERR_SHUTTING_DOWN');
     const max = this.#options.maxSessions();
-    if (max !== undefined && this.#sessions.size >= max) return new RetrofitError('RETROFIT_ERR_TOO_MANY_SESSIONS', [this.#options.upstream, max]);
+    if (this.#sessions.size + this.#held >= max) return new RetrofitError('RETROFIT_ERR_TOO_MANY_SESSIONS', [this.#options.upstream, max]);
     return undefined;
+  }
+
+  /**
+   * Count a session held elsewhere (a legacy SSE connection) towards maxSessions until the returned function
+   * is called (once; later calls do nothing). Call admit() first.
+   */
+  hold(): () => void {
+    this.#held += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#held -= 1;
+    };
   }
 
   add(session: FrontSession): void {

@@ -5,10 +5,10 @@
  * MCP-Protocol-Version 400), then handed to the session. Each exchange is logged and counted once.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { RetrofitError } from '../../errors.js';
-import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.js';
+import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
 import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../jsonrpc/strict.js';
 import type { Logger } from '../../log.js';
 import { acceptsHeaderRevision, eraOf, isRevision, STATEFUL_REVISIONS } from '../../protocol/era.js';
@@ -17,11 +17,12 @@ import { OwnedSession } from '../../session/owned.js';
 import { SessionState } from '../../session/state.js';
 import { headerValue } from '../../upstream/headers.js';
 import type { SendOutcome, UpstreamLink } from '../../upstream/link.js';
-import { labelOf, readBody } from '../server/body.js';
 import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
-import { logWhenDone, type ExchangeFacts } from '../server/exchange-log.js';
-import type { Guard } from '../server/guards.js';
-import { sendError, writeError } from '../write.js';
+import { accepts } from '../server/accept.js';
+import { parseBody } from '../server/body.js';
+import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
+import type { Gate, GatewayRequest, RouteHandler } from '../server/gate.js';
+import { writeError, writeJson } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
 import { FrontSession } from './session.js';
@@ -32,16 +33,11 @@ export interface FrontTarget {
   readonly path: string;
   /** A link for a new session: the snapshot of its initialize request, and that request's headers. */
   link(snap: Snapshot, headers: IncomingHttpHeaders, log: Logger): UpstreamLink;
-  readonly maxSessions: (snap: Snapshot) => number | undefined;
+  readonly maxSessions: (snap: Snapshot) => number;
   readonly idleTimeoutMs: (snap: Snapshot) => number;
   readonly bridge: (snap: Snapshot) => boolean;
   /** Keep-alive interval (tests shorten it). */
   readonly keepAliveMs?: number;
-}
-
-function accepts(req: FastifyRequest, ...types: string[]): boolean {
-  const accept = req.headers.accept;
-  return accept !== undefined && types.every((t) => accept.includes(t));
 }
 
 /** The modern (session-less) revision a request claims, if any: such clients get -32022 and fall back. */
@@ -55,12 +51,12 @@ function claimedModern(header: string | undefined, body: ClassifiedBody): string
  * The answer the v2 SDK client's version negotiation recognises (HTTP 400, JSON-RPC -32022 with
  * `data.supported` and `data.requested`): it then falls back to a session-based initialize on the same URL.
  */
-function unsupportedVersion(reply: FastifyReply, requested: string, body: ClassifiedBody): FastifyReply {
+function unsupportedVersion(res: ServerResponse, requested: string, body: ClassifiedBody): void {
   const err = new RetrofitError('RETROFIT_ERR_UNSUPPORTED_VERSION', [requested, STATEFUL_REVISIONS.join(', ')]);
   const only = body.batch ? undefined : body.messages[0];
   const id = only?.kind === 'request' && only.id !== undefined ? only.id : null;
   const error = { code: err.rpcCode, message: err.message, data: { code: err.code, supported: [...STATEFUL_REVISIONS], requested } };
-  return reply.code(err.status).type('application/json').send({ jsonrpc: '2.0', id, error });
+  writeJson(res, err.status, { jsonrpc: '2.0', id, error });
 }
 
 export interface FrontRoutes {
@@ -68,7 +64,7 @@ export interface FrontRoutes {
 }
 
 /** Register POST/GET/DELETE of the edge; `legacyGet` takes GETs without a session (legacy SSE clients). */
-export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: GatewayContext, guards: readonly Guard[], legacyGet?: (req: FastifyRequest, reply: FastifyReply) => Promise<void>): FrontRoutes {
+export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTarget, ctx: GatewayContext, legacyGet?: RouteHandler): FrontRoutes {
   const sessions = new FrontSessions({
     upstream: target.name,
     metrics: ctx.metrics,
@@ -103,22 +99,31 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     return session;
   }
 
-  async function post(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const facts: { -readonly [K in keyof ExchangeFacts]: ExchangeFacts[K] } = { method: 'POST' };
+  /** The exchange's log line and count, once its response closes; `facts` says what was learnt by then. */
+  function logged(req: GatewayRequest, res: ServerResponse, facts: () => Partial<ExchangeRecord> & { readonly method: string }): void {
+    const started = performance.now();
+    finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: target.name, session: headerValue(req.headers, 'mcp-session-id'), started, ...facts() }));
+  }
+
+  async function post(req: GatewayRequest, res: ServerResponse): Promise<void> {
+    const facts: { -readonly [K in keyof ExchangeRecord]?: ExchangeRecord[K] } & { method: string } = { method: 'POST' };
     const sessionId = headerValue(req.headers, 'mcp-session-id');
     // What the client got is known once the exchange ends: the stream's first error answer, if any.
-    const answered: { stream?: PostStream } = {};
-    const outcome = (): ExchangeFacts => ({ ...facts, rpcError: answered.stream?.outcome.rpcError, errorCode: answered.stream?.outcome.errorCode });
-    logWhenDone(reply.raw, target.name, sessionId ? log.child({ session: sessionId, reqId: req.id }) : log.child({ reqId: req.id }), ctx.metrics, outcome);
-    if (!accepts(req, 'application/json', 'text/event-stream')) return void sendError(reply, new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['both application/json and text/event-stream']));
-    const read = readBody(req);
-    if (read instanceof RetrofitError) return void sendError(reply, read);
+    const answered: { stream?: PostStream; error?: RetrofitError } = {};
+    logged(req, res, () => ({ ...facts, rpcError: answered.stream?.outcome.rpcError ?? answered.error?.rpcCode, errorCode: answered.stream?.outcome.errorCode ?? answered.error?.code }));
+    const refuse = (error: RetrofitError, id: JsonRpcId = null): void => {
+      answered.error = error;
+      writeError(res, error, id);
+    };
+    if (!accepts(req.headers.accept, 'application/json', 'text/event-stream')) return refuse(new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['both application/json and text/event-stream']));
+    const read = parseBody(req.headers, req.body);
+    if (read instanceof RetrofitError) return refuse(read);
     const { body } = read;
     facts.method = labelOf(body, 'POST');
     const first = body.messages[0];
     if (!body.batch && first?.method === 'tools/call') facts.tool = first.name;
     const problem = nestedTooDeeply(read.text) ? `nested deeper than ${MAX_DEPTH} levels` : body.messages.map(strictProblem).find((p) => p !== undefined);
-    if (problem !== undefined) return void sendError(reply, new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (${problem})`]));
+    if (problem !== undefined) return refuse(new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (${problem})`]));
     const header = headerValue(req.headers, 'mcp-protocol-version');
     const snap = snapshot(ctx, target.name, req);
     const initialize = body.messages.some((m) => m.kind === 'request' && m.method === 'initialize');
@@ -126,34 +131,32 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     let session: FrontSession;
     if (sessionId === undefined) {
       const modern = claimedModern(header, body);
-      if (modern !== undefined) return void unsupportedVersion(reply, modern, body);
-      if (!initialize) return void sendError(reply, new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'));
-      if (body.messages.length > 1) return void sendError(reply, new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['only one initialization request is allowed']));
+      if (modern !== undefined) return unsupportedVersion(res, modern, body);
+      if (!initialize) return refuse(new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'));
+      if (body.messages.length > 1) return refuse(new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['only one initialization request is allowed']));
       const refused = sessions.admit();
-      if (refused) return void sendError(reply, refused);
+      if (refused) return refuse(refused);
       session = create(snap, req.headers);
     } else {
       const found = sessions.get(sessionId);
-      if (!found) return void sendError(reply, new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
-      if (initialize) return void sendError(reply, new RetrofitError('RETROFIT_ERR_ALREADY_INITIALIZED'));
-      if (header !== undefined && !acceptsHeaderRevision(header)) return void sendError(reply, new RetrofitError('RETROFIT_ERR_PROTOCOL_VERSION_HEADER', [header, STATEFUL_REVISIONS.join(', ')]));
+      if (!found) return refuse(new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
+      if (initialize) return refuse(new RetrofitError('RETROFIT_ERR_ALREADY_INITIALIZED'));
+      if (header !== undefined && !acceptsHeaderRevision(header)) return refuse(new RetrofitError('RETROFIT_ERR_PROTOCOL_VERSION_HEADER', [header, STATEFUL_REVISIONS.join(', ')]));
       session = found;
     }
     sessions.touch(session);
 
     const requests = body.messages.filter((m) => m.kind === 'request');
     const duplicate = requests.find((m) => m.id !== undefined && m.id !== null && session.owned.state.pending.has(m.id));
-    if (duplicate) return void sendError(reply, new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(duplicate.id)]), duplicate.id ?? null);
+    if (duplicate) return refuse(new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(duplicate.id)]), duplicate.id ?? null);
 
     const json = (m: ClassifiedMessage): string => (body.batch ? JSON.stringify(m.message) : read.text);
     const send = { headers: req.headers };
-    reply.hijack();
-    const res = reply.raw;
     if (requests.length === 0) {
       // Notifications and responses only: 202 once the upstream took them.
       const outcomes = await Promise.all(body.messages.map((m) => session.owned.notify(m, json(m), send)));
       const failed = outcomes.find((o): o is Extract<SendOutcome, { ok: false }> => !o.ok);
-      if (failed) return writeError(res, failed.error);
+      if (failed) return refuse(failed.error);
       res.writeHead(202, { 'mcp-session-id': session.id }).end();
       return;
     }
@@ -168,7 +171,7 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
         continue;
       }
       const { registered, sent } = session.owned.request(m, json(m), { header, policy: snap.policy, stream }, send);
-      ctx.metrics.revisions.inc({ upstream: target.name, revision: registered.revision, source: registered.source });
+      countRevision(ctx.metrics, target.name, registered.revision, registered.source);
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;
       if (m.method === 'initialize' && requested !== undefined) facts.requested = requested;
@@ -181,15 +184,16 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     }
   }
 
-  function sessionOf(req: FastifyRequest, reply: FastifyReply): FrontSession | undefined {
+  /** The session a GET or DELETE names, or undefined after answering why not. */
+  function sessionOf(req: GatewayRequest, res: ServerResponse): FrontSession | undefined {
     const id = headerValue(req.headers, 'mcp-session-id');
     const session = id === undefined ? undefined : sessions.get(id);
-    if (id === undefined) sendError(reply, new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'));
-    else if (!session) sendError(reply, new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
+    if (id === undefined) writeError(res, new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'));
+    else if (!session) writeError(res, new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
     else {
       const header = headerValue(req.headers, 'mcp-protocol-version');
       if (header !== undefined && !acceptsHeaderRevision(header)) {
-        sendError(reply, new RetrofitError('RETROFIT_ERR_PROTOCOL_VERSION_HEADER', [header, STATEFUL_REVISIONS.join(', ')]));
+        writeError(res, new RetrofitError('RETROFIT_ERR_PROTOCOL_VERSION_HEADER', [header, STATEFUL_REVISIONS.join(', ')]));
         return undefined;
       }
       sessions.touch(session);
@@ -197,27 +201,26 @@ export function registerFront(app: FastifyInstance, target: FrontTarget, ctx: Ga
     return session;
   }
 
-  async function get(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    if (legacyGet && headerValue(req.headers, 'mcp-session-id') === undefined) return legacyGet(req, reply);
-    logWhenDone(reply.raw, target.name, log.child({ reqId: req.id }), ctx.metrics, () => ({ method: 'GET' }));
-    if (!accepts(req, 'text/event-stream')) return void sendError(reply, new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['text/event-stream']));
-    const session = sessionOf(req, reply);
+  function get(req: GatewayRequest, res: ServerResponse): void | Promise<void> {
+    if (legacyGet && headerValue(req.headers, 'mcp-session-id') === undefined) return legacyGet(req, res);
+    logged(req, res, () => ({ method: 'GET' }));
+    if (!accepts(req.headers.accept, 'text/event-stream')) return writeError(res, new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['text/event-stream']));
+    const session = sessionOf(req, res);
     if (!session) return;
-    reply.hijack();
-    const outcome = session.get(reply.raw, headerValue(req.headers, 'last-event-id'));
-    if (!outcome.ok) writeError(reply.raw, new RetrofitError(outcome.status === 409 ? 'RETROFIT_ERR_CONFLICT' : 'RETROFIT_ERR_INVALID_REQUEST', [outcome.message]));
+    const outcome = session.get(res, headerValue(req.headers, 'last-event-id'));
+    if (!outcome.ok) writeError(res, new RetrofitError(outcome.status === 409 ? 'RETROFIT_ERR_CONFLICT' : 'RETROFIT_ERR_INVALID_REQUEST', [outcome.message]));
   }
 
-  async function remove(req: FastifyRequest, reply: FastifyReply): Promise<void> {
-    logWhenDone(reply.raw, target.name, log.child({ reqId: req.id }), ctx.metrics, () => ({ method: 'DELETE' }));
-    const session = sessionOf(req, reply);
+  async function remove(req: GatewayRequest, res: ServerResponse): Promise<void> {
+    logged(req, res, () => ({ method: 'DELETE' }));
+    const session = sessionOf(req, res);
     if (!session) return;
     await sessions.close(session, 'session closed');
-    void reply.code(200).send();
+    res.writeHead(200, { 'content-length': 0 }).end();
   }
 
-  app.route({ method: 'POST', url: target.path, onRequest: [...guards], handler: post });
-  app.route({ method: 'GET', url: target.path, onRequest: [...guards], handler: get });
-  app.route({ method: 'DELETE', url: target.path, onRequest: [...guards], handler: remove });
+  gate.route(app, { method: 'POST', url: target.path, guards: 'mcp', upstream: target.name, handle: post });
+  gate.route(app, { method: 'GET', url: target.path, guards: 'mcp', upstream: target.name, handle: get });
+  gate.route(app, { method: 'DELETE', url: target.path, guards: 'mcp', upstream: target.name, handle: remove });
   return { sessions };
 }

@@ -7,11 +7,12 @@
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
-import { TOOLS_LIST_CHANGED } from '../proxy/streams.js';
 import { SseLink } from '../../upstream/sse-link.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { registerFront } from './route.js';
-import type { Guard } from '../server/guards.js';
+import type { Gate } from '../server/gate.js';
+import { TOOLS_LIST_CHANGED } from '../../protocol/list-changed.js';
+import type { FrontSessions } from './registry.js';
 import { registerLegacy } from '../legacy/edge.js';
 import type { UpstreamRoutes } from '../upstream-routes.js';
 
@@ -32,11 +33,14 @@ function reachable(url: URL): Promise<{ ok: boolean; detail?: string }> {
   });
 }
 
-export function registerSseRoutes(app: FastifyInstance, name: string, ctx: GatewayContext, guards: readonly Guard[]): UpstreamRoutes {
+export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string, ctx: GatewayContext): UpstreamRoutes {
   const sse = (snap: Snapshot): SseUpstreamConfig => snap.upstream as SseUpstreamConfig;
-  const legacy = registerLegacy(app, name, ctx, guards);
+  // Legacy connections and Streamable HTTP sessions share the upstream's maxSessions: one registry counts both.
+  const registry: { sessions?: FrontSessions } = {};
+  const legacy = registerLegacy(app, gate, name, ctx, () => registry.sessions!);
   const { sessions } = registerFront(
     app,
+    gate,
     {
       name,
       path: snapshot(ctx, name).upstream.path,
@@ -56,9 +60,9 @@ export function registerSseRoutes(app: FastifyInstance, name: string, ctx: Gatew
       bridge: (snap) => snap.upstream.bridge,
     },
     ctx,
-    guards,
     legacy.get,
   );
+  registry.sessions = sessions;
   return {
     ready: () => reachable(new URL(snapshot<SseUpstreamConfig>(ctx, name).upstream.sse)),
     notifyToolsChanged: () => legacy.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)) + sessions.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)),

@@ -4,14 +4,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { StdioUpstreamConfig } from '../../config/types.js';
-import { TOOLS_LIST_CHANGED } from '../proxy/streams.js';
 import { checkSpawnable, childCwd, childEnv } from '../../upstream/stdio-env.js';
 import { StdioLink } from '../../upstream/stdio-link.js';
 import { SharedStdio } from '../../upstream/shared-stdio.js';
 import type { Logger } from '../../log.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { registerFront } from './route.js';
-import type { Guard } from '../server/guards.js';
+import type { Gate } from '../server/gate.js';
+import { TOOLS_LIST_CHANGED } from '../../protocol/list-changed.js';
 import type { StdioUpstreamRoutes } from '../upstream-routes.js';
 
 /** Tunables of stdio children; all have defaults. */
@@ -26,7 +26,7 @@ export interface StdioOptions {
 
 export const STDIO_DEFAULTS = Object.freeze({ killTimeoutMs: 5_000 });
 
-export function registerStdioRoutes(app: FastifyInstance, name: string, ctx: GatewayContext, guards: readonly Guard[], options: StdioOptions = {}): StdioUpstreamRoutes {
+export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: string, ctx: GatewayContext, options: StdioOptions = {}): StdioUpstreamRoutes {
   let lastSpawnFailure: string | undefined;
   // share: true — one child for every session, made on first use. A reload that changes how the child is
   // started gives later sessions a new child; sessions already attached keep theirs until they end.
@@ -34,6 +34,7 @@ export function registerStdioRoutes(app: FastifyInstance, name: string, ctx: Gat
   const stdio = (snap: Snapshot): StdioUpstreamConfig => snap.upstream as StdioUpstreamConfig;
   const { sessions } = registerFront(
     app,
+    gate,
     {
       name,
       path: snapshot(ctx, name).upstream.path,
@@ -73,7 +74,6 @@ export function registerStdioRoutes(app: FastifyInstance, name: string, ctx: Gat
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
     },
     ctx,
-    guards,
   );
 
   return {

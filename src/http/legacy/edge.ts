@@ -7,24 +7,24 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
-import { serializeEvent } from '../../stream/sse.js';
+import { encodeEvent, messageEvent } from '../../stream/sse.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { SendOutcome } from '../../upstream/link.js';
 import { LinkRefused, SseLink } from '../../upstream/sse-link.js';
-import { labelOf, readBody } from '../server/body.js';
 import { negotiatedReporter, snapshot, type GatewayContext } from '../context.js';
-import { logWhenDone, type ExchangeFacts } from '../server/exchange-log.js';
-import type { Guard } from '../server/guards.js';
-import { sendError } from '../write.js';
-import { rewriteChallenge } from '../oauth/routes.js';
-import { messageEvent } from '../sse-frame.js';
+import type { FrontSessions } from '../front/registry.js';
+import { rewriteChallenge } from '../oauth/challenge.js';
+import { parseBody } from '../server/body.js';
+import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
+import type { Gate, GatewayRequest } from '../server/gate.js';
+import { writeBody, writeError } from '../write.js';
 
 /** One legacy client's connection: its GET stream is where everything for it goes. */
 class LegacyConnection implements ClientSide<undefined> {
@@ -67,21 +67,33 @@ class LegacyConnection implements ClientSide<undefined> {
 
 export interface LegacyEdge {
   /** GET on the upstream's path without a session: a legacy client's stream. */
-  readonly get: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  readonly get: (req: GatewayRequest, res: ServerResponse) => Promise<void>;
   /** Put a message of the gateway's own on every legacy stream; returns how many got it. */
   notifyAll(json: string): number;
   /** End every legacy stream and its link. */
   closeAll(): Promise<void>;
 }
 
-export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayContext, guards: readonly Guard[]): LegacyEdge {
+/**
+ * Register the legacy edge's message route; its GET is served on the upstream's path by the front
+ * (src/http/front/sse-routes.ts). `sessions()` is the upstream's session registry: legacy connections count
+ * towards its maxSessions.
+ */
+export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, ctx: GatewayContext, sessions: () => FrontSessions): LegacyEdge {
   const first = snapshot<SseUpstreamConfig>(ctx, name);
   const route = first.upstream.path.replace(/\/$/, '');
   const messagePath = `${route}/message`;
   const connections = new Map<string, LegacyConnection>();
   const log = ctx.logger.child({ upstream: name });
 
-  async function get(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function get(req: GatewayRequest, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const refused = sessions().admit();
+    if (refused) {
+      finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, method: 'GET', started, rpcError: refused.rpcCode, errorCode: refused.code }));
+      return writeError(res, refused);
+    }
+    const release = sessions().hold();
     const snap = snapshot<SseUpstreamConfig>(ctx, name, req);
     const upstream = snap.upstream;
     const link = new SseLink({
@@ -94,7 +106,6 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
       maxEventBytes: snap.loaded.config.limits.maxResultBytes,
       log,
     });
-    const res = reply.raw;
     // Set once the client's stream is open: before that, the GET is answered with the upstream's refusal.
     let streaming = false;
     const owned = new OwnedSession<undefined>({
@@ -111,10 +122,11 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
       },
     });
     const conn = new LegacyConnection(owned, res);
-    logWhenDone(res, name, log.child({ reqId: req.id, connection: conn.id }), ctx.metrics, () => ({ method: 'GET', aborted: false }));
+    finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, session: conn.id, method: 'GET', started, aborted: false }));
     const done = ctx.inflight.start({ abort: () => void owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down') }, true);
     res.once('close', () => {
       connections.delete(conn.id);
+      release();
       done();
       void owned.close('RETROFIT_ERR_UPSTREAM_EXITED', 'the client closed its stream');
     });
@@ -126,25 +138,31 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
         // challenge naming the gateway's metadata for this upstream.
         const headers = { ...err.answer.headers };
         rewriteChallenge(req, upstream, err.answer.status, headers);
-        return void reply.code(err.answer.status).headers(toClientHeaders(headers, { dropLength: false })).send(err.answer.body);
+        return writeBody(res, err.answer.status, toClientHeaders(headers, { dropLength: true }), err.answer.body);
       }
-      return void sendError(reply, new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [name], { cause: err }));
+      return writeError(res, new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [name], { cause: err }));
     }
-    reply.hijack();
+    if (res.destroyed) return;
     streaming = true;
     connections.set(conn.id, conn);
     res.writeHead(200, toClientHeaders(link.streamHeaders, { dropLength: true }));
-    res.write(serializeEvent(link.endpointEvent ?? { comments: [], event: 'endpoint' }, `${messagePath}?sessionId=${conn.id}`));
+    res.write(encodeEvent(link.endpointEvent ?? { event: 'endpoint' }, `${messagePath}?sessionId=${conn.id}`));
   }
 
-  async function message(req: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply): Promise<void> {
-    const facts: { -readonly [K in keyof ExchangeFacts]: ExchangeFacts[K] } = { method: 'POST' };
-    const id = req.query.sessionId;
+  async function message(req: GatewayRequest, res: ServerResponse): Promise<void> {
+    const facts: { -readonly [K in keyof ExchangeRecord]?: ExchangeRecord[K] } & { method: string } = { method: 'POST' };
+    const id = new URLSearchParams(req.query).get('sessionId') ?? undefined;
     const conn = id === undefined ? undefined : connections.get(id);
-    logWhenDone(reply.raw, name, log.child({ reqId: req.id, ...(id !== undefined && { connection: id }) }), ctx.metrics, () => facts);
-    if (!conn) return void sendError(reply, new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
-    const read = readBody(req);
-    if (read instanceof RetrofitError) return void sendError(reply, read);
+    const started = performance.now();
+    finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, session: id, started, ...facts }));
+    const refuse = (error: RetrofitError, only: JsonRpcId = null): void => {
+      facts.rpcError = error.rpcCode;
+      facts.errorCode = error.code;
+      writeError(res, error, only);
+    };
+    if (!conn) return refuse(new RetrofitError('RETROFIT_ERR_SESSION_NOT_FOUND'));
+    const read = parseBody(req.headers, req.body);
+    if (read instanceof RetrofitError) return refuse(read);
     facts.method = labelOf(read.body, 'POST');
     const first = read.body.messages[0];
     if (!read.body.batch && first?.method === 'tools/call') facts.tool = first.name;
@@ -154,7 +172,7 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
     for (const m of read.body.messages as readonly ClassifiedMessage[]) {
       if (m.kind === 'request') {
         const r = conn.owned.expect(m, { header, policy: snap.policy });
-        ctx.metrics.revisions.inc({ upstream: name, revision: r.revision, source: r.source });
+        countRevision(ctx.metrics, name, r.revision, r.source);
         if (r.pending) registered.push(r.pending);
       } else {
         conn.owned.observe(m);
@@ -165,16 +183,13 @@ export function registerLegacy(app: FastifyInstance, name: string, ctx: GatewayC
     if (outcome.answer) {
       const headers = { ...outcome.answer.headers };
       rewriteChallenge(req, snap.upstream as SseUpstreamConfig, outcome.answer.status, headers);
-      return void reply.code(outcome.answer.status).headers(toClientHeaders(headers, { dropLength: false })).send(outcome.answer.body);
+      return writeBody(res, outcome.answer.status, toClientHeaders(headers, { dropLength: true }), outcome.answer.body);
     }
-    if (!outcome.ok) {
-      const only: JsonRpcId = !read.body.batch && first?.kind === 'request' ? (first.id ?? null) : null;
-      return void sendError(reply, outcome.error, only);
-    }
-    void reply.code(202).send();
+    if (!outcome.ok) return refuse(outcome.error, !read.body.batch && first?.kind === 'request' ? (first.id ?? null) : null);
+    res.writeHead(202, { 'content-length': 0 }).end();
   }
 
-  app.post<{ Querystring: { sessionId?: string } }>(messagePath, { onRequest: [...guards] }, message);
+  gate.route(app, { method: 'POST', url: messagePath, guards: 'mcp', upstream: name, handle: message });
   return {
     get,
     notifyAll(json) {

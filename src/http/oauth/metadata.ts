@@ -80,7 +80,7 @@ export function advertisedMetadataPath(challenge: string, upstreamOrigin: string
  * A challenge with every `resource_metadata` on the upstream's origin pointed at `metadataUrl`; scope, error
  * and other parameters untouched. One naming another origin stays as it is (the client then judges it).
  */
-export function rewriteChallenge(challenge: string, upstreamOrigin: string, metadataUrl: string): string {
+export function pointChallengeAt(challenge: string, upstreamOrigin: string, metadataUrl: string): string {
   return challenge.replace(METADATA_PARAM, (whole, prefix: string, quoted: string | undefined, bare: string | undefined) =>
     sameOrigin(quoted ?? bare ?? '', upstreamOrigin) ? `${prefix}"${metadataUrl}"` : whole,
   );

@@ -9,36 +9,21 @@
  * `/.well-known/openid-configuration`, and the 2025-03-26 default endpoints `/authorize`, `/token`,
  * `/register` on its origin (passed through; the client reads redirects itself). With several, a root
  * document could belong to any of them, so those routes are not served (404).
- * `rewriteChallenge` points the upstream's 401/403 `WWW-Authenticate: … resource_metadata=` at the first route.
+ * ./challenge.ts points the upstream's 401/403 `WWW-Authenticate: … resource_metadata=` at the first route.
  * Nothing here logs a header or a body: tokens and codes cross untouched and unseen.
  */
-import type { IncomingHttpHeaders } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
-import { generationOf, snapshot, type GatewayContext } from '../context.js';
-import { rebindingGuard } from '../server/guards.js';
-import { headerValue, toClientHeaders, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
-import { publicResource, rewriteChallenge as rewriteValue, rewriteMetadataDocument, wellKnownPath, type RequestView } from './metadata.js';
+import { headerValue, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
+import { snapshot, type GatewayContext } from '../context.js';
+import { finishExchange } from '../server/exchange-log.js';
+import type { Gate, GatewayRequest } from '../server/gate.js';
+import { pipeBody, writeBody, writeError } from '../write.js';
+import { viewOf } from './challenge.js';
+import { publicResource, rewriteMetadataDocument, wellKnownPath } from './metadata.js';
 import { fetchMetadata, MAX_METADATA_BYTES, readText, sendToUpstream, upstreamUrlOf, type OAuthUpstream } from './upstream.js';
-
-function viewOf(request: { readonly headers: IncomingHttpHeaders }): RequestView {
-  return { host: request.headers.host, forwardedProto: headerValue(request.headers, 'x-forwarded-proto') };
-}
-
-/**
- * On a 401 or 403 from `upstream`, point each `resource_metadata` it advertises on its own origin at the
- * gateway's metadata URL for it (in place, before the headers go out). Anything else is left as it was.
- */
-export function rewriteChallenge(request: { readonly headers: IncomingHttpHeaders }, upstream: OAuthUpstream, status: number, headers: HeaderMap): void {
-  if (status !== 401 && status !== 403) return;
-  const challenge = headers['www-authenticate'];
-  if (challenge === undefined) return;
-  const target = publicResource(upstream.path, upstream.publicUrl, viewOf(request));
-  if (!target) return;
-  const origin = upstreamUrlOf(upstream).origin;
-  headers['www-authenticate'] = Array.isArray(challenge) ? challenge.map((c) => rewriteValue(c, origin, target.metadataUrl)) : rewriteValue(challenge, origin, target.metadataUrl);
-}
 
 /** What a route reports for its log line. */
 interface Outcome {
@@ -46,102 +31,95 @@ interface Outcome {
   /** Protected-resource metadata only: whether `resource` was rewritten. */
   readonly rewritten?: boolean;
 }
-type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<Outcome>;
+type Handler = (request: GatewayRequest, res: ServerResponse, upstream: OAuthUpstream) => Promise<Outcome>;
 
-function queryOf(request: FastifyRequest): string {
-  const i = request.url.indexOf('?');
-  return i === -1 ? '' : request.url.slice(i);
-}
-
-export function registerOAuthRoutes(app: FastifyInstance, deps: GatewayContext): void {
-  const { metrics } = deps;
+export function registerOAuthRoutes(app: FastifyInstance, ctx: GatewayContext, gate: Gate): void {
+  const { metrics } = ctx;
   // Routes are fixed at start (names and paths); each request reads its upstream from its own config snapshot.
-  const initial = deps.generations.current.config;
+  const initial = ctx.generations.current.config;
   const upstreams = Object.values(initial.upstreams).filter((u): u is OAuthUpstream => u.kind !== 'stdio');
   // Paths an upstream's own routes use are never taken (an upstream may well be served at `/token`).
   const taken = new Set(Object.values(initial.upstreams).flatMap((u) => [u.path, `${u.path.replace(/\/$/, '')}/message`]));
-  const guard = rebindingGuard((request) => generationOf(deps, request).config);
-  const current = (request: FastifyRequest, name: string): OAuthUpstream => snapshot<OAuthUpstream>(deps, name, request).upstream;
 
   /** One line and one count per request, as for MCP exchanges; never headers or bodies. */
-  async function track(request: FastifyRequest, reply: FastifyReply, upstream: OAuthUpstream, run: () => Promise<Outcome>): Promise<void> {
+  async function track(request: GatewayRequest, res: ServerResponse, name: string, handle: Handler): Promise<void> {
     const started = performance.now();
-    const log = deps.logger.child({ reqId: request.id, upstream: upstream.name });
-    let status = 0;
-    let rewritten: boolean | undefined;
+    const upstream = snapshot<OAuthUpstream>(ctx, name, request).upstream;
+    let outcome: Outcome = { status: 0 };
+    let code: string | undefined;
     try {
-      const outcome = await run();
-      status = outcome.status;
-      rewritten = outcome.rewritten;
+      outcome = await handle(request, res, upstream);
     } catch (err) {
-      const mapped = mapUpstreamFailure(err, { upstream: upstream.name, timeoutMs: upstream.timeoutMs, method: request.method, log, metrics });
-      if (!mapped) throw err;
-      status = mapped.status;
-      await reply.code(status).type('application/json').send(mapped.toJsonRpc());
+      const log = ctx.logger.child({ reqId: request.id, upstream: name });
+      const mapped = mapUpstreamFailure(err, { upstream: name, timeoutMs: upstream.timeoutMs, method: request.method, log, metrics });
+      if (!mapped || res.headersSent) {
+        res.destroy();
+        return;
+      }
+      outcome = { status: mapped.status };
+      code = mapped.code;
+      writeError(res, mapped);
     } finally {
-      metrics.requests.inc({ upstream: upstream.name, method: request.method, status });
-      const path = request.url.split('?', 1)[0];
-      log.info({ method: request.method, path, status, ...(rewritten !== undefined && { rewritten }), outcome: status === 0 || status >= 400 ? 'error' : 'ok', durationMs: Math.round(performance.now() - started) }, 'request');
+      finishExchange(ctx.logger, metrics, { reqId: request.id, upstream: name, method: request.method, path: request.path, status: outcome.status, rewritten: outcome.rewritten, errorCode: code, started });
     }
   }
 
-  async function relay(reply: FastifyReply, res: Dispatcher.ResponseData): Promise<Outcome> {
-    await reply.code(res.statusCode).headers(toClientHeaders(res.headers, { dropLength: false })).send(res.body);
-    return { status: res.statusCode };
+  async function relay(res: ServerResponse, answer: Dispatcher.ResponseData): Promise<Outcome> {
+    res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: false }));
+    if (await pipeBody(res, answer.body as AsyncIterable<Buffer>)) res.end();
+    return { status: answer.statusCode };
   }
 
   /** The protected-resource metadata: found where the upstream keeps it, `resource` rewritten. */
-  async function metadata(request: FastifyRequest, reply: FastifyReply, upstream: OAuthUpstream): Promise<Outcome> {
+  async function metadata(request: GatewayRequest, res: ServerResponse, upstream: OAuthUpstream): Promise<Outcome> {
     const url = upstreamUrlOf(upstream);
-    const res = await fetchMetadata(upstream, toUpstreamHeaders(request.headers, { host: url.host, configured: upstream.headers, dropAuthorization: true }));
-    if (res.statusCode < 200 || res.statusCode >= 300) return relay(reply, res);
-    const text = await readText(res.body, MAX_METADATA_BYTES, upstream.name);
+    const answer = await fetchMetadata(upstream, toUpstreamHeaders(request.headers, { host: url.host, configured: upstream.headers, dropAuthorization: true }));
+    if (answer.statusCode < 200 || answer.statusCode >= 300) return relay(res, answer);
+    const text = await readText(answer.body, MAX_METADATA_BYTES, upstream.name);
     const target = publicResource(upstream.path, upstream.publicUrl, viewOf(request));
     const doc = target && rewriteMetadataDocument(text, url, target.resource);
-    const out = toClientHeaders(res.headers, { dropLength: true });
+    const out = toClientHeaders(answer.headers, { dropLength: true });
     // Built from this request's Host and scheme: a cache must keep one copy per value.
-    if (doc !== undefined && upstream.publicUrl === undefined) out.vary = [headerValue(res.headers, 'vary'), 'Host, X-Forwarded-Proto'].filter(Boolean).join(', ');
-    await reply.code(res.statusCode).headers(out).send(doc ?? text);
-    return { status: res.statusCode, rewritten: doc !== undefined };
+    if (doc !== undefined && upstream.publicUrl === undefined) out.vary = [headerValue(answer.headers, 'vary'), 'Host, X-Forwarded-Proto'].filter(Boolean).join(', ');
+    writeBody(res, answer.statusCode, out, doc ?? text);
+    return { status: answer.statusCode, rewritten: doc !== undefined };
   }
 
   /** An OAuth document or endpoint of the upstream's, passed through. Endpoints get the client's credentials. */
-  async function pass(request: FastifyRequest, reply: FastifyReply, upstream: OAuthUpstream, path: string, endpoint: boolean): Promise<Outcome> {
-    const url = upstreamUrlOf(upstream);
-    const headers = toUpstreamHeaders(request.headers, {
-      host: url.host,
-      // The upstream's `headers:` are for its MCP endpoint; a configured Authorization must not replace a
-      // client's credentials at the token endpoint.
-      configured: endpoint ? {} : upstream.headers,
-      dropAuthorization: !endpoint || generationOf(deps, request).config.auth !== undefined,
-    });
-    const body = request.method === 'POST' && Buffer.isBuffer(request.body) ? request.body : undefined;
-    return relay(reply, await sendToUpstream(upstream, request.method === 'POST' ? 'POST' : 'GET', `${path}${queryOf(request)}`, headers, body));
+  function pass(path: string, endpoint: boolean): Handler {
+    return async (request, res, upstream) => {
+      const url = upstreamUrlOf(upstream);
+      const headers = toUpstreamHeaders(request.headers, {
+        host: url.host,
+        // The upstream's `headers:` are for its MCP endpoint; a configured Authorization must not replace a
+        // client's credentials at the token endpoint.
+        configured: endpoint ? {} : upstream.headers,
+        dropAuthorization: !endpoint || request.generation.config.auth !== undefined,
+      });
+      const query = request.query === '' ? '' : `?${request.query}`;
+      return relay(res, await sendToUpstream(upstream, request.method === 'POST' ? 'POST' : 'GET', `${path}${query}`, headers, request.body));
+    };
   }
 
-  const routes: { url: string; methods: ('GET' | 'POST')[]; upstream: OAuthUpstream; handle: Handler }[] = [];
-  const add = (url: string, methods: ('GET' | 'POST')[], upstream: OAuthUpstream, handle: Handler): void => {
-    if (!taken.has(url) && !routes.some((r) => r.url === url)) routes.push({ url, methods, upstream, handle });
+  const routes: { url: string; methods: ('GET' | 'POST')[]; name: string; handle: Handler }[] = [];
+  const add = (url: string, methods: ('GET' | 'POST')[], name: string, handle: Handler): void => {
+    if (!taken.has(url) && !routes.some((r) => r.url === url)) routes.push({ url, methods, name, handle });
   };
   for (const upstream of upstreams) {
     const own = upstreamUrlOf(upstream).pathname;
-    const name = upstream.name;
-    add(wellKnownPath('oauth-protected-resource', upstream.path), ['GET'], upstream, (q, r) => metadata(q, r, current(q, name)));
-    for (const type of ['oauth-authorization-server', 'openid-configuration']) {
-      add(wellKnownPath(type, upstream.path), ['GET'], upstream, (q, r) => pass(q, r, current(q, name), wellKnownPath(type, own), false));
-    }
+    add(wellKnownPath('oauth-protected-resource', upstream.path), ['GET'], upstream.name, metadata);
+    for (const type of ['oauth-authorization-server', 'openid-configuration']) add(wellKnownPath(type, upstream.path), ['GET'], upstream.name, pass(wellKnownPath(type, own), false));
   }
   const only = upstreams.length === 1 ? upstreams[0] : undefined;
   if (only) {
-    const name = only.name;
-    add('/.well-known/oauth-protected-resource', ['GET'], only, (q, r) => metadata(q, r, current(q, name)));
-    for (const type of ['oauth-authorization-server', 'openid-configuration']) add(`/.well-known/${type}`, ['GET'], only, (q, r) => pass(q, r, current(q, name), `/.well-known/${type}`, false));
-    add('/authorize', ['GET', 'POST'], only, (q, r) => pass(q, r, current(q, name), '/authorize', true));
-    for (const endpoint of ['/token', '/register']) add(endpoint, ['POST'], only, (q, r) => pass(q, r, current(q, name), endpoint, true));
+    add('/.well-known/oauth-protected-resource', ['GET'], only.name, metadata);
+    for (const type of ['oauth-authorization-server', 'openid-configuration']) add(`/.well-known/${type}`, ['GET'], only.name, pass(`/.well-known/${type}`, false));
+    add('/authorize', ['GET', 'POST'], only.name, pass('/authorize', true));
+    for (const endpoint of ['/token', '/register']) add(endpoint, ['POST'], only.name, pass(endpoint, true));
   }
   // Discovery stays reachable without the gateway's own token (it is how a client learns how to get one),
   // but behind the DNS-rebinding guard like every other route of an upstream.
-  for (const { url, methods, upstream, handle } of routes) {
-    app.route({ method: methods, url, onRequest: [guard], handler: (request, reply) => track(request, reply, current(request, upstream.name), () => handle(request, reply)) });
+  for (const { url, methods, name, handle } of routes) {
+    gate.route(app, { method: methods, url, guards: 'discovery', upstream: name, handle: (request, res) => track(request, res, name, handle) });
   }
 }

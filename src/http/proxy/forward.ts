@@ -1,31 +1,35 @@
 /**
- * One proxied exchange with a Streamable HTTP upstream: check and classify the body once, register with the
- * session what awaits its answer (src/session/state.ts decides: initialize, and what may be rewritten),
- * forward the original bytes with the headers the upstream's revision understands, then relay the answer
- * (SSE event by event, JSON whole only when it may be rewritten, anything else streamed). Logs one line and
- * counts one request per exchange.
+ * One proxied exchange with a Streamable HTTP upstream, in steps: read the body and classify it once; register
+ * with the session what awaits its answer (src/session/state.ts decides: initialize, and what may be
+ * rewritten); send the original bytes with the headers the upstream's revision understands; relay the answer
+ * (./relay.ts: SSE block by block, JSON whole only when it may be rewritten, anything else streamed); and
+ * finish — the one place where an exchange ends: the session learnt, the stream untracked, the exchange
+ * counted and logged once.
  */
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import type { HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject } from '../../json.js';
 import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
+import type { Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
+import { subscriptionListChanged } from '../../protocol/list-changed.js';
 import { requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
-import { SessionTable } from '../../session/table.js';
 import { SessionState } from '../../session/state.js';
+import { SessionTable } from '../../session/table.js';
 import { Cancel } from '../../upstream/cancel.js';
-import { mapUpstreamFailure, type FailureContext } from '../../upstream/errors.js';
+import { mapUpstreamFailure } from '../../upstream/errors.js';
+import type { UpstreamAnswer } from '../../upstream/exchange.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
 import type { HttpUpstream } from '../../upstream/http.js';
-import type { Logger } from '../../log.js';
-import { subscriptionListChanged, type ServerStreams } from './streams.js';
-import { labelOf, readBody } from '../server/body.js';
-import { rewriteChallenge } from '../oauth/routes.js';
-import { negotiatedReporter, snapshot, type GatewayContext, type Generational } from '../context.js';
-import { writeError } from '../write.js';
-import { pipeRaw, readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
+import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
+import { rewriteChallenge } from '../oauth/challenge.js';
+import { parseBody } from '../server/body.js';
+import { countRevision, finishExchange, labelOf } from '../server/exchange-log.js';
+import type { GatewayRequest } from '../server/gate.js';
+import { pipeBody, writeError } from '../write.js';
+import { readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
+import type { ServerStream, ServerStreams } from './streams.js';
 
 /** What every exchange of one upstream shares. */
 export interface ProxyTarget {
@@ -33,6 +37,14 @@ export interface ProxyTarget {
   readonly upstream: HttpUpstream;
   /** Open GET and listen streams of this upstream, so a reload can inject notifications/tools/list_changed. */
   readonly streams: ServerStreams;
+}
+
+/** Options distinguishing MCP exchanges from plain passthrough (discovery documents under the route). */
+export interface ForwardOptions {
+  /** Upstream path + query. */
+  readonly path: string;
+  /** False for discovery documents: no body handling, no message awareness. */
+  readonly mcp: boolean;
 }
 
 type Verb = 'GET' | 'POST' | 'DELETE';
@@ -45,14 +57,6 @@ function listensForToolChanges(m: ClassifiedMessage | undefined): string | numbe
   return isJsonObject(filter) && filter.toolsListChanged === true && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
 }
 
-/** Options distinguishing MCP exchanges from plain passthrough (OAuth discovery). */
-export interface ForwardOptions {
-  /** Upstream path + query. */
-  readonly path: string;
-  /** False for discovery documents: no body handling, no message awareness. */
-  readonly mcp: boolean;
-}
-
 /** Any `subscriptions/listen` in the body (a loop: this runs on every POST). */
 function hasListen(classified: ClassifiedBody | undefined): boolean {
   if (!classified) return false;
@@ -61,211 +65,285 @@ function hasListen(classified: ClassifiedBody | undefined): boolean {
 }
 
 /**
- * One client request as forward reads it: a Fastify request has this shape (its route hands it over as it
- * is), and so does what the direct lane (src/http/server/lane.ts) makes of a raw one.
+ * Proxy one request to the upstream and answer on `res`, which nothing else writes to. Upstream failures are
+ * answered with the gateway's errors (src/upstream/errors.ts), or end the connection once bytes went out.
  */
-export interface ProxyRequest {
-  /** For log lines (Fastify's request id, or the lane's from the same generator). */
-  readonly id: string;
-  readonly method: string;
-  /** Path and query, as the client sent them. */
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-  /** A POST's raw bytes, read within limits.maxRequestBytes. */
-  readonly body?: unknown;
-  readonly socket: Socket;
-  /** The config generation it is served under, taken when it arrived (src/http/context.ts). */
-  generation: Generational['generation'];
+export function forward(request: GatewayRequest, res: ServerResponse, ctx: GatewayContext, target: ProxyTarget, options: ForwardOptions): Promise<void> {
+  return new ProxyExchange(request, res, ctx, target, options).run();
 }
 
-/**
- * Proxy one request to the upstream and answer on `res`, which nothing else writes to (the Fastify route
- * hijacks its reply first). Upstream failures are answered with the gateway's errors, or end the connection.
- */
-export async function forward(request: ProxyRequest, res: ServerResponse, ctx: GatewayContext, target: ProxyTarget, options: ForwardOptions): Promise<void> {
-  const started = performance.now();
-  const snap = snapshot<HttpUpstreamConfig>(ctx, target.name, request);
-  const config = snap.upstream;
-  const { name } = target;
-  const verb = request.method as Verb;
-  const session = headerValue(request.headers, 'mcp-session-id');
-  const header = headerValue(request.headers, 'mcp-protocol-version');
-  // Bound only when something else than the request line is logged: pino serialises a child's bindings when it
-  // is made, a visible share of an exchange's CPU when made for every one. The request line gets the same
-  // fields from the base logger (see logLine).
-  let bound: Logger | undefined;
-  const log = (): Logger => (bound ??= ctx.logger.child({ reqId: request.id, upstream: name, ...(session !== undefined && { session }) }));
+class ProxyExchange {
+  readonly #request: GatewayRequest;
+  readonly #res: ServerResponse;
+  readonly #ctx: GatewayContext;
+  readonly #target: ProxyTarget;
+  readonly #options: ForwardOptions;
+  readonly #snap: Snapshot<HttpUpstreamConfig>;
+  readonly #started = performance.now();
+  readonly #verb: Verb;
+  /** The client's Mcp-Session-Id and MCP-Protocol-Version. */
+  readonly #session: string | undefined;
+  readonly #header: string | undefined;
+  readonly #cancel = new Cancel();
+  /** Bound only when something else than the request line is logged (binding is a cost per exchange). */
+  #log: Logger | undefined;
+  #body: Buffer | undefined;
+  #classified: ClassifiedBody | undefined;
+  #method: string;
+  /** What the session knew before this exchange, and the state this exchange registers with. */
+  #known: SessionState | undefined;
+  #state: SessionState | undefined;
+  #revision: { revision: string; source: RevisionSource } | undefined;
+  /** Ids of this exchange's own requests awaited in the session. */
+  readonly #own: (string | number)[] = [];
+  #done: (() => void) | undefined;
+  #stream: ServerStream | undefined;
+  #assigned: string | undefined;
+  #status = 0;
+  /** The gateway's own error, when it answered with one. */
+  #error: RetrofitError | undefined;
+  #aborted = false;
 
-  let body: Buffer | undefined;
-  let classified: ClassifiedBody | undefined;
-  if (verb === 'POST' && options.mcp) {
-    const read = readBody(request);
-    if (read instanceof RetrofitError) {
-      ctx.metrics.requestTally.inc(name, verb, read.status);
-      log().info({ method: verb, status: read.status, code: read.code, durationMs: Math.round(performance.now() - started) }, 'request rejected');
-      writeError(res, read);
-      return;
-    }
-    body = read.bytes;
-    classified = read.body;
+  constructor(request: GatewayRequest, res: ServerResponse, ctx: GatewayContext, target: ProxyTarget, options: ForwardOptions) {
+    this.#request = request;
+    this.#res = res;
+    this.#ctx = ctx;
+    this.#target = target;
+    this.#options = options;
+    this.#snap = snapshot<HttpUpstreamConfig>(ctx, target.name, request);
+    this.#verb = request.method as Verb;
+    this.#method = this.#verb;
+    this.#session = headerValue(request.headers, 'mcp-session-id');
+    this.#header = headerValue(request.headers, 'mcp-protocol-version');
   }
 
-  const first = classified?.messages[0];
-  const method = labelOf(classified, verb);
-  const tool = first?.method === 'tools/call' ? first.name : undefined;
-  const singleId: JsonRpcId = classified && !classified.batch && first?.kind === 'request' ? (first.id ?? null) : null;
+  async run(): Promise<void> {
+    try {
+      if (!this.#read()) return;
+      this.#register();
+      this.#open();
+      const answer = await this.#send();
+      if (answer) await this.#relay(answer);
+    } finally {
+      this.#finish();
+    }
+  }
 
-  // The session's state: shared with its other exchanges (GET replays of answers) when it has an id.
-  const known = session === undefined ? undefined : verb === 'POST' ? ctx.sessions.open(name, session, config.bridge) : ctx.sessions.get(name, session);
-  let state: SessionState | undefined = known;
-  let revision = detectRevision({ meta: first?.metaRevision, header, session: known?.clientRevision });
-  const own: (string | number)[] = [];
-  if (classified && options.mcp) {
-    for (const m of classified.messages) {
+  #logger(): Logger {
+    return (this.#log ??= this.#ctx.logger.child({ reqId: this.#request.id, upstream: this.#target.name, ...(this.#session !== undefined && { session: this.#session }) }));
+  }
+
+  /** Step 1: a POST's body, checked and classified once. False when it was refused (answered here). */
+  #read(): boolean {
+    if (this.#verb !== 'POST' || !this.#options.mcp) return true;
+    const read = parseBody(this.#request.headers, this.#request.body);
+    if (read instanceof RetrofitError) {
+      this.#answer(read, null);
+      return false;
+    }
+    this.#body = read.bytes;
+    this.#classified = read.body;
+    this.#method = labelOf(read.body, this.#verb);
+    return true;
+  }
+
+  get #first(): ClassifiedMessage | undefined {
+    return this.#classified?.messages[0];
+  }
+
+  /** Step 2: the session's state, and every request of the body registered with it. */
+  #register(): void {
+    if (!this.#options.mcp) return;
+    const { name } = this.#target;
+    const bridge = this.#snap.upstream.bridge;
+    const session = this.#session;
+    // Shared with the session's other exchanges (GET replays of answers) when it has an id.
+    this.#known = session === undefined ? undefined : this.#verb === 'POST' ? this.#ctx.sessions.open(name, session, bridge) : this.#ctx.sessions.get(name, session);
+    this.#state = this.#known;
+    const first = this.#first;
+    this.#revision = detectRevision({ meta: first?.metaRevision, header: this.#header, session: this.#known?.clientRevision });
+    for (const m of this.#classified?.messages ?? []) {
       if (m.kind !== 'request') continue;
       // Only an initialize answer negotiates (and may be bridged, which is logged): no reporter otherwise.
-      state ??= new SessionState(m.method === 'initialize' ? { ...SessionTable.stateOptions(name, config.bridge), onNegotiated: negotiatedReporter(ctx, name, log()) } : SessionTable.stateOptions(name, config.bridge));
-      const registered = state.expect(m, { header, policy: snap.policy });
-      if (m === first) revision = registered;
-      if (registered.pending) own.push(registered.pending.id);
+      this.#state ??= new SessionState(m.method === 'initialize' ? { ...SessionTable.stateOptions(name, bridge), onNegotiated: negotiatedReporter(this.#ctx, name, this.#logger()) } : SessionTable.stateOptions(name, bridge));
+      const registered = this.#state.expect(m, { header: this.#header, policy: this.#snap.policy });
+      if (m === first) this.#revision = registered;
+      if (registered.pending) this.#own.push(registered.pending.id);
     }
+    countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
   }
-  if (options.mcp) ctx.metrics.revisionTally.inc(name, revision.revision, revision.source);
 
-  const cancel = new Cancel();
-  // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
-  const longLived = options.mcp && (verb === 'GET' || hasListen(classified));
-  const done = ctx.inflight.start(cancel, longLived);
-  // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation). Not
-  // removed at the end: 'close' comes once the response is finished, when aborting is a no-op. `on`, not
-  // `once`: 'close' is emitted once, and once's wrapper and its removal are a visible cost per exchange.
-  res.on('close', () => {
-    if (!res.writableFinished) cancel.abort();
-  });
-  // The client may already be gone (it closed while its body was being read): do not open a stream for nobody.
-  if (request.socket.destroyed) cancel.abort();
+  /** Step 3: in flight (shutdown ends it), and cancelled when the client goes away. */
+  #open(): void {
+    // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
+    const longLived = this.#options.mcp && (this.#verb === 'GET' || hasListen(this.#classified));
+    this.#done = this.#ctx.inflight.start(this.#cancel, longLived);
+    // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation). Not
+    // removed at the end: 'close' comes once the response is finished, when aborting is a no-op.
+    const res = this.#res;
+    res.on('close', () => {
+      if (!res.writableFinished) this.#cancel.abort();
+    });
+    // The client may already be gone (it closed while its body was being read): do not open a stream for nobody.
+    if (this.#request.socket.destroyed) this.#cancel.abort();
+  }
 
-  let status = 0;
-  let aborted = false;
-  let untrack: (() => void) | undefined;
-  let assigned: string | undefined;
-  const failureContext = (): FailureContext => ({ upstream: name, timeoutMs: config.timeoutMs, method, log: log(), metrics: ctx.metrics });
-  try {
-    const headers = toUpstreamHeaders(request.headers, { host: target.upstream.host, configured: config.headers, dropAuthorization: snap.loaded.config.auth !== undefined });
+  /** Step 4: the request upstream. Undefined when it failed (answered here, or the client is gone). */
+  async #send(): Promise<UpstreamAnswer | undefined> {
+    const config = this.#snap.upstream;
+    const headers = toUpstreamHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: config.headers, dropAuthorization: this.#snap.loaded.config.auth !== undefined });
     // A bridged session's upstream does not know the client's revision: it gets its own, or none.
-    if (header !== undefined) {
-      const forwarded = upstreamProtocolHeader(header, known?.upstreamRevision);
+    if (this.#header !== undefined) {
+      const forwarded = upstreamProtocolHeader(this.#header, this.#known?.upstreamRevision);
       if (forwarded === undefined) delete headers['mcp-protocol-version'];
       else headers['mcp-protocol-version'] = forwarded;
     }
-    let answer;
     try {
-      answer = await target.upstream.exchange({ method: verb, path: options.path, headers, body }, cancel, config.timeoutMs);
+      const answer = await this.#target.upstream.exchange({ method: this.#verb, path: this.#options.path, headers, body: this.#body }, this.#cancel, config.timeoutMs);
+      this.#ctx.metrics.latency.observe(this.#target.name, this.#method, (performance.now() - this.#started) / 1000);
+      return answer;
     } catch (err) {
-      for (const id of own) state?.pending.release(id);
-      const mapped = mapUpstreamFailure(err, failureContext());
-      if (!mapped) {
-        aborted = true;
-        res.destroy();
-        return;
-      }
-      status = mapped.status;
-      writeError(res, mapped, singleId);
-      return;
+      this.#release();
+      this.#answerFailure(err);
+      return undefined;
     }
-    ctx.metrics.latency.observe(name, method, (performance.now() - started) / 1000);
-    status = answer.statusCode;
-    assigned = headerValue(answer.headers, 'mcp-session-id');
-    if (session !== undefined && (status === 404 || (verb === 'DELETE' && status < 300))) ctx.sessions.forget(name, session);
-    // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth/routes.ts).
-    rewriteChallenge(request, config, status, answer.headers);
-
-    const type = mediaType(headerValue(answer.headers, 'content-type'));
-    // A plain literal: an accessor here made V8 build the object the slow way (a third of forward's self time).
-    const relay: RelayContext = { state, rewriter: ctx.rewriter, log, max: snap.loaded.config.limits.maxResultBytes, upstream: name, own };
-    if (options.mcp && type === 'text/event-stream') {
-      res.writeHead(status, toClientHeaders(answer.headers, { dropLength: true }));
-      // Headers go out at once unless the first event is already here to go with them (one write, not two).
-      if (!answer.body.buffered) res.flushHeaders();
-      if (verb === 'GET') untrack = target.streams.track(res);
-      else if (status === 200 && classified && !classified.batch) {
-        const listen = listensForToolChanges(first);
-        if (listen !== undefined) untrack = target.streams.track(res, subscriptionListChanged(listen));
-      }
-      await relaySse(answer.body, res, relay);
-      // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
-      for (const id of own) {
-        const p = state?.pending.peek(id);
-        if (p?.expect.kind === 'rewrite' && p.expect.nativeOnly) state?.pending.release(id);
-      }
-    } else if (options.mcp && type === 'application/json' && state !== undefined && !state.pending.empty) {
-      let bytes: Buffer;
-      try {
-        // Synchronous when the whole body is already here (a small answer): no promise per chunk.
-        const read = readAndRewriteJson(answer.body, relay);
-        bytes = read instanceof Promise ? await read : read;
-      } catch (err) {
-        const mapped = mapUpstreamFailure(err, failureContext());
-        if (!mapped) throw err;
-        status = mapped.status;
-        writeError(res, mapped, singleId);
-        return;
-      } finally {
-        // A JSON answer is the only one: whatever of ours it did not answer, nothing will.
-        for (const id of own) state.pending.release(id);
-      }
-      const out = toClientHeaders(answer.headers, { dropLength: true });
-      out['content-length'] = bytes.length;
-      res.writeHead(status, out);
-      res.end(bytes);
-      return;
-    } else {
-      res.writeHead(status, toClientHeaders(answer.headers, { dropLength: false }));
-      await pipeRaw(answer.body, res);
-    }
-    if (!res.destroyed) res.end();
-  } catch (err) {
-    // Mid-body: headers are out, so the only honest signal left is ending the connection.
-    aborted = cancel.aborted;
-    if (!aborted) log().warn({ err, method }, 'upstream stream failed mid-body');
-    res.destroy();
-  } finally {
-    adopt(ctx, name, config.bridge, session, assigned, state);
-    untrack?.();
-    done();
-    ctx.metrics.requestTally.inc(name, method, status);
-    logLine(ctx.logger, bound, request.id, name, session, method, tool, revision, first?.method === 'initialize' ? requestedRevision(first.message) : undefined, status, aborted, started);
   }
-}
 
-/** The initialize answer named a new session: what was learnt of it goes where its next exchanges look. */
-function adopt(ctx: GatewayContext, name: string, bridge: boolean, session: string | undefined, assigned: string | undefined, state: SessionState | undefined): void {
-  if (session !== undefined || assigned === undefined || !state?.negotiated) return;
-  ctx.sessions.open(name, assigned, bridge).adopt(state.negotiated);
-}
+  /** Step 5: the answer to the client, by its media type. */
+  async #relay(answer: UpstreamAnswer): Promise<void> {
+    const { name } = this.#target;
+    const res = this.#res;
+    const status = answer.statusCode;
+    this.#status = status;
+    this.#assigned = headerValue(answer.headers, 'mcp-session-id');
+    const session = this.#session;
+    if (session !== undefined && (status === 404 || (this.#verb === 'DELETE' && status < 300))) this.#ctx.sessions.forget(name, session);
+    // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth/challenge.ts).
+    rewriteChallenge(this.#request, this.#snap.upstream, status, answer.headers);
+    const type = this.#options.mcp ? mediaType(headerValue(answer.headers, 'content-type')) : undefined;
+    const state = this.#state;
+    try {
+      if (type === 'text/event-stream') await this.#relaySse(answer);
+      else if (type === 'application/json' && state !== undefined && !state.pending.empty) await this.#relayJson(answer);
+      else {
+        res.writeHead(status, toClientHeaders(answer.headers, { dropLength: false }));
+        if (await pipeBody(res, answer.body)) res.end();
+        else this.#aborted = true;
+      }
+    } catch (err) {
+      // Mid-body: headers are out, so the only honest signal left is ending the connection.
+      this.#aborted = this.#cancel.aborted;
+      if (!this.#aborted) this.#logger().warn({ err, method: this.#method }, 'upstream stream failed mid-body');
+      res.destroy();
+    }
+  }
 
-/**
- * The one line per exchange: through the bound child when one was made, else the base logger with the same
- * fields the child would have bound (reqId, upstream, session), so every line reads the same.
- */
-function logLine(
-  base: Logger,
-  bound: Logger | undefined,
-  reqId: string,
-  upstream: string,
-  session: string | undefined,
-  method: string,
-  tool: string | undefined,
-  revision: { revision: string; source: RevisionSource },
-  requested: string | undefined,
-  status: number,
-  aborted: boolean,
-  started: number,
-): void {
-  const outcome = aborted ? 'aborted' : status === 0 || status >= 400 ? 'error' : 'ok';
-  const durationMs = Math.round(performance.now() - started);
-  const { revision: r, source } = revision;
-  // One literal per branch (no spreads): this runs once per exchange.
-  if (bound) bound.info({ method, tool, revision: r, revisionSource: source, requested, status, outcome, aborted: aborted || undefined, durationMs }, 'request');
-  else base.info({ reqId, upstream, session, method, tool, revision: r, revisionSource: source, requested, status, outcome, aborted: aborted || undefined, durationMs }, 'request');
+  async #relaySse(answer: UpstreamAnswer): Promise<void> {
+    const res = this.#res;
+    res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: true }));
+    // Headers go out at once unless the first event is already here to go with them (one write, not two).
+    if (!answer.body.buffered) res.flushHeaders();
+    const first = this.#first;
+    if (this.#verb === 'GET') this.#stream = this.#target.streams.track(res);
+    else if (answer.statusCode === 200 && this.#classified && !this.#classified.batch) {
+      const listen = listensForToolChanges(first);
+      if (listen !== undefined) this.#stream = this.#target.streams.track(res, subscriptionListChanged(listen));
+    }
+    const ended = await relaySse(answer.body, res, this.#relayContext(), (err) => this.#mapFailure(err));
+    // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
+    for (const id of this.#own) {
+      const p = this.#state?.pending.peek(id);
+      if (p?.expect.kind === 'rewrite' && p.expect.nativeOnly) this.#state?.pending.release(id);
+    }
+    if (ended.kind === 'complete') res.end();
+    else if (ended.kind === 'failed' && ended.answered) res.end();
+    else {
+      this.#aborted = this.#cancel.aborted || ended.kind === 'gone';
+      res.destroy();
+    }
+  }
+
+  async #relayJson(answer: UpstreamAnswer): Promise<void> {
+    let bytes: Buffer;
+    try {
+      // Synchronous when the whole body is already here (a small answer): no promise per chunk.
+      const read = readAndRewriteJson(answer.body, this.#relayContext());
+      bytes = read instanceof Promise ? await read : read;
+    } catch (err) {
+      this.#answerFailure(err);
+      return;
+    } finally {
+      // A JSON answer is the only one: whatever of ours it did not answer, nothing will.
+      this.#release();
+    }
+    const out = toClientHeaders(answer.headers, { dropLength: true });
+    out['content-length'] = bytes.length;
+    this.#res.writeHead(answer.statusCode, out);
+    this.#res.end(bytes);
+  }
+
+  #relayContext(): RelayContext {
+    // A plain literal: an accessor here made V8 build the object the slow way.
+    return { state: this.#state, rewriter: this.#ctx.rewriter, log: () => this.#logger(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, stream: this.#stream };
+  }
+
+  /** An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). */
+  #mapFailure(err: unknown): RetrofitError | undefined {
+    return mapUpstreamFailure(err, { upstream: this.#target.name, timeoutMs: this.#snap.upstream.timeoutMs, method: this.#method, log: this.#logger(), metrics: this.#ctx.metrics });
+  }
+
+  /** Answer a failure before anything was sent, or end the connection when the client is gone. */
+  #answerFailure(err: unknown): void {
+    const mapped = this.#mapFailure(err);
+    if (!mapped) {
+      this.#aborted = true;
+      this.#res.destroy();
+      return;
+    }
+    this.#answer(mapped, this.#singleId());
+  }
+
+  /** The whole answer is the gateway's own error. */
+  #answer(error: RetrofitError, id: JsonRpcId): void {
+    this.#status = error.status;
+    this.#error = error;
+    writeError(this.#res, error, id);
+  }
+
+  /** The id of the body's only request, for an error answer (null for a batch or a notification). */
+  #singleId(): JsonRpcId {
+    const first = this.#first;
+    return this.#classified && !this.#classified.batch && first?.kind === 'request' ? (first.id ?? null) : null;
+  }
+
+  #release(): void {
+    for (const id of this.#own) this.#state?.pending.release(id);
+  }
+
+  /** The one place an exchange ends. */
+  #finish(): void {
+    const { name } = this.#target;
+    const state = this.#state;
+    // The initialize answer named a new session: what was learnt of it goes where its next exchanges look.
+    if (this.#session === undefined && this.#assigned !== undefined && state?.negotiated) this.#ctx.sessions.open(name, this.#assigned, this.#snap.upstream.bridge).adopt(state.negotiated);
+    if (this.#stream) this.#target.streams.untrack(this.#stream);
+    this.#done?.();
+    const first = this.#first;
+    finishExchange(this.#ctx.logger, this.#ctx.metrics, {
+      reqId: this.#request.id,
+      upstream: name,
+      session: this.#session,
+      method: this.#method,
+      tool: first?.method === 'tools/call' ? first.name : undefined,
+      revision: this.#revision?.revision,
+      revisionSource: this.#revision?.source,
+      requested: first?.method === 'initialize' ? requestedRevision(first.message) : undefined,
+      path: this.#options.mcp ? undefined : this.#request.path,
+      status: this.#status,
+      rpcError: this.#error?.rpcCode,
+      errorCode: this.#error?.code,
+      aborted: this.#aborted,
+      started: this.#started,
+    });
+  }
 }

@@ -1,58 +1,73 @@
 /**
- * Moving a proxied upstream's answer to the client. SSE goes event by event: each block is written as soon
- * as it is complete — its raw bytes, unless the session (src/session/inbound.ts) rewrote the message in it.
- * JSON bodies that may need rewriting are read up to a bound and go through the session once; everything
- * else is piped through as it arrives. Writes respect the client's backpressure.
+ * Moving a proxied upstream's answer to the client, bounded whatever the upstream sends.
+ *
+ * SSE goes block by block. At the start of each block the relay decides whether it may have to change it:
+ * only an answer to a request the session awaits can change (src/session/inbound.ts), so while the session
+ * awaits nothing, a block's bytes are forwarded as they arrive, whatever its size. Otherwise the block is
+ * held — but its first bytes usually tell a notification or a request (a `method` up front) or an answer to
+ * an id nobody awaits, which are then forwarded as they arrive too. A held block is bounded by
+ * limits.maxResultBytes: past it, it is dropped as it comes (never truncated), and the request it answers
+ * (its id read from its ends) gets RETROFIT_ERR_RESULT_TOO_LARGE as an event of its own.
+ *
+ * JSON bodies that may need rewriting are read up to the same bound and go through the session once;
+ * everything else is piped through as it arrives. Every write respects the client's backpressure.
  */
-import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
+import { sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import type { Logger } from '../../log.js';
 import type { Rewriter } from '../../pipeline/rewrite.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import type { SessionState } from '../../session/state.js';
-import { serializeEvent, SseSplitter, type SseEvent } from '../../stream/sse.js';
-import { eventWithJson } from '../../pipeline/offload/splice.js';
+import { BlockScanner } from '../../stream/blocks.js';
+import { dataHead, dataTail, encodeEvent, messageEvent, parseBlock, type SseEvent } from '../../stream/sse.js';
+import { drained, write } from '../write.js';
+import type { ServerStream } from './streams.js';
 
-/** Write with backpressure; resolves false when the client went away. */
-async function write(res: ServerResponse, chunk: Buffer): Promise<boolean> {
-  if (res.destroyed) return false;
-  if (res.write(chunk)) return true;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  return !res.destroyed;
-}
-
-/** Forward the body's chunks untouched. */
-export async function pipeRaw(body: AsyncIterable<Buffer>, res: ServerResponse): Promise<void> {
-  for await (const chunk of body) if (!(await write(res, chunk))) return;
-}
+/** What the relays need of a body: iteration, and optionally early abort and a synchronous read (exchange.ts). */
+export type RelayBody = AsyncIterable<Buffer> & { destroy?: (err?: Error) => unknown; takeComplete?: () => Buffer[] | undefined };
 
 /** What the relays need of the exchange. */
 export interface RelayContext {
   /** The session the answers belong to (undefined: nothing of this stream can need rewriting). */
   readonly state: SessionState | undefined;
   readonly rewriter: Rewriter;
-  /** The exchange's logger, bound on first use (binding one per exchange is a visible cost: src/http/proxy/forward.ts). */
+  /** The exchange's logger, bound on first use (binding one per exchange is a visible cost). */
   readonly log: () => Logger;
   /** limits.maxResultBytes. */
   readonly max: number;
   readonly upstream: string;
-  /** Ids of this exchange's own requests, for the errors of an over-long event. */
+  /** Ids of this exchange's own requests: the ones a failed stream still owes an answer. */
   readonly own: readonly (string | number)[];
+  /** A server stream that takes the gateway's own events between blocks (list_changed after a reload). */
+  readonly stream?: ServerStream | undefined;
 }
 
-function eventBytes(event: SseEvent, handled: Inbound): Buffer {
-  if (handled.out === undefined) return event.raw;
-  return typeof handled.out === 'string' ? serializeEvent(event, handled.out) : eventWithJson(event, handled.out);
-}
+/** How an SSE relay ended. */
+export type RelayEnd =
+  | { readonly kind: 'complete' }
+  /** The client went away. */
+  | { readonly kind: 'gone' }
+  /**
+   * The upstream failed mid-stream; `answered`: what this exchange still owed was answered with error events
+   * (false when a block was cut short, or the client is gone: then only ending the connection is honest).
+   */
+  | { readonly kind: 'failed'; readonly error: unknown; readonly answered: boolean };
+
+const COMPLETE: RelayEnd = Object.freeze({ kind: 'complete' });
+const GONE: RelayEnd = Object.freeze({ kind: 'gone' });
 
 const STRUCTURED = '"structuredContent"';
 const STRUCTURED_BYTES = Buffer.from(STRUCTURED);
+/** Bytes of a held block's head worth sniffing for what it is (the sniffer reads 512 of its data). */
+const HEAD_BYTES = 2048;
+/** Bytes of each end of a dropped block kept to find the id it answers. */
+const ENDS = 1024;
+const EMPTY = Buffer.alloc(0);
 
 /**
  * False when the session cannot change `data`, so it need not even be handed over: it awaits nothing, or only
- * answers of tools without a configured schema and `data` holds no structuredContent. (The same early exit
- * src/session/inbound.ts takes; checked here first so an exchange that changes nothing binds no logger.)
+ * answers of tools without a configured schema and `data` holds no structuredContent.
  */
 function mayChange(state: SessionState, data: Buffer | string): boolean {
   const table = state.pending;
@@ -61,6 +76,12 @@ function mayChange(state: SessionState, data: Buffer | string): boolean {
   return typeof data === 'string' ? data.includes(STRUCTURED) : data.indexOf(STRUCTURED_BYTES) !== -1;
 }
 
+function eventBytes(event: SseEvent, handled: Inbound): Buffer {
+  if (handled.out === undefined) return event.raw;
+  return encodeEvent(event, handled.out);
+}
+
+/** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
 function transform(event: SseEvent, ctx: RelayContext): Buffer | Promise<Buffer> {
   const state = ctx.state;
   if (!state || !event.complete || event.data.length === 0 || state.pending.empty) return event.raw;
@@ -72,75 +93,261 @@ function transform(event: SseEvent, ctx: RelayContext): Buffer | Promise<Buffer>
   return eventBytes(event, handled);
 }
 
-/**
- * An event over the limit would have to be held whole to be rewritten: instead, each request of this exchange
- * still waiting gets a RESULT_TOO_LARGE error event, and the stream ends — never a truncated message.
- */
-async function overLimit(res: ServerResponse, ctx: RelayContext): Promise<void> {
-  const ids = ctx.own.filter((id) => ctx.state?.pending.has(id));
-  ctx.log().warn({ limit: ctx.max, ids }, 'upstream SSE event over maxResultBytes; stream ended');
-  for (const id of ids) {
-    ctx.state?.pending.release(id);
-    const error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]).toJsonRpc(id);
-    if (!(await write(res, serializeEvent({ event: 'message', comments: [] }, JSON.stringify(error))))) return;
+/** One SSE relay: the state of the block under way, and where its bytes go. */
+class SseRelay {
+  readonly #res: ServerResponse;
+  readonly #ctx: RelayContext;
+  readonly #scanner = new BlockScanner();
+  /** `start`: between blocks; `pass`: the block under way is forwarded as it comes; `hold`: kept; `drop`: over the bound. */
+  #mode: 'start' | 'pass' | 'hold' | 'drop' = 'start';
+  /** The held block's head was read and told nothing: it stays held. */
+  #sniffed = false;
+  #held: Buffer[] = [];
+  #heldBytes = 0;
+  #dropHead: Buffer = EMPTY;
+  #dropTail: Buffer = EMPTY;
+  #dropBytes = 0;
+  /** Bytes to write, in order. */
+  #out: Buffer[] = [];
+  /** Nothing more is to be relayed (the answers this exchange owed were given): the stream ends. */
+  #stopped = false;
+
+  constructor(res: ServerResponse, ctx: RelayContext) {
+    this.#res = res;
+    this.#ctx = ctx;
   }
-}
 
-/** What the relays need of a body: iteration, and optionally early abort and a synchronous read (exchange.ts). */
-export type RelayBody = AsyncIterable<Buffer> & { destroy?: (err?: Error) => unknown; takeComplete?: () => Buffer[] | undefined };
+  /** The relay ended the stream itself (see #overflow). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
 
-const LF = 0x0a;
-const CR = 0x0d;
+  /** Part of a block went out: nothing of the gateway's own can be written until it ends. */
+  get mid(): boolean {
+    return this.#mode === 'pass';
+  }
 
-/** True when the chunk ends with a blank line, i.e. where an SSE block ends (`\n\n` or `\r\n\r\n`). */
-function endsBlock(chunk: Buffer): boolean {
-  const n = chunk.length;
-  if (n < 2 || chunk[n - 1] !== LF) return false;
-  return chunk[n - 2] === LF || (n >= 4 && chunk[n - 2] === CR && chunk[n - 3] === LF && chunk[n - 4] === CR);
-}
-
-/**
- * Relay an SSE body event by event; events that may be rewritten are bounded by `ctx.max`. A chunk made of
- * whole blocks none of which the session could change (it awaits nothing, or only answers without a schema
- * and the chunk holds no `"structuredContent"`) is written as it came, without splitting it into events.
- */
-export async function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext): Promise<void> {
-  const splitter = new SseSplitter();
-  // Bytes of the event being assembled: pushed minus already emitted.
-  let pending = 0;
-  // The splitter holds nothing (every chunk so far ended a block): a chunk may bypass it.
-  let idle = true;
-  const active = (): boolean => ctx.state !== undefined && !ctx.state.pending.empty;
-  const passes = (chunk: Buffer): boolean => idle && endsBlock(chunk) && (!ctx.state || !(chunk.length <= ctx.max ? mayChange(ctx.state, chunk) : active()));
-  // The usual small answer is complete by now: when it passes as it came, it is written without a promise per
-  // chunk (it is in memory already, so there is no backpressure to wait for).
-  let source: AsyncIterable<Buffer> | readonly Buffer[] = body;
-  const complete = body.takeComplete?.();
-  if (complete) {
+  /** Relay one chunk: false (or a promise of it) once the client is gone. Synchronous unless something waits. */
+  chunk(chunk: Buffer): boolean | Promise<boolean> {
     let i = 0;
-    for (; i < complete.length && passes(complete[i]!); i++) if (!res.destroyed) res.write(complete[i]!);
-    if (i === complete.length) return;
-    source = complete.slice(i);
-  }
-  for await (const chunk of source) {
-    if (passes(chunk)) {
-      if (!(await write(res, chunk))) return;
-      continue;
+    while (i < chunk.length) {
+      if (this.#mode === 'start') {
+        const stray = this.#scanner.strayLf(chunk, i);
+        if (stray > 0) {
+          this.#out.push(chunk.subarray(i, i + stray));
+          i += stray;
+          continue;
+        }
+        this.#mode = this.#awaitsAnswers() ? 'hold' : 'pass';
+        this.#sniffed = false;
+      }
+      const end = this.#scanner.end(chunk, i);
+      const stop = end === -1 ? chunk.length : end;
+      const piece = i === 0 && stop === chunk.length ? chunk : chunk.subarray(i, stop);
+      i = stop;
+      if (this.#mode === 'pass') this.#out.push(piece);
+      else if (this.#mode === 'hold') this.#hold(piece, end === -1);
+      else this.#drop(piece);
+      if (this.#stopped) break;
+      if (end === -1) break;
+      const later = this.#blockEnded();
+      if (later) return this.#after(later, i < chunk.length ? chunk.subarray(i) : undefined);
     }
-    pending += chunk.length;
-    idle = endsBlock(chunk);
-    for (const event of splitter.push(chunk)) {
-      pending -= event.raw.length;
-      if (event.raw.length > ctx.max && active()) return overLimit(res, ctx);
-      // A result on a worker holds the events after it: the client gets them in the upstream's order.
-      const out = transform(event, ctx);
-      if (!(await write(res, out instanceof Promise ? await out : out))) return;
-    }
-    if (pending > ctx.max && active()) return overLimit(res, ctx);
+    return this.#flush();
   }
-  for (const event of splitter.end()) if (!(await write(res, event.raw))) return;
+
+  /** A worker rewrites a block: what came before goes out first, what comes after waits for it. */
+  async #after(later: Promise<Buffer>, rest: Buffer | undefined): Promise<boolean> {
+    if (!(await this.#flush())) return false;
+    this.#out.push(await later);
+    return rest === undefined ? this.#flush() : this.chunk(rest);
+  }
+
+  /** End of the upstream's stream: a block cut short is forwarded as it came (clients never dispatch it). */
+  end(): boolean | Promise<boolean> {
+    if (this.#mode === 'hold') this.#out.push(...this.#held);
+    this.#held = [];
+    this.#mode = 'start';
+    return this.#flush();
+  }
+
+  /**
+   * The upstream failed: each request of this exchange still awaited gets `error` as an event of its own, when
+   * no block is under way (one cut short cannot take an event after it). False when none could be written.
+   */
+  async fail(error: RetrofitError): Promise<boolean> {
+    if (this.mid) return false;
+    this.#held = [];
+    this.#mode = 'start';
+    const state = this.#ctx.state;
+    for (const id of this.#ctx.own) {
+      if (!state?.pending.has(id)) continue;
+      state.pending.release(id);
+      this.#out.push(messageEvent(JSON.stringify(error.toJsonRpc(id))));
+    }
+    return this.#flush();
+  }
+
+  #awaitsAnswers(): boolean {
+    const state = this.#ctx.state;
+    return state !== undefined && !state.pending.empty;
+  }
+
+  #hold(piece: Buffer, more: boolean): void {
+    this.#held.push(piece);
+    this.#heldBytes += piece.length;
+    const over = this.#heldBytes > this.#ctx.max;
+    // A block that goes on may show what it is by its head; a whole one is judged whole, unless it is too large.
+    if (over || (more && !this.#sniffed)) this.#sniff();
+    if (this.#mode === 'hold' && over) this.#overflow();
+  }
+
+  /** A held block's first bytes may show it cannot change: then it is forwarded from here on as it comes. */
+  #sniff(): void {
+    const head = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held);
+    const found = sniffHead(dataHead(head.subarray(0, HEAD_BYTES)));
+    const passes = found?.kind === 'method' || (found?.kind === 'id' && this.#ctx.state?.pending.peek(found.id) === undefined);
+    if (passes) {
+      this.#out.push(...this.#held);
+      this.#held = [];
+      this.#heldBytes = 0;
+      this.#mode = 'pass';
+      return;
+    }
+    // Once the head is all here, it will not say more.
+    if (this.#heldBytes >= HEAD_BYTES) this.#sniffed = true;
+  }
+
+  /**
+   * Past the bound: the block cannot be held. When its head names the request it answers, that request gets
+   * RESULT_TOO_LARGE now and the rest of the block goes by unread. When it does not, and this exchange still
+   * owes answers, the block is theirs: each gets RESULT_TOO_LARGE and the stream ends (a POST's stream carries
+   * nothing after its answers). Otherwise only both ends of the block are kept, for the id read at its end.
+   */
+  #overflow(): void {
+    const all = Buffer.concat(this.#held, this.#heldBytes);
+    this.#held = [];
+    this.#heldBytes = 0;
+    this.#mode = 'drop';
+    this.#dropBytes = 0;
+    this.#dropTail = EMPTY;
+    const found = sniffHead(dataHead(all.subarray(0, HEAD_BYTES)));
+    const state = this.#ctx.state;
+    if (found?.kind === 'id') {
+      this.#tooLargeFor(found.id, all.length);
+      this.#dropHead = EMPTY;
+      // It was the last answer this exchange owed: the rest of the block is not waited for.
+      if (this.#ctx.own.length > 0 && !this.#ctx.own.some((id) => state?.pending.has(id))) this.#stopped = true;
+      return;
+    }
+    const owed = this.#ctx.own.filter((id) => state?.pending.has(id));
+    if (owed.length > 0) {
+      for (const id of owed) this.#tooLargeFor(id, all.length);
+      this.#ctx.log().warn({ limit: this.#ctx.max, ids: owed }, 'upstream SSE event over maxResultBytes; stream ended');
+      this.#stopped = true;
+      return;
+    }
+    this.#dropHead = Buffer.from(all.subarray(0, ENDS * 4));
+    this.#drop(all);
+  }
+
+  #drop(piece: Buffer): void {
+    this.#dropBytes += piece.length;
+    const joined = piece.length >= ENDS ? piece : Buffer.concat([this.#dropTail, piece]);
+    this.#dropTail = Buffer.from(joined.subarray(Math.max(0, joined.length - ENDS)));
+  }
+
+  /** The block under way ended: its bytes (or what replaces them) join the output, or a worker's promise of them. */
+  #blockEnded(): Promise<Buffer> | undefined {
+    const mode = this.#mode;
+    this.#mode = 'start';
+    // The gateway's own event held back while a block was under way goes between this block and the next.
+    const queued = this.#ctx.stream?.takeQueued();
+    if (queued) this.#out.push(queued);
+    if (mode === 'pass') return undefined;
+    if (mode === 'drop') {
+      this.#tooLarge();
+      return undefined;
+    }
+    const raw = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held, this.#heldBytes);
+    this.#held = [];
+    this.#heldBytes = 0;
+    const out = transform(parseBlock(raw), this.#ctx);
+    if (out instanceof Promise) return out;
+    this.#out.push(out);
+    return undefined;
+  }
+
+  /** A dropped block whose id was not known when it overflowed: the request it answers (if any) gets RESULT_TOO_LARGE. */
+  #tooLarge(): void {
+    if (this.#dropHead.length === 0) return;
+    const id = sniffResponseId({ head: dataHead(this.#dropHead), tail: dataTail(this.#dropTail) });
+    this.#dropHead = EMPTY;
+    this.#dropTail = EMPTY;
+    if (id === undefined) {
+      this.#ctx.log().warn({ bytes: this.#dropBytes, limit: this.#ctx.max }, 'upstream SSE event over maxResultBytes dropped; it answers no request');
+      return;
+    }
+    this.#tooLargeFor(id, this.#dropBytes);
+  }
+
+  /** Request `id` gets RESULT_TOO_LARGE in place of its answer. */
+  #tooLargeFor(id: string | number, bytes: number): void {
+    const ctx = this.#ctx;
+    ctx.log().warn({ bytes, limit: ctx.max, id }, 'upstream SSE event over maxResultBytes dropped');
+    ctx.state?.pending.release(id);
+    const error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
+    this.#out.push(messageEvent(JSON.stringify(error.toJsonRpc(id))));
+  }
+
+  /** Write the output so far, waiting while the client cannot take it; false once it is gone. */
+  #flush(): boolean | Promise<boolean> {
+    const stream = this.#ctx.stream;
+    if (stream) stream.mid = this.mid;
+    const out = this.#out;
+    if (out.length === 0) return !this.#stopped && !this.#res.destroyed;
+    this.#out = [];
+    let ok = true;
+    for (const bytes of out) ok = write(this.#res, bytes) === true && ok;
+    if (this.#stopped) return false;
+    return ok || drained(this.#res);
+  }
 }
 
+/**
+ * Relay an SSE body (see the module comment). When the upstream fails mid-stream, the requests of this
+ * exchange still awaited get `failure(error)` as events of their own where that can be written cleanly.
+ */
+export async function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
+  const relay = new SseRelay(res, ctx);
+  const gone = (): RelayEnd => {
+    if (!relay.stopped) return GONE;
+    // Nothing more is wanted from the upstream's stream.
+    body.destroy?.();
+    return COMPLETE;
+  };
+  try {
+    // The usual small answer is complete by now: no promise per chunk unless something must wait.
+    const complete = body.takeComplete?.();
+    if (complete) {
+      for (const chunk of complete) {
+        const ok = relay.chunk(chunk);
+        if (ok !== true && (ok === false || !(await ok))) return gone();
+      }
+    } else {
+      for await (const chunk of body) {
+        const ok = relay.chunk(chunk);
+        if (ok !== true && (ok === false || !(await ok))) return gone();
+      }
+    }
+    const ended = relay.end();
+    return ended === true || (ended !== false && (await ended)) ? COMPLETE : GONE;
+  } catch (err) {
+    const error = failure(err);
+    const answered = error !== undefined && (await relay.fail(error));
+    return { kind: 'failed', error: err, answered };
+  }
+}
 
 /**
  * Read a whole JSON body (bounded) and put it through the session: the bytes to send are the original ones
@@ -194,3 +401,4 @@ function outcome(bytes: Buffer, handled: Inbound, waiting: boolean, ctx: RelayCo
   if (handled.out === undefined) return bytes;
   return typeof handled.out === 'string' ? Buffer.from(handled.out, 'utf8') : handled.out;
 }
+

@@ -1,20 +1,24 @@
 /**
- * One log line and one count per HTTP exchange, for every kind of upstream: what was asked (method, tool),
- * what the client got (HTTP status, and for an error answer its JSON-RPC code and the gateway's error code),
- * how it ended (`ok`, `error`, `aborted`) and how long it took.
+ * One log line and one count per HTTP exchange, for every route: what was asked (method, tool), the revision
+ * that governed it, what the client got (HTTP status, and for an error answer its JSON-RPC code and the
+ * gateway's error code), how it ended (`ok`, `error`, `aborted`) and how long it took. The method label is an
+ * MCP method or `other` (src/protocol/methods.ts), so no client can grow the metrics without bound.
  */
 import type { ServerResponse } from 'node:http';
+import type { ClassifiedBody } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
+import { methodLabel, revisionLabel } from '../../protocol/methods.js';
 
-/** What the handler knows of the exchange by the time it ends. */
-export interface ExchangeFacts {
+/** What is known of an exchange by the time it ends. */
+export interface ExchangeRecord {
+  readonly reqId: string;
+  readonly upstream: string;
+  /** Its Mcp-Session-Id, or the legacy connection it belongs to. */
+  readonly session?: string | undefined;
+  /** The method label (see labelOf), or the HTTP verb. */
   readonly method: string;
   readonly tool?: string | undefined;
-  /** The JSON-RPC error code of the answer, when it was an error. */
-  readonly rpcError?: number | undefined;
-  /** Its `data.code`, when it is one of the gateway's own (RETROFIT_ERR_*). */
-  readonly errorCode?: string | undefined;
   /** The governing revision and where it came from, when known. */
   readonly revision?: string | undefined;
   readonly revisionSource?: string | undefined;
@@ -23,32 +27,71 @@ export interface ExchangeFacts {
    * by the rule (no header yet: 2025-03-26, source default); this says what the session is about to speak.
    */
   readonly requested?: string | undefined;
+  /** The HTTP status the client got (0: none, the connection ended). */
+  readonly status: number;
+  /** The JSON-RPC error code of the answer, when it was an error. */
+  readonly rpcError?: number | undefined;
+  /** Its `data.code`, when it is one of the gateway's own (RETROFIT_ERR_*). */
+  readonly errorCode?: string | undefined;
   /** The client went away before the answer was complete. */
-  readonly aborted?: boolean;
+  readonly aborted?: boolean | undefined;
+  /** Discovery routes: the path asked for, and whether the document was rewritten. */
+  readonly path?: string | undefined;
+  readonly rewritten?: boolean | undefined;
+  /** performance.now() when the exchange began. */
+  readonly started: number;
 }
 
-/** Log and count the exchange on `res` when it closes; `facts` is read then. */
-export function logWhenDone(res: ServerResponse, upstream: string, log: Logger, metrics: Metrics, facts: () => ExchangeFacts): void {
-  const started = performance.now();
+/** The method label of a body for logs and metrics: its MCP method (or `other`), `batch`, or its kind. */
+export function labelOf(body: ClassifiedBody | undefined, verb: string): string {
+  if (!body) return verb;
+  if (body.batch) return 'batch';
+  const first = body.messages[0];
+  if (first?.method !== undefined) return methodLabel(first.method);
+  return first?.kind ?? verb;
+}
+
+/** Count one request's governing revision (a revision the gateway does not know counts as `other`). */
+export function countRevision(metrics: Metrics, upstream: string, revision: string, source: string): void {
+  metrics.revisions.inc(upstream, revisionLabel(revision), source);
+}
+
+/** Count and log the exchange: the one place both happen. */
+export function finishExchange(logger: Logger, metrics: Metrics, r: ExchangeRecord): void {
+  const aborted = r.aborted === true;
+  const outcome = aborted ? 'aborted' : r.status === 0 || r.status >= 400 || r.rpcError !== undefined ? 'error' : 'ok';
+  metrics.requests.inc(r.upstream, r.method, r.status);
+  // One literal: pino leaves out the fields that are undefined.
+  logger.info(
+    {
+      reqId: r.reqId,
+      upstream: r.upstream,
+      session: r.session,
+      method: r.method,
+      tool: r.tool,
+      path: r.path,
+      revision: r.revision,
+      revisionSource: r.revisionSource,
+      requested: r.requested,
+      status: r.status,
+      outcome,
+      rpcError: r.rpcError,
+      code: r.errorCode,
+      rewritten: r.rewritten,
+      aborted: aborted || undefined,
+      durationMs: Math.round(performance.now() - r.started),
+    },
+    'request',
+  );
+}
+
+/**
+ * Count and log the exchange on `res` once it closes, as `record()` then describes it (status and whether it
+ * was cut short come from the response itself unless the record says).
+ */
+export function finishWhenClosed(res: ServerResponse, logger: Logger, metrics: Metrics, record: () => Omit<ExchangeRecord, 'status'> & { readonly status?: number }): void {
   res.once('close', () => {
-    const f = facts();
-    const status = res.statusCode;
-    const aborted = f.aborted ?? !res.writableFinished;
-    const outcome = aborted ? 'aborted' : status >= 400 || f.rpcError !== undefined ? 'error' : 'ok';
-    metrics.requests.inc({ upstream, method: f.method, status });
-    log.info(
-      {
-        method: f.method,
-        ...(f.tool !== undefined && { tool: f.tool }),
-        ...(f.revision !== undefined && { revision: f.revision, revisionSource: f.revisionSource }),
-        ...(f.requested !== undefined && { requested: f.requested }),
-        status,
-        outcome,
-        ...(f.rpcError !== undefined && { rpcError: f.rpcError }),
-        ...(f.errorCode !== undefined && { code: f.errorCode }),
-        durationMs: Math.round(performance.now() - started),
-      },
-      'request',
-    );
+    const r = record();
+    finishExchange(logger, metrics, { ...r, status: r.status ?? (res.headersSent ? res.statusCode : 0), aborted: r.aborted ?? !res.writableFinished });
   });
 }

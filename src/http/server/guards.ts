@@ -1,5 +1,5 @@
 /**
- * Request guards in front of the upstream routes: DNS-rebinding protection (Host and Origin) and the gateway's
+ * Request guards in front of the upstream routes (applied by the one gate, ./gate.ts): DNS-rebinding protection (Host and Origin) and the gateway's
  * own bearer tokens (constant-time compare).
  *
  * The gateway rewrites Host for the upstream, so an upstream's own DNS-rebinding check no longer protects it:
@@ -13,7 +13,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { isIPv4 } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 
@@ -104,13 +103,6 @@ export function originAllowed(origin: string | undefined, allowed: readonly stri
   return allowed.some((entry) => normaliseOrigin(entry) === wanted);
 }
 
-function reject(reply: FastifyReply, error: RetrofitError, headers: Record<string, string> = {}): void {
-  void reply.code(error.status).headers(headers).type('application/json').send(error.toJsonRpc());
-}
-
-/** A Fastify onRequest hook in callback style: no promise per request on the hot path. */
-export type Guard = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
-
 const boundAddresses = new WeakMap<Server, string>();
 
 /**
@@ -128,9 +120,6 @@ function boundAddress(server: Server, config: GatewayConfig): string {
   return bound;
 }
 
-/** The config a request is served under (its snapshot: src/http/context.ts). */
-export type ConfigOf = (request: FastifyRequest) => GatewayConfig;
-
 /** hostChecked for a config generation and bound address, decided once per pair (it runs on every request). */
 const checkedByConfig = new WeakMap<GatewayConfig, { readonly bound: string; readonly checked: boolean }>();
 
@@ -146,8 +135,7 @@ const NONE: readonly string[] = [];
 
 /**
  * DNS-rebinding protection (Host, then Origin) under `config`, for a request that reached `server`: the
- * error to answer, or undefined when the request may proceed. The one rule; the hooks below and the direct
- * lane (src/http/server/lane.ts) both ask it.
+ * error to answer, or undefined when the request may proceed.
  */
 export function rebindingError(config: GatewayConfig, server: Server, headers: IncomingHttpHeaders): RetrofitError | undefined {
   const hosts = config.allowedHosts ?? NONE;
@@ -163,24 +151,23 @@ export function authError(config: GatewayConfig, headers: IncomingHttpHeaders): 
   return !tokens || bearerMatches(headers.authorization, tokens) ? undefined : new RetrofitError('RETROFIT_ERR_UNAUTHORIZED');
 }
 
-/** onRequest hook: DNS-rebinding protection, read from the request's config snapshot. */
-export function rebindingGuard(configOf: ConfigOf): Guard {
-  // Answering without calling done() ends the hook chain; the route handler then never runs.
-  return (request, reply, done) => {
-    const error = rebindingError(configOf(request), request.server.server, request.headers);
-    if (!error) return done();
-    if (error.code === 'RETROFIT_ERR_FORBIDDEN_HOST') request.log.warn({ host: request.headers.host }, 'host rejected');
-    else request.log.warn({ origin: request.headers.origin }, 'origin rejected');
-    reject(reply, error);
-  };
+/** Which guards a route applies: MCP routes both, discovery documents rebinding only, operations none. */
+export type GuardSet = 'mcp' | 'discovery' | 'none';
+
+/** A refusal: the error to answer with, and what the answer adds (a challenge). */
+export interface Refusal {
+  readonly error: RetrofitError;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** onRequest hook enforcing config.auth bearer tokens of the request's config; a no-op without config.auth. */
-export function authGuard(configOf: ConfigOf): Guard {
-  return (request, reply, done) => {
-    const error = authError(configOf(request), request.headers);
-    if (!error) return done();
-    request.log.warn('bearer token rejected');
-    reject(reply, error, { 'www-authenticate': 'Bearer' });
-  };
+const BEARER_CHALLENGE = Object.freeze({ 'www-authenticate': 'Bearer' });
+
+/** The guards of `set` under `config`, for a request that reached `server`: the refusal, or undefined. */
+export function refusal(set: GuardSet, config: GatewayConfig, server: Server, headers: IncomingHttpHeaders): Refusal | undefined {
+  if (set === 'none') return undefined;
+  const rebinding = rebindingError(config, server, headers);
+  if (rebinding) return { error: rebinding };
+  if (set === 'discovery') return undefined;
+  const auth = authError(config, headers);
+  return auth && { error: auth, headers: BEARER_CHALLENGE };
 }

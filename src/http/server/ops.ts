@@ -1,10 +1,13 @@
 /**
  * Operations endpoints: /healthz (the process serves), /readyz (every upstream answers; JSON per upstream),
- * /metrics (Prometheus text).
+ * /metrics (Prometheus text). Served through the gate like every route (no guards: they say nothing of the
+ * upstreams' data).
  */
 import type { FastifyInstance } from 'fastify';
 import type { GatewayContext } from '../context.js';
 import type { UpstreamRoutes } from '../upstream-routes.js';
+import { writeBody, writeJson } from '../write.js';
+import type { Gate } from './gate.js';
 
 /** /readyz body. */
 export interface ReadyReport {
@@ -12,28 +15,37 @@ export interface ReadyReport {
   readonly upstreams: Record<string, { readonly ok: boolean; readonly detail?: string }>;
 }
 
-export function registerOpsRoutes(app: FastifyInstance, deps: GatewayContext, upstreams: ReadonlyMap<string, UpstreamRoutes>): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+const HEALTHY = Object.freeze({ status: 'ok' });
 
-  app.get('/readyz', async (_request, reply) => {
-    const entries = await Promise.all(
-      [...upstreams].map(async ([name, routes]) => {
-        try {
-          return [name, await routes.ready()] as const;
-        } catch (err) {
-          return [name, { ok: false, detail: err instanceof Error ? err.message : String(err) }] as const;
-        }
-      }),
-    );
-    const report: ReadyReport = {
-      status: entries.every(([, r]) => r.ok) ? 'ready' : 'unavailable',
-      upstreams: Object.fromEntries(entries),
-    };
-    return reply.code(report.status === 'ready' ? 200 : 503).send(report);
+export function registerOpsRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayContext, upstreams: ReadonlyMap<string, UpstreamRoutes>): void {
+  gate.route(app, { method: 'GET', url: '/healthz', guards: 'none', handle: (_request, res) => writeJson(res, 200, HEALTHY) });
+
+  gate.route(app, {
+    method: 'GET',
+    url: '/readyz',
+    guards: 'none',
+    handle: async (_request, res) => {
+      const entries = await Promise.all(
+        [...upstreams].map(async ([name, routes]) => {
+          try {
+            return [name, await routes.ready()] as const;
+          } catch (err) {
+            return [name, { ok: false, detail: err instanceof Error ? err.message : String(err) }] as const;
+          }
+        }),
+      );
+      const report: ReadyReport = { status: entries.every(([, r]) => r.ok) ? 'ready' : 'unavailable', upstreams: Object.fromEntries(entries) };
+      writeJson(res, report.status === 'ready' ? 200 : 503, report);
+    },
   });
 
-  app.get('/metrics', async (_request, reply) => {
-    const text = await deps.metrics.registry.metrics();
-    return reply.type(deps.metrics.registry.contentType).send(text);
+  gate.route(app, {
+    method: 'GET',
+    url: '/metrics',
+    guards: 'none',
+    handle: async (_request, res) => {
+      const text = await ctx.metrics.registry.metrics();
+      writeBody(res, 200, { 'content-type': ctx.metrics.registry.contentType }, text);
+    },
   });
 }

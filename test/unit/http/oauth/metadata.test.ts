@@ -4,7 +4,7 @@ import {
   identifiesUpstream,
   metadataCandidates,
   publicResource,
-  rewriteChallenge,
+  pointChallengeAt,
   rewriteMetadataDocument,
   wellKnownPath,
 } from '../../../../src/http/oauth/metadata.js';
@@ -40,14 +40,14 @@ describe('WWW-Authenticate challenges', () => {
   const gw = 'http://127.0.0.1:8080/.well-known/oauth-protected-resource/weather/mcp';
 
   it('points resource_metadata on the upstream origin at the gateway, keeping every other parameter', () => {
-    expect(rewriteChallenge(`Bearer error="invalid_token", resource_metadata="${UP}/.well-known/oauth-protected-resource/mcp", scope="a b"`, UP, gw)).toBe(
+    expect(pointChallengeAt(`Bearer error="invalid_token", resource_metadata="${UP}/.well-known/oauth-protected-resource/mcp", scope="a b"`, UP, gw)).toBe(
       `Bearer error="invalid_token", resource_metadata="${gw}", scope="a b"`,
     );
-    expect(rewriteChallenge(`Bearer resource_metadata=${UP}/custom.json`, UP, gw)).toBe(`Bearer resource_metadata="${gw}"`);
-    expect(rewriteChallenge('Bearer realm="x"', UP, gw)).toBe('Bearer realm="x"');
+    expect(pointChallengeAt(`Bearer resource_metadata=${UP}/custom.json`, UP, gw)).toBe(`Bearer resource_metadata="${gw}"`);
+    expect(pointChallengeAt('Bearer realm="x"', UP, gw)).toBe('Bearer realm="x"');
     // Another origin's document: left for the client to judge.
     const foreign = 'Bearer resource_metadata="https://elsewhere.test/.well-known/oauth-protected-resource"';
-    expect(rewriteChallenge(foreign, UP, gw)).toBe(foreign);
+    expect(pointChallengeAt(foreign, UP, gw)).toBe(foreign);
   });
 
   it('reads the advertised location on the upstream origin only', () => {

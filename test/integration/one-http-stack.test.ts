@@ -1,9 +1,9 @@
 /**
- * The direct lane (src/http/server/lane.ts): a proxied upstream's MCP POSTs that are plainly in order are served
- * beside Fastify, everything else by Fastify as before. A real gateway on port 0 in front of a raw upstream
- * that records what reaches it; real requests over sockets (undici, node:http for a chunked body).
- * Differential: the same request through the lane and through Fastify's route (inject()) gives the same
- * answer and sends the upstream the same bytes.
+ * One HTTP stack (src/http/server/gate.ts): every request passes Fastify and the one gate — the same guards,
+ * body limits, request ids, error shapes and log lines — whatever its route. A real gateway on port 0 in front
+ * of a raw upstream that records what reaches it; real requests over sockets (undici, node:http for a chunked
+ * body). Differential: the same request over a socket and through inject() gives the same answer and sends
+ * the upstream the same bytes.
  */
 import { request as httpRequest } from 'node:http';
 import { request } from 'undici';
@@ -11,8 +11,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { requestLines, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lane', version: '1' } } });
+const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stack', version: '1' } } });
 const ANSWER = '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"u","version":"1"}}}';
 
 interface Seen {
@@ -45,22 +46,20 @@ function stable(headers: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-describe('direct lane', () => {
-  it('serves an ordinary POST itself, exactly as the Fastify route serves it', async () => {
+describe('one HTTP stack', () => {
+  it('serves a POST over a socket exactly as through inject()', async () => {
     const { gw, seen } = await setup();
-    const lane = await post(gw, '/remote/mcp?x=1', INIT);
-    expect(gw.app.lane.taken).toBe(1);
+    const direct = await post(gw, '/remote/mcp?x=1', INIT);
     const routed = await gw.app.inject({ method: 'POST', url: '/remote/mcp?x=1', payload: INIT, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } });
-    expect(gw.app.lane.taken).toBe(1);
 
-    expect(lane.status).toBe(200);
-    expect(lane.text).toBe(ANSWER);
-    expect({ status: routed.statusCode, text: routed.body, headers: stable(routed.headers) }).toEqual({ status: lane.status, text: lane.text, headers: stable(lane.headers) });
+    expect(direct.status).toBe(200);
+    expect(direct.text).toBe(ANSWER);
+    expect({ status: routed.statusCode, text: routed.body, headers: stable(routed.headers) }).toEqual({ status: direct.status, text: direct.text, headers: stable(direct.headers) });
     expect(seen.map((s) => [s.url, s.body])).toEqual([
       ['/mcp?x=1', INIT],
       ['/mcp?x=1', INIT],
     ]);
-    // One request line each, with distinct ids from the one generator.
+    // One request line each, with distinct ids.
     const lines = requestLines(gw.logs);
     expect(lines.map((l) => [l.method, l.status, l.outcome])).toEqual([
       ['initialize', 200, 'ok'],
@@ -73,14 +72,13 @@ describe('direct lane', () => {
   it('answers a body that is not JSON with -32700, after reading it', async () => {
     const { gw, seen } = await setup();
     const answer = await post(gw, '/remote/mcp', '{nope');
-    expect(gw.app.lane.taken).toBe(1);
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text)).toMatchObject({ error: { code: -32700 } });
     expect(seen).toEqual([]);
   });
 
-  it('leaves to Fastify what it would refuse: media type, length, guards, other methods and paths', async () => {
-    const { gw, seen } = await setup({ allowedOrigins: [], auth: { bearerTokens: ['s3cret'] }, limits: { maxRequestBytes: 1024, maxResultBytes: 1_048_576 } });
+  it('refuses with the gateway\'s errors: media type, length, guards, other paths; proxies other methods', async () => {
+    const { gw, seen } = await setup({ allowedOrigins: [], auth: { bearerTokens: ['s3cret'] }, limits: { ...DEFAULT_LIMITS, maxRequestBytes: 1024 } });
     const auth = { authorization: 'Bearer s3cret' };
 
     expect((await post(gw, '/remote/mcp', INIT, { ...auth, 'content-type': 'text/plain' })).status).toBe(415);
@@ -88,28 +86,28 @@ describe('direct lane', () => {
     expect((await post(gw, '/remote/mcp', INIT, { ...auth, origin: 'https://evil.example.com' })).status).toBe(403);
     expect((await post(gw, '/remote/mcp', INIT)).status).toBe(401);
     expect((await post(gw, '/remote/mcp/', INIT, auth)).status).toBe(404);
-    const get = await request(gw.url('/remote/mcp'), { method: 'DELETE', headers: auth });
-    await get.body.dump();
-    expect(gw.app.lane.taken).toBe(0);
+    const deleted = await request(gw.url('/remote/mcp'), { method: 'DELETE', headers: auth });
+    await deleted.body.dump();
     expect(seen).toHaveLength(1);
 
     expect((await post(gw, '/remote/mcp', INIT, auth)).status).toBe(200);
-    expect(gw.app.lane.taken).toBe(1);
     expect(seen).toHaveLength(2);
+    // Each refusal is one request line with the gateway's error code.
+    const codes = requestLines(gw.logs).map((l) => [l.status, l.code]);
+    expect(codes).toContainEqual([415, 'RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE']);
   });
 
   it('refuses a chunked body that outgrows the limit with 413 and connection: close, the upstream never asked', async () => {
-    const { gw, seen } = await setup({ limits: { maxRequestBytes: 1024, maxResultBytes: 1_048_576 } });
+    const { gw, seen } = await setup({ limits: { ...DEFAULT_LIMITS, maxRequestBytes: 1024 } });
     const answer = await new Promise<{ status: number; headers: Record<string, unknown>; text: string }>((resolve, reject) => {
       const req = httpRequest(gw.url('/remote/mcp'), { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
         void readBody(res).then((b) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: b.toString('utf8') }), reject);
       });
       req.on('error', reject);
-      // No Content-Length: the lane takes it and counts while reading.
+      // No Content-Length: counted while reading.
       for (let i = 0; i < 8; i++) req.write(' '.repeat(512));
       req.end();
     });
-    expect(gw.app.lane.taken).toBe(1);
     expect(answer.status).toBe(413);
     expect(answer.headers.connection).toBe('close');
     expect(JSON.parse(answer.text)).toMatchObject({ error: { code: -32600 } });
@@ -134,8 +132,8 @@ describe('direct lane', () => {
     const inflight = post(gw, '/remote/mcp', INIT);
     await first;
     const closing = gw.app.close();
-    // close() runs its preClose hooks (the first turns the lane to refusing) before it waits for the drain.
-    await vi.waitFor(() => expect(gw.app.lane.closing).toBe(true));
+    // close() runs its preClose hooks (the first turns the gate to refusing) before it waits for the drain.
+    await vi.waitFor(() => expect(gw.app.gate.closing).toBe(true));
     for (const [method, path] of [['POST', '/remote/mcp'], ['GET', '/healthz'], ['GET', '/nowhere']] as const) {
       const answer = await request(gw.url(path), { method, ...(method === 'POST' && { body: INIT, headers: { 'content-type': 'application/json' } }) });
       expect(answer.statusCode).toBe(503);
@@ -145,6 +143,5 @@ describe('direct lane', () => {
     release?.();
     expect((await inflight).status).toBe(200);
     await closing;
-    expect(gw.app.lane.taken).toBe(1);
   });
 });

@@ -1,0 +1,126 @@
+/**
+ * The gateway's one HTTP server: a Fastify instance with the server's bounds (limits.*: how long a request's
+ * headers and whole body may take to arrive, how long an idle keep-alive connection stays, how large headers
+ * and bodies may be), request ids, and the answers for everything no route serves — each a JSON-RPC error
+ * from the registry (src/errors.ts): 404/405 for unknown routes, 408/431/400 for requests Node's parser gives
+ * up on, 503 during shutdown, 500 for a bug. Routes are registered through the gate (./gate.ts).
+ */
+import type { Socket } from 'node:net';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { GatewayConfig } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { writeError, writeInternalError } from '../write.js';
+import type { Gate } from './gate.js';
+
+/** How often Node checks the header and request timeouts of open connections (ms): their granularity. */
+const TIMEOUT_CHECK_MS = 1_000;
+
+export interface ServerOptions {
+  /** The first config generation (the server's bounds are fixed at start). */
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly nextId: () => string;
+}
+
+/** A Fastify error (body too large, bad media type, malformed request) as the gateway's own error. */
+export function fastifyError(error: { statusCode?: number; code?: string; message: string }, maxRequestBytes: number): RetrofitError | undefined {
+  if (error.statusCode === 413 || error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new RetrofitError('RETROFIT_ERR_BODY_TOO_LARGE', [maxRequestBytes], { cause: error });
+  if (error.statusCode === 415 || error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE', [], { cause: error });
+  if (error.statusCode !== undefined && error.statusCode < 500) return new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [error.message], { cause: error });
+  return undefined;
+}
+
+/** What Node's parser gave up on, as the gateway's error. */
+function clientError(err: NodeJS.ErrnoException, limits: GatewayConfig['limits']): RetrofitError {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RetrofitError('RETROFIT_ERR_REQUEST_TIMEOUT', [limits.requestTimeoutMs], { cause: err });
+  if (err.code === 'HPE_HEADER_OVERFLOW') return new RetrofitError('RETROFIT_ERR_HEADERS_TOO_LARGE', [limits.maxHeaderBytes], { cause: err });
+  return new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['malformed HTTP request'], { cause: err });
+}
+
+/**
+ * Answer a request Node's parser gave up on (a timeout, headers too large, bytes that are not HTTP) on its
+ * socket, as Node itself would: only when no answer of ours is under way on it (a response that sent its
+ * headers cannot take another), then end the connection.
+ */
+function onClientError(logger: Logger, limits: GatewayConfig['limits']): (err: NodeJS.ErrnoException, socket: Socket) => void {
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const error = clientError(err, limits);
+    logger.warn({ code: error.code, cause: err.code, remote: socket.remoteAddress }, error.message);
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const body = JSON.stringify(error.toJsonRpc());
+      socket.write(`HTTP/1.1 ${error.status} ${statusText(error.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    }
+    socket.destroy();
+  };
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const statusText = (status: number): string => STATUS_TEXT[status] ?? 'Error';
+
+export function createServer(options: ServerOptions): FastifyInstance {
+  const { config, logger } = options;
+  const limits = config.limits;
+  const app = Fastify({
+    genReqId: options.nextId,
+    // pino and Fastify disagree on one optional field of the logger type only.
+    loggerInstance: logger as FastifyBaseLogger,
+    // Routes log one line per exchange themselves (./exchange-log.ts), with the request id: no child logger per
+    // request (pino serialises a child's bindings when it is made) and no request/response lines of Fastify's.
+    childLoggerFactory: (base) => base,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: limits.maxRequestBytes,
+    // Node bounds how long headers and a whole request may take to arrive (a slow or stalled body is cut at
+    // requestTimeoutMs with 408), and how long an idle keep-alive connection stays. Responses are not bounded
+    // here: SSE answers and streams live as long as their exchange (src/http/server/inflight.ts ends them).
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: 0,
+    http: { headersTimeout: limits.headersTimeoutMs, maxHeaderSize: limits.maxHeaderBytes, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, limits.headersTimeoutMs) },
+    clientErrorHandler: onClientError(logger, limits),
+    // The gate answers requests during shutdown (a JSON-RPC 503), not Fastify's own 503 body.
+    return503OnClosing: false,
+    // Fastify force-closes connections only after the preClose hooks, i.e. after in-flight requests had their
+    // grace period (src/app.ts). Without it a connection that never sent a request keeps close() waiting.
+    forceCloseConnections: true,
+    // avvio bounds every hook, close hooks included, by pluginTimeout (10 s by default): the drains bound
+    // themselves, so no second, shorter bound.
+    pluginTimeout: 0,
+    // Errors before routing (a malformed URL): the gateway's 400.
+    frameworkErrors: (error, _request, reply) => {
+      reply.hijack();
+      writeError(reply.raw, new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [error.message], { cause: error }));
+    },
+  });
+  // Routes read their bodies themselves (./gate.ts); only requests no route serves reach Fastify's parser, and
+  // keep their bytes unread beyond the limit.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const mapped = fastifyError(error, limits.maxRequestBytes);
+    if (!mapped) logger.error({ err: error, reqId: request.id }, 'unhandled error');
+    reply.hijack();
+    if (mapped) writeError(reply.raw, mapped);
+    else writeInternalError(reply.raw);
+  });
+  return app;
+}
+
+/**
+ * Anything no route serves still gets a JSON-RPC error: 405 (with Allow) on an upstream's path, else 404; 503
+ * once shutdown began. `allowed` maps an upstream's paths to the methods they take.
+ */
+export function setNotFound(app: FastifyInstance, gate: Gate, allowed: ReadonlyMap<string, string>): void {
+  app.setNotFoundHandler((request, reply) => {
+    reply.hijack();
+    const res = reply.raw;
+    if (gate.shuttingDown(res)) return;
+    const path = request.url.split('?', 1)[0] ?? request.url;
+    const allow = allowed.get(path);
+    if (allow) writeError(res, new RetrofitError('RETROFIT_ERR_METHOD_NOT_ALLOWED', [request.method]), null, { allow });
+    else writeError(res, new RetrofitError('RETROFIT_ERR_NOT_FOUND', [`${request.method} ${path}`]));
+  });
+}
