@@ -6,8 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { snapshot, type GatewayContext } from './context.js';
-import { registerSseRoutes } from './front/sse-routes.js';
 import { registerStdioRoutes, type StdioOptions } from './front/stdio-routes.js';
+import { registerSseRoutes } from './legacy/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { registerProxyRoutes } from './proxy/route.js';
 import { setNotFound } from './server/create.js';
@@ -32,7 +32,7 @@ export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayCon
   }
   // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.
   registerOAuthRoutes(app, ctx, gate);
-  registerOpsRoutes(app, gate, ctx, upstreams);
+  registerOpsRoutes(app, gate, ctx.metrics, upstreams);
   setNotFound(app, gate, allowed);
   return upstreams;
 }

@@ -76,7 +76,7 @@ export interface LegacyEdge {
 
 /**
  * Register the legacy edge's message route; its GET is served on the upstream's path by the front
- * (src/http/front/sse-routes.ts). `sessions()` is the upstream's session registry: legacy connections count
+ * (./routes.ts). `sessions()` is the upstream's session registry: legacy connections count
  * towards its maxSessions.
  */
 export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, ctx: GatewayContext, sessions: () => FrontSessions): LegacyEdge {

@@ -28,7 +28,8 @@ import { parseBody } from '../server/body.js';
 import { countRevision, finishExchange, labelOf } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
 import { pipeBody, writeError } from '../write.js';
-import { readAndRewriteJson, relaySse, type RelayContext } from './relay.js';
+import { readAndRewriteJson, type RelayContext } from './relay.js';
+import { relaySse } from './sse-relay.js';
 import type { ServerStream, ServerStreams } from './streams.js';
 
 /** What every exchange of one upstream shares. */

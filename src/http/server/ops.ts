@@ -4,7 +4,7 @@
  * upstreams' data).
  */
 import type { FastifyInstance } from 'fastify';
-import type { GatewayContext } from '../context.js';
+import type { Metrics } from '../../metrics.js';
 import type { UpstreamRoutes } from '../upstream-routes.js';
 import { writeBody, writeJson } from '../write.js';
 import type { Gate } from './gate.js';
@@ -17,7 +17,7 @@ export interface ReadyReport {
 
 const HEALTHY = Object.freeze({ status: 'ok' });
 
-export function registerOpsRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayContext, upstreams: ReadonlyMap<string, UpstreamRoutes>): void {
+export function registerOpsRoutes(app: FastifyInstance, gate: Gate, metrics: Metrics, upstreams: ReadonlyMap<string, UpstreamRoutes>): void {
   gate.route(app, { method: 'GET', url: '/healthz', guards: 'none', handle: (_request, res) => writeJson(res, 200, HEALTHY) });
 
   gate.route(app, {
@@ -44,8 +44,8 @@ export function registerOpsRoutes(app: FastifyInstance, gate: Gate, ctx: Gateway
     url: '/metrics',
     guards: 'none',
     handle: async (_request, res) => {
-      const text = await ctx.metrics.registry.metrics();
-      writeBody(res, 200, { 'content-type': ctx.metrics.registry.contentType }, text);
+      const text = await metrics.registry.metrics();
+      writeBody(res, 200, { 'content-type': metrics.registry.contentType }, text);
     },
   });
 }

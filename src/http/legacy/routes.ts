@@ -9,11 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { SseLink } from '../../upstream/sse-link.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
-import { registerFront } from './route.js';
+import { registerFront } from '../front/route.js';
 import type { Gate } from '../server/gate.js';
 import { TOOLS_LIST_CHANGED } from '../../protocol/list-changed.js';
-import type { FrontSessions } from './registry.js';
-import { registerLegacy } from '../legacy/edge.js';
+import type { FrontSessions } from '../front/registry.js';
+import { registerLegacy } from './edge.js';
 import type { UpstreamRoutes } from '../upstream-routes.js';
 
 const READY_TIMEOUT_MS = 2_000;

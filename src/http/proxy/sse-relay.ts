@@ -1,0 +1,312 @@
+/**
+ * The SSE relay of a proxied answer, block by block. At the start of each block it decides whether it may have
+ * to change it: only an answer to a request the session awaits can change (src/session/inbound.ts), so while
+ * the session awaits nothing, a block's bytes are forwarded as they arrive, whatever its size. Otherwise the
+ * block is held — but its first bytes usually tell a notification or a request (a `method` up front) or an
+ * answer to an id nobody awaits, which are then forwarded as they arrive too. A held block is bounded by
+ * limits.maxResultBytes: past it, it is never truncated: the request it answers gets RETROFIT_ERR_RESULT_TOO_LARGE
+ * as an event of its own (#overflow below says which). Every write respects the client's backpressure,
+ * and the gateway's own events go between blocks only.
+ */
+import type { ServerResponse } from 'node:http';
+import { RetrofitError } from '../../errors.js';
+import { sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
+import { inbound, type Inbound } from '../../session/inbound.js';
+import { BlockScanner } from '../../stream/blocks.js';
+import { dataHead, dataTail, encodeEvent, messageEvent, parseBlock, type SseEvent } from '../../stream/sse.js';
+import { drained, write } from '../write.js';
+import { mayChange, type RelayBody, type RelayContext } from './relay.js';
+
+/** How an SSE relay ended. */
+export type RelayEnd =
+  | { readonly kind: 'complete' }
+  /** The client went away. */
+  | { readonly kind: 'gone' }
+  /**
+   * The upstream failed mid-stream; `answered`: what this exchange still owed was answered with error events
+   * (false when a block was cut short, or the client is gone: then only ending the connection is honest).
+   */
+  | { readonly kind: 'failed'; readonly error: unknown; readonly answered: boolean };
+
+const COMPLETE: RelayEnd = Object.freeze({ kind: 'complete' });
+const GONE: RelayEnd = Object.freeze({ kind: 'gone' });
+
+/** Bytes of a held block's head worth sniffing for what it is (the sniffer reads 512 of its data). */
+const HEAD_BYTES = 2048;
+/** Bytes of each end of a dropped block kept to find the id it answers. */
+const ENDS = 1024;
+const EMPTY = Buffer.alloc(0);
+
+function eventBytes(event: SseEvent, handled: Inbound): Buffer {
+  if (handled.out === undefined) return event.raw;
+  return encodeEvent(event, handled.out);
+}
+
+/** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
+function transform(event: SseEvent, ctx: RelayContext): Buffer | Promise<Buffer> {
+  const state = ctx.state;
+  if (!state || !event.complete || event.data.length === 0 || state.pending.empty) return event.raw;
+  const data = event.data.join('\n');
+  if (!mayChange(state, data)) return event.raw;
+  const handled = inbound(state, ctx.rewriter, data, ctx.log());
+  if (handled instanceof Promise) return handled.then((h) => eventBytes(event, h));
+  if (handled.invalid) ctx.log().debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
+  return eventBytes(event, handled);
+}
+
+/** One SSE relay: the state of the block under way, and where its bytes go. */
+class SseRelay {
+  readonly #res: ServerResponse;
+  readonly #ctx: RelayContext;
+  readonly #scanner = new BlockScanner();
+  /** `start`: between blocks; `pass`: the block under way is forwarded as it comes; `hold`: kept; `drop`: over the bound. */
+  #mode: 'start' | 'pass' | 'hold' | 'drop' = 'start';
+  /** The held block's head was read and told nothing: it stays held. */
+  #sniffed = false;
+  #held: Buffer[] = [];
+  #heldBytes = 0;
+  #dropHead: Buffer = EMPTY;
+  #dropTail: Buffer = EMPTY;
+  #dropBytes = 0;
+  /** Bytes to write, in order. */
+  #out: Buffer[] = [];
+  /** Nothing more is to be relayed (the answers this exchange owed were given): the stream ends. */
+  #stopped = false;
+
+  constructor(res: ServerResponse, ctx: RelayContext) {
+    this.#res = res;
+    this.#ctx = ctx;
+  }
+
+  /** The relay ended the stream itself (see #overflow). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Part of a block went out: nothing of the gateway's own can be written until it ends. */
+  get mid(): boolean {
+    return this.#mode === 'pass';
+  }
+
+  /** Relay one chunk: false (or a promise of it) once the client is gone. Synchronous unless something waits. */
+  chunk(chunk: Buffer): boolean | Promise<boolean> {
+    let i = 0;
+    while (i < chunk.length) {
+      if (this.#mode === 'start') {
+        const stray = this.#scanner.strayLf(chunk, i);
+        if (stray > 0) {
+          this.#out.push(chunk.subarray(i, i + stray));
+          i += stray;
+          continue;
+        }
+        this.#mode = this.#awaitsAnswers() ? 'hold' : 'pass';
+        this.#sniffed = false;
+      }
+      const end = this.#scanner.end(chunk, i);
+      const stop = end === -1 ? chunk.length : end;
+      const piece = i === 0 && stop === chunk.length ? chunk : chunk.subarray(i, stop);
+      i = stop;
+      if (this.#mode === 'pass') this.#out.push(piece);
+      else if (this.#mode === 'hold') this.#hold(piece, end === -1);
+      else this.#drop(piece);
+      if (this.#stopped) break;
+      if (end === -1) break;
+      const later = this.#blockEnded();
+      if (later) return this.#after(later, i < chunk.length ? chunk.subarray(i) : undefined);
+    }
+    return this.#flush();
+  }
+
+  /** A worker rewrites a block: what came before goes out first, what comes after waits for it. */
+  async #after(later: Promise<Buffer>, rest: Buffer | undefined): Promise<boolean> {
+    if (!(await this.#flush())) return false;
+    this.#out.push(await later);
+    return rest === undefined ? this.#flush() : this.chunk(rest);
+  }
+
+  /** End of the upstream's stream: a block cut short is forwarded as it came (clients never dispatch it). */
+  end(): boolean | Promise<boolean> {
+    if (this.#mode === 'hold') this.#out.push(...this.#held);
+    this.#held = [];
+    this.#mode = 'start';
+    return this.#flush();
+  }
+
+  /**
+   * The upstream failed: each request of this exchange still awaited gets `error` as an event of its own, when
+   * no block is under way (one cut short cannot take an event after it). False when none could be written.
+   */
+  async fail(error: RetrofitError): Promise<boolean> {
+    if (this.mid) return false;
+    this.#held = [];
+    this.#mode = 'start';
+    const state = this.#ctx.state;
+    for (const id of this.#ctx.own) {
+      if (!state?.pending.has(id)) continue;
+      state.pending.release(id);
+      this.#out.push(messageEvent(JSON.stringify(error.toJsonRpc(id))));
+    }
+    return this.#flush();
+  }
+
+  #awaitsAnswers(): boolean {
+    const state = this.#ctx.state;
+    return state !== undefined && !state.pending.empty;
+  }
+
+  #hold(piece: Buffer, more: boolean): void {
+    this.#held.push(piece);
+    this.#heldBytes += piece.length;
+    const over = this.#heldBytes > this.#ctx.max;
+    // A block that goes on may show what it is by its head; a whole one is judged whole, unless it is too large.
+    if (over || (more && !this.#sniffed)) this.#sniff();
+    if (this.#mode === 'hold' && over) this.#overflow();
+  }
+
+  /** A held block's first bytes may show it cannot change: then it is forwarded from here on as it comes. */
+  #sniff(): void {
+    const head = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held);
+    const found = sniffHead(dataHead(head.subarray(0, HEAD_BYTES)));
+    const passes = found?.kind === 'method' || (found?.kind === 'id' && this.#ctx.state?.pending.peek(found.id) === undefined);
+    if (passes) {
+      this.#out.push(...this.#held);
+      this.#held = [];
+      this.#heldBytes = 0;
+      this.#mode = 'pass';
+      return;
+    }
+    // Once the head is all here, it will not say more.
+    if (this.#heldBytes >= HEAD_BYTES) this.#sniffed = true;
+  }
+
+  /**
+   * Past the bound: the block cannot be held. When its head names the request it answers, that request gets
+   * RESULT_TOO_LARGE now and the rest of the block goes by unread. When it does not, and this exchange still
+   * owes answers, the block is theirs: each gets RESULT_TOO_LARGE and the stream ends (a POST's stream carries
+   * nothing after its answers). Otherwise only both ends of the block are kept, for the id read at its end.
+   */
+  #overflow(): void {
+    const all = Buffer.concat(this.#held, this.#heldBytes);
+    this.#held = [];
+    this.#heldBytes = 0;
+    this.#mode = 'drop';
+    this.#dropBytes = 0;
+    this.#dropTail = EMPTY;
+    const found = sniffHead(dataHead(all.subarray(0, HEAD_BYTES)));
+    const state = this.#ctx.state;
+    if (found?.kind === 'id') {
+      this.#tooLargeFor(found.id, all.length);
+      this.#dropHead = EMPTY;
+      // It was the last answer this exchange owed: the rest of the block is not waited for.
+      if (this.#ctx.own.length > 0 && !this.#ctx.own.some((id) => state?.pending.has(id))) this.#stopped = true;
+      return;
+    }
+    const owed = this.#ctx.own.filter((id) => state?.pending.has(id));
+    if (owed.length > 0) {
+      for (const id of owed) this.#tooLargeFor(id, all.length);
+      this.#ctx.log().warn({ limit: this.#ctx.max, ids: owed }, 'upstream SSE event over maxResultBytes; stream ended');
+      this.#stopped = true;
+      return;
+    }
+    this.#dropHead = Buffer.from(all.subarray(0, ENDS * 4));
+    this.#drop(all);
+  }
+
+  #drop(piece: Buffer): void {
+    this.#dropBytes += piece.length;
+    const joined = piece.length >= ENDS ? piece : Buffer.concat([this.#dropTail, piece]);
+    this.#dropTail = Buffer.from(joined.subarray(Math.max(0, joined.length - ENDS)));
+  }
+
+  /** The block under way ended: its bytes (or what replaces them) join the output, or a worker's promise of them. */
+  #blockEnded(): Promise<Buffer> | undefined {
+    const mode = this.#mode;
+    this.#mode = 'start';
+    // The gateway's own event held back while a block was under way goes between this block and the next.
+    const queued = this.#ctx.stream?.takeQueued();
+    if (queued) this.#out.push(queued);
+    if (mode === 'pass') return undefined;
+    if (mode === 'drop') {
+      this.#tooLarge();
+      return undefined;
+    }
+    const raw = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held, this.#heldBytes);
+    this.#held = [];
+    this.#heldBytes = 0;
+    const out = transform(parseBlock(raw), this.#ctx);
+    if (out instanceof Promise) return out;
+    this.#out.push(out);
+    return undefined;
+  }
+
+  /** A dropped block whose id was not known when it overflowed: the request it answers (if any) gets RESULT_TOO_LARGE. */
+  #tooLarge(): void {
+    if (this.#dropHead.length === 0) return;
+    const id = sniffResponseId({ head: dataHead(this.#dropHead), tail: dataTail(this.#dropTail) });
+    this.#dropHead = EMPTY;
+    this.#dropTail = EMPTY;
+    if (id === undefined) {
+      this.#ctx.log().warn({ bytes: this.#dropBytes, limit: this.#ctx.max }, 'upstream SSE event over maxResultBytes dropped; it answers no request');
+      return;
+    }
+    this.#tooLargeFor(id, this.#dropBytes);
+  }
+
+  /** Request `id` gets RESULT_TOO_LARGE in place of its answer. */
+  #tooLargeFor(id: string | number, bytes: number): void {
+    const ctx = this.#ctx;
+    ctx.log().warn({ bytes, limit: ctx.max, id }, 'upstream SSE event over maxResultBytes dropped');
+    ctx.state?.pending.release(id);
+    const error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
+    this.#out.push(messageEvent(JSON.stringify(error.toJsonRpc(id))));
+  }
+
+  /** Write the output so far, waiting while the client cannot take it; false once it is gone. */
+  #flush(): boolean | Promise<boolean> {
+    const stream = this.#ctx.stream;
+    if (stream) stream.mid = this.mid;
+    const out = this.#out;
+    if (out.length === 0) return !this.#stopped && !this.#res.destroyed;
+    this.#out = [];
+    let ok = true;
+    for (const bytes of out) ok = write(this.#res, bytes) === true && ok;
+    if (this.#stopped) return false;
+    return ok || drained(this.#res);
+  }
+}
+
+/**
+ * Relay an SSE body (see the module comment). When the upstream fails mid-stream, the requests of this
+ * exchange still awaited get `failure(error)` as events of their own where that can be written cleanly.
+ */
+export async function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
+  const relay = new SseRelay(res, ctx);
+  const gone = (): RelayEnd => {
+    if (!relay.stopped) return GONE;
+    // Nothing more is wanted from the upstream's stream.
+    body.destroy?.();
+    return COMPLETE;
+  };
+  try {
+    // The usual small answer is complete by now: no promise per chunk unless something must wait.
+    const complete = body.takeComplete?.();
+    if (complete) {
+      for (const chunk of complete) {
+        const ok = relay.chunk(chunk);
+        if (ok !== true && (ok === false || !(await ok))) return gone();
+      }
+    } else {
+      for await (const chunk of body) {
+        const ok = relay.chunk(chunk);
+        if (ok !== true && (ok === false || !(await ok))) return gone();
+      }
+    }
+    const ended = relay.end();
+    return ended === true || (ended !== false && (await ended)) ? COMPLETE : GONE;
+  } catch (err) {
+    const error = failure(err);
+    const answered = error !== undefined && (await relay.fail(error));
+    return { kind: 'failed', error: err, answered };
+  }
+}
+
