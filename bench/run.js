@@ -4,8 +4,8 @@
  * (latest-quick.md for --quick and latest-partial.md for --only, so neither overwrites the recorded full run).
  * --profile: the gateway of scenario 1 runs with --cpu-prof; a summary (top self-time functions, time by
  * package) goes to bench/results/profile-passthrough.md.
- * --compare=DIR: scenarios 1, 2c and 3 also run DIR's built gateway (an older commit's worktree), in the same
- * rounds, so before and after come from one run.
+ * --compare=DIR: scenarios 1, 2c, 3, 7 and 8 also run DIR's built gateway (an older commit's worktree), in the
+ * same run (1, 2c and 3 in the same rounds; 7 and 8 one build after the other), so before and after come from one run.
  * Exits 1 when a scenario failed to run (a missed target is reported in the table, not as a failure).
  */
 import { performance } from 'node:perf_hooks';
@@ -16,9 +16,11 @@ import { killAll } from './lib/procs.js';
 import { byArea, inclusiveByArea, topSelf } from './lib/profile.js';
 import { compareBuild, ROOT, scratch } from './lib/servers.js';
 import { render, skipped } from './lib/table.js';
+import { hugeEvent } from './scenarios/huge-event.js';
 import { memory } from './scenarios/memory.js';
 import { passthrough } from './scenarios/passthrough.js';
 import { retrofitCost } from './scenarios/retrofit.js';
+import { slowStream } from './scenarios/slow-stream.js';
 import { regexStall, stall } from './scenarios/stall.js';
 import { stdioBridging } from './scenarios/stdio.js';
 import { streaming } from './scenarios/streaming.js';
@@ -30,7 +32,7 @@ const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).
 const compare = compareBuild(args.find((a) => a.startsWith('--compare='))?.slice('--compare='.length));
 const unknown = args.filter((a) => !['--quick', '--profile'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--compare='));
 if (unknown.length > 0) {
-  console.error(`usage: node bench/run.js [--quick] [--only=1,2,3,4,5] [--profile] [--compare=DIR]; unknown: ${unknown.join(' ')}`);
+  console.error(`usage: node bench/run.js [--quick] [--only=1,2,3,4,5,6,7,8] [--profile] [--compare=DIR]; unknown: ${unknown.join(' ')}`);
   process.exit(2);
 }
 
@@ -45,6 +47,8 @@ const SCENARIOS = [
   ['4', 'memory', () => memory({ quick, log })],
   ['5', 'streaming', () => streaming({ quick, log })],
   ['6', 'recording under load', async () => (await import('./scenarios/record.js')).recording({ quick, log })],
+  ['7', 'slow reader of a GET stream', () => slowStream({ quick, log, compare })],
+  ['8', 'a 200 MiB pass-through SSE event', () => hugeEvent({ log, compare })],
 ];
 
 const startedAt = new Date();

@@ -58,5 +58,5 @@ export function shapes(bytes) {
   };
 }
 
-/** A small result text, the usual size of a tool answer. */
-export const SMALL_TEXT = JSON.stringify({ station: 'bench', readings: [reading(1)] });
+/** A small result text, the usual size of a tool answer: about 200 bytes of JSON (issue 23's "200-byte result"). */
+export const SMALL_TEXT = JSON.stringify({ station: 'bench', readings: [reading(1), reading(2)] });

@@ -23,7 +23,8 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
   metrics.retrofits.inc({ upstream: request.upstream, tool, outcome: outcome.outcome, format: label, mode });
   const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
   const level = failed && mode !== 'unseen' ? 'warn' : 'debug';
-  log[level]({ tool, outcome: outcome.outcome, format: label, mode, reasons, revision: request.revision }, 'retrofit');
+  // A success is a debug line, off in production: its fields are not even gathered then.
+  if (log.isLevelEnabled(level)) log[level]({ tool, outcome: outcome.outcome, format: label, mode, reasons, revision: request.revision }, 'retrofit');
 }
 
 /** Count every repair of a tools/list; log each once per upstream, tool and kind (repeats at debug). */

@@ -32,12 +32,23 @@ interface Checking {
   readonly coerce: boolean;
 }
 
+/** Where a failure's extra reasons come from: a candidate, whose `notes` are read only when it fails. */
+interface Noted {
+  readonly notes?: readonly string[] | undefined;
+}
+
+/** A failure's reasons: the validator's, then the reading's notes (read here, only now), then `more`. */
+function explained(reasons: readonly string[], noted: Noted | undefined, more: readonly string[] = []): string[] {
+  return [...reasons, ...(noted?.notes ?? []), ...more];
+}
+
 /**
  * select → wrap → validate, and when that fails and coercion is on, coerce → validate again. A validator
  * that removes properties works on a copy: the value may be a part of a reading that later candidates
- * reuse, or the upstream's own structuredContent, which is still being forwarded.
+ * reuse, or the upstream's own structuredContent, which is still being forwarded. `noted`'s notes (an
+ * inexact-number pass over the text) are read only for a failure's reasons.
  */
-function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchema, notes?: readonly string[], coerceFirst = false): Checked {
+function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchema, noted?: Noted, coerceFirst = false): Checked {
   let current: Json | undefined = value;
   const { select, wrap } = tool.extract;
   if (select !== undefined) {
@@ -46,25 +57,24 @@ function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchem
   }
   if (how.removes) current = structuredClone(current);
   if (wrap !== undefined) current = { [wrap]: current };
-  const explained = (reasons: string[], more: readonly string[] = []): string[] => [...reasons, ...(notes ?? []), ...more];
   // Readings made of strings (cells, items, groups) are typed by coercion whenever the schema wants numbers:
   // coerce them at once instead of collecting a failure for every cell first.
   if (coerceFirst && how.coerce) {
     const coerceNotes: string[] = [];
     const coerced = coerce(current, schema, coerceNotes);
     const verdict = validateValue(how.validate, coerced);
-    return verdict.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(verdict.reasons, coerceNotes) };
+    return verdict.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(verdict.reasons, noted, coerceNotes) };
   }
   // Validate first: most values need no coercion, and coercing copies the whole value (the bulk of a 100 KB
   // retrofit's cost). Only a value that fails is coerced and checked again.
   const verdict = validateValue(how.validate, current);
   if (verdict.ok) return { ok: true, value: current };
-  if (!how.coerce) return { ok: false, reasons: explained(verdict.reasons) };
+  if (!how.coerce) return { ok: false, reasons: explained(verdict.reasons, noted) };
   const coerceNotes: string[] = [];
   const coerced = coerce(current, schema, coerceNotes);
-  if (coerced === current) return { ok: false, reasons: explained(verdict.reasons) };
+  if (coerced === current) return { ok: false, reasons: explained(verdict.reasons, noted) };
   const second = validateValue(how.validate, coerced);
-  return second.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(second.reasons, coerceNotes) };
+  return second.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(second.reasons, noted, coerceNotes) };
 }
 
 function textChecking(tool: CompiledTool, output: CompiledOutput): Checking {
@@ -96,7 +106,7 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
   for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0, notes)) {
     let checked: Checked;
     try {
-      checked = check(candidate.value, tool, how, output.schema, candidate.notes, STRING_READINGS.has(candidate.format));
+      checked = check(candidate.value, tool, how, output.schema, candidate, STRING_READINGS.has(candidate.format));
     } catch (err) {
       // Recursion over a value nested deeper than the stack (an upstream's `[[[[…]]]]`): a reading that
       // cannot be checked is a failed reading, not an engine failure that would pass the result through.

@@ -41,14 +41,28 @@ function noteOf(text: string): Note {
   };
 }
 
+/**
+ * A JSON reading whose `notes` are worked out only when read. A class, not an object literal with a getter:
+ * V8 builds such literals on its slow path, a visible cost when every call's first reading is one of these.
+ */
+class NotedCandidate implements Candidate {
+  readonly format: ExtractorName;
+  readonly value: Json;
+  readonly #note: Note;
+
+  constructor(format: ExtractorName, value: Json, note: Note) {
+    this.format = format;
+    this.value = value;
+    this.#note = note;
+  }
+
+  get notes(): readonly string[] | undefined {
+    return this.#note();
+  }
+}
+
 function withNote(format: ExtractorName, value: Json, note: Note): Candidate {
-  return {
-    format,
-    value,
-    get notes() {
-      return note();
-    },
-  };
+  return new NotedCandidate(format, value, note);
 }
 
 /**

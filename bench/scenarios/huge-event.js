@@ -1,0 +1,104 @@
+/**
+ * Scenario 8 — a 200 MiB pass-through SSE event (issue 23): a `url:` upstream (bench/servers/stream-upstream.js)
+ * answers tools/call `huge`, a tool with no configured schema (so nothing is rewritten), with one SSE event
+ * whose text is 200 MiB, written in 1 MiB slices. The client (bench/lib/huge-client.js, its own process)
+ * reads it as fast as it comes. Measured: the gateway's peak RSS growth over its RSS before the call (VmHWM,
+ * reset first through /proc/<pid>/clear_refs, and VmRSS sampled every 20 ms, whichever is higher), and the
+ * time from the upstream's first byte to the client's first byte, direct and through the gateway (both
+ * stamped on the performance.timeOrigin clock, which processes on one machine share). The gateway runs with
+ * its default limits (maxResultBytes 16 MiB), as a user's would.
+ * With --compare the other build runs the same way, after this one.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runToEnd } from '../lib/procs.js';
+import { ROOT, startGateway, startUpstream } from '../lib/servers.js';
+import { rssMb } from '../lib/sys.js';
+import { fmt } from '../lib/table.js';
+
+const CLIENT = join(ROOT, 'bench', 'lib', 'huge-client.js');
+const HUGE_BYTES = 200 * 1024 * 1024;
+/** Bounded: well under the event's size. */
+const MAX_GROWTH_MB = 64;
+/** "As they arrive": a proxy that held the event whole would be seconds late, not this. */
+const MAX_FIRST_BYTE_MS = 100;
+const MiB = 1024 * 1024;
+
+function hwmMb(pid) {
+  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Reset the peak RSS the kernel keeps for `pid` (Linux ≥ 4.0, root or the same user); false when it cannot. */
+function resetHwm(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function call(url, upstream) {
+  const out = JSON.parse((await runToEnd(process.execPath, [CLIENT, url, 'huge'], { timeoutMs: 180_000 })).trim().split('\n').pop());
+  const stats = await (await fetch(`${upstream.url}/stats`)).json();
+  return { ...out, upstreamFirstByteAt: stats.huge.firstByteAt, upstreamBytes: stats.huge.bytes, upstreamDone: stats.huge.done, firstByteMs: out.firstByteAt ? out.firstByteAt - stats.huge.firstByteAt : NaN, seconds: (out.endAt - stats.huge.firstByteAt) / 1000 };
+}
+
+async function throughGateway(root, upstream, log, label) {
+  const gw = await startGateway({ huge: { url: `${upstream.url}/mcp`, path: '/huge/mcp' } }, { root });
+  try {
+    // One small call first, so the gateway's one-off costs (first request, JIT) are not counted as growth.
+    await fetch(`${gw.address}/huge/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' }, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'tools/list' }) }).then((r) => r.text());
+    const before = rssMb(gw.pid);
+    const reset = resetHwm(gw.pid);
+    let peak = before;
+    const sampler = setInterval(() => {
+      try {
+        peak = Math.max(peak, rssMb(gw.pid));
+      } catch {
+        // the gateway is gone: the call reports it
+      }
+    }, 20);
+    let r;
+    try {
+      r = await call(`${gw.address}/huge/mcp`, upstream);
+    } finally {
+      clearInterval(sampler);
+    }
+    if (reset) peak = Math.max(peak, hwmMb(gw.pid));
+    const growth = peak - before;
+    log(`  s8 ${label}: RSS before ${fmt(before)} MB, peak +${fmt(growth)} MB (${reset ? 'VmHWM reset' : 'sampled only'}); client ${fmt(r.bytes / MiB)} MiB in ${fmt(r.seconds)} s, first byte +${fmt(r.firstByteMs)} ms${r.error ? `, ${r.error}` : ''}`);
+    return { ...r, before, growth, reset };
+  } finally {
+    await gw.stop();
+  }
+}
+
+export async function hugeEvent({ log, compare }) {
+  const upstream = await startUpstream('stream-upstream', { HUGE_BYTES: String(HUGE_BYTES) });
+  try {
+    const direct = await call(`${upstream.url}/mcp`, upstream);
+    log(`  s8 direct: ${fmt(direct.bytes / MiB)} MiB in ${fmt(direct.seconds)} s, first byte +${fmt(direct.firstByteMs)} ms`);
+    const ours = await throughGateway(ROOT, upstream, log, 'this build');
+    const before = compare ? await throughGateway(compare.root, upstream, log, compare.label) : undefined;
+    const whole = (r) => r.bytes >= HUGE_BYTES && !r.error;
+    const got = (r) => (r.error ? `client got a ${r.error} error (${r.bytes} bytes) after ${fmt(r.seconds)} s` : `client got ${fmt(r.bytes / MiB)} of ${fmt(HUGE_BYTES / MiB)} MiB in ${fmt(r.seconds)} s`);
+    const rss = (r) => `+${fmt(r.growth)} MB over ${fmt(r.before)} MB${r.reset ? '' : ' (sampled every 20 ms; VmHWM could not be reset)'}; ${got(r)}`;
+    const first = (r) => `+${fmt(r.firstByteMs)} ms; ${got(r)}`;
+    const title = '8 one 200 MiB SSE event passed through (tools/call of a tool without a configured schema; default limits)';
+    return [
+      { scenario: `${title}: gateway peak RSS growth`, baseline: before ? `${compare.label}: ${rss(before)}` : '—', ours: rss(ours), ratio: NaN, target: `< ${MAX_GROWTH_MB} MB`, met: ours.growth < MAX_GROWTH_MB },
+      {
+        scenario: `${title}: client's first byte after the upstream's first byte`,
+        baseline: `direct +${fmt(direct.firstByteMs)} ms (${got(direct)})${before ? `; ${compare.label}: ${first(before)}` : ''}`,
+        ours: first(ours),
+        ratio: NaN,
+        target: `≤ ${MAX_FIRST_BYTE_MS} ms, whole event delivered`,
+        met: ours.firstByteMs <= MAX_FIRST_BYTE_MS && whole(ours),
+      },
+    ];
+  } finally {
+    await upstream.stop();
+  }
+}
