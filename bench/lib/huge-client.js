@@ -1,15 +1,20 @@
 /**
- * One tools/call whose answer is a very large SSE event (scenario 8), in its own process: reads the body as
+ * One request whose answer is a very large SSE event (scenario 8), in its own process — resources/read of the
+ * resource TARGET (or, with a `tool:` prefix, tools/call of that tool): reads the body as
  * fast as it comes and throws it away, and prints one JSON line { headersAt, firstByteAt, endAt, bytes,
  * tail, error } — times on the performance.timeOrigin clock the upstream also stamps with; `tail` is the
  * last 200 bytes (to tell a whole answer from an error event); `error` a RETROFIT_ERR_ code seen in the body.
- * usage: node bench/lib/huge-client.js URL TOOL
+ * usage: node bench/lib/huge-client.js URL TARGET
  */
 import { performance } from 'node:perf_hooks';
 
-const [url, tool] = process.argv.slice(2);
+const [url, target = 'huge'] = process.argv.slice(2);
 const now = () => performance.timeOrigin + performance.now();
-const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } });
+const body = JSON.stringify(
+  target.startsWith('tool:')
+    ? { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: target.slice(5), arguments: {} } }
+    : { jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: target } },
+);
 const res = await fetch(url, {
   method: 'POST',
   headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },

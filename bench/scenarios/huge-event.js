@@ -1,7 +1,8 @@
 /**
  * Scenario 8 — a 200 MiB pass-through SSE event (issue 23): a `url:` upstream (bench/servers/stream-upstream.js)
- * answers tools/call `huge`, a tool with no configured schema (so nothing is rewritten), with one SSE event
- * whose text is 200 MiB, written in 1 MiB slices. The client (bench/lib/huge-client.js, its own process)
+ * answers resources/read `huge` with one SSE event whose text is 200 MiB, written in 1 MiB slices. Nothing
+ * awaits that answer (only tools/list, tools/call and tasks/result answers may be rewritten, and those are held,
+ * bounded by limits.maxResultBytes), so the gateway forwards the event as its bytes arrive. The client (bench/lib/huge-client.js, its own process)
  * reads it as fast as it comes. Measured: the gateway's peak RSS growth over its RSS before the call (VmHWM,
  * reset first through /proc/<pid>/clear_refs, and VmRSS sampled every 20 ms, whichever is higher), and the
  * time from the upstream's first byte to the client's first byte, direct and through the gateway (both
@@ -86,7 +87,7 @@ export async function hugeEvent({ log, compare }) {
     const got = (r) => (r.error ? `client got a ${r.error} error (${r.bytes} bytes) after ${fmt(r.seconds)} s` : `client got ${fmt(r.bytes / MiB)} of ${fmt(HUGE_BYTES / MiB)} MiB in ${fmt(r.seconds)} s`);
     const rss = (r) => `+${fmt(r.growth)} MB over ${fmt(r.before)} MB${r.reset ? '' : ' (sampled every 20 ms; VmHWM could not be reset)'}; ${got(r)}`;
     const first = (r) => `+${fmt(r.firstByteMs)} ms; ${got(r)}`;
-    const title = '8 one 200 MiB SSE event passed through (tools/call of a tool without a configured schema; default limits)';
+    const title = '8 one 200 MiB SSE event passed through (a resources/read answer, which nothing awaits; default limits)';
     return [
       { scenario: `${title}: gateway peak RSS growth`, baseline: before ? `${compare.label}: ${rss(before)}` : '—', ours: rss(ours), ratio: NaN, target: `< ${MAX_GROWTH_MB} MB`, met: ours.growth < MAX_GROWTH_MB },
       {

@@ -3,7 +3,7 @@
  * - GET (a session's server stream) sends `notifications/message` events as fast as the reader takes them:
  *   it writes until the socket says stop, then waits for `drain` (so what piles up between it and the client
  *   is the gateway's doing, not this server's), EVENTS_PER_TICK events per turn of its event loop.
- * - tools/call `huge` answers with one SSE event whose text is HUGE_BYTES long (default 200 MiB), written in
+ * - resources/read `huge` (and tools/call `huge`) answers with one SSE event whose text is HUGE_BYTES long (default 200 MiB), written in
  *   1 MiB slices with backpressure and never held whole; the time its first byte went out is kept (on the
  *   performance.timeOrigin clock, which the bench's client shares) for the first-byte delay.
  * - initialize hands out a session id; notifications get 202; DELETE 200; anything else an empty result.
@@ -59,10 +59,14 @@ function flood(res) {
   pump();
 }
 
-/** One SSE event holding a CallToolResult whose text is HUGE_BYTES of `x`, written slice by slice. */
-function hugeAnswer(res, id) {
+/**
+ * One SSE event holding a result whose text is HUGE_BYTES of `x`, written slice by slice: a ReadResourceResult
+ * for resources/read, a CallToolResult for tools/call.
+ */
+function hugeAnswer(res, id, method) {
   huge = { firstByteAt: 0, bytes: 0, done: false };
-  const head = Buffer.from(`event: message\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"`);
+  const result = method === 'resources/read' ? '{"contents":[{"uri":"huge","text":"' : '{"content":[{"type":"text","text":"';
+  const head = Buffer.from(`event: message\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}`);
   const tail = Buffer.from('"}]}}\n\n');
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   let left = HUGE_BYTES;
@@ -117,7 +121,7 @@ const server = createServer((req, res) => {
       return;
     }
     if (msg.method === 'initialize') return json(res, msg.id, INIT, { 'mcp-session-id': `s-${process.pid}-${++sessions}` });
-    if (msg.method === 'tools/call' && msg.params?.name === 'huge') return hugeAnswer(res, msg.id);
+    if ((msg.method === 'tools/call' && msg.params?.name === 'huge') || (msg.method === 'resources/read' && msg.params?.uri === 'huge')) return hugeAnswer(res, msg.id, msg.method);
     json(res, msg.id, '{}');
   });
 });
