@@ -10,7 +10,8 @@
  * - a request past its deadline (timeoutMs, moved on by each progress notification) gets a -32001 error and
  *   the upstream gets notifications/cancelled; a message over the size bound fails its request with
  *   RESULT_TOO_LARGE; a link that ends fails everything still waiting, with the cause.
- * - the client side can hold the link back (backpressure) while its streams drain.
+ * - the client side holds the link back (backpressure) while one of its streams is backed up: the session
+ *   asks it after each delivery and whenever a stream drains, so the pause lasts exactly as long as that.
  */
 import { RetrofitError, type ErrorCode } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
@@ -44,10 +45,17 @@ function errorOf(message: JsonObject): Delivery['error'] {
   return { code: error.code, ...(data !== undefined && { data }) };
 }
 
-/** The client side of an owned session: its streams. `S` identifies one (the stream a request came on). */
+/**
+ * The client side of an owned session: its streams. `S` identifies one (the stream a request came on).
+ * Backpressure is a state the session asks for, never an order of events: after each delivery, and whenever
+ * the client side calls OwnedSession.pressureChanged() (a stream drained or closed), the session reads
+ * backedUp() and holds the link back exactly while it is true.
+ */
 export interface ClientSide<S> {
-  /** Put a message on `stream`, or on the session's own stream when undefined. False: backed up, slow down. */
-  deliver(stream: S | undefined, delivery: Delivery): boolean;
+  /** Put a message on `stream`, or on the session's own stream when undefined. */
+  deliver(stream: S | undefined, delivery: Delivery): void;
+  /** True while one of its streams cannot take more now (its response waits for 'drain'). */
+  backedUp(): boolean;
   /** No answer will come for request `id` on `stream` (the client cancelled it). */
   abandon(stream: S | undefined, id: JsonRpcId): void;
   /** Something that is not a message, for a legacy client's stream only (upstream SSE comments). */
@@ -98,7 +106,10 @@ export class OwnedSession<S> {
         this.#linkClosed(closed);
         return undefined;
       });
-    this.link.onpassthrough = (raw) => this.#client?.passthrough?.(raw);
+    this.link.onpassthrough = (raw) => {
+      this.#client?.passthrough?.(raw);
+      this.pressureChanged();
+    };
   }
 
   /** Attach the client side (once the edge has made it). */
@@ -150,17 +161,17 @@ export class OwnedSession<S> {
     if (c.method === 'notifications/cancelled') this.#cancelled(c.message);
   }
 
-  /** The client side is backed up: stop reading from the upstream until `drained`. */
-  backedUp(): void {
-    if (this.#paused) return;
-    this.#paused = true;
-    this.link.pause();
-  }
-
-  drained(): void {
-    if (!this.#paused) return;
-    this.#paused = false;
-    this.link.resume();
+  /**
+   * The client side's pressure may have changed (a stream drained, or closed): ask it, and hold the link back
+   * exactly while it is backed up. Asked again after every delivery, so no order of 'drain' and deliveries
+   * can leave the link paused while nothing is backed up.
+   */
+  pressureChanged(): void {
+    const backedUp = this.#client?.backedUp() ?? false;
+    if (backedUp === this.#paused) return;
+    this.#paused = backedUp;
+    if (backedUp) this.link.pause();
+    else this.link.resume();
   }
 
   /** Resolves once no request waits for its answer (graceful shutdown). */
@@ -236,7 +247,8 @@ export class OwnedSession<S> {
   #deliver(stream: S | undefined, delivery: Delivery): void {
     const client = this.#client;
     if (!client) return;
-    if (!client.deliver(stream, delivery)) this.backedUp();
+    client.deliver(stream, delivery);
+    this.pressureChanged();
   }
 
   /** The request a notification or server→client request belongs to (see the module comment). */
