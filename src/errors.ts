@@ -36,6 +36,11 @@ export const ERRORS = {
   RETROFIT_ERR_ALREADY_INITIALIZED: { status: 400, rpcCode: -32600, message: 'the session is already initialized' },
   RETROFIT_ERR_TOO_MANY_SESSIONS: { status: 503, rpcCode: -32000, message: 'upstream "%s" already has %s sessions (maxSessions)' },
   RETROFIT_ERR_SHUTTING_DOWN: { status: 503, rpcCode: -32000, message: 'the gateway is shutting down' },
+  // A child not reading its stdin past the bound of bytes waiting for it, or a session with more requests in
+  // flight than the gateway keeps (the oldest is answered with this): the client may try again later.
+  RETROFIT_ERR_UPSTREAM_BUSY: { status: 503, rpcCode: -32000, message: 'upstream "%s" is busy: %s' },
+  // The gateway failed on something an upstream sent (the cause is logged): never the upstream's error.
+  RETROFIT_ERR_INTERNAL: { status: 500, rpcCode: -32603, message: 'internal error: %s' },
   RETROFIT_ERR_CONFIG: { status: 500, rpcCode: -32603, message: '%s' },
 } as const satisfies Record<string, ErrorSpec>;
 
