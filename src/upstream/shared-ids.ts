@@ -272,8 +272,8 @@ export class SharedIds {
     return [{ to: session, json: token ? JSON.stringify(withMetaToken(m, token.value)) : (raw ?? JSON.stringify(m)) }];
   }
 
-  /** An answer dropped for its size: the sessions to tell, each with its own id. */
-  overlong(wire: string | number | undefined): { readonly session: number; readonly id: Key }[] {
+  /** A message the link dropped (its size, its depth): the sessions to tell, each with its own id. */
+  dropped(wire: string | number | undefined, reason: string): { readonly session: number; readonly id: Key }[] {
     const init = this.#init;
     if (typeof wire === 'string' && init.state === 'pending' && init.wire === wire) {
       this.#init = { state: 'none' };
@@ -282,7 +282,7 @@ export class SharedIds {
     }
     const origin = fromWire(wire);
     if (origin && this.#inflight.get(origin.session)?.delete(wire as string)) return [{ session: origin.session, id: origin.value }];
-    this.#log.warn({ id: wire }, 'share mode: upstream message over maxResultBytes dropped; no session to tell');
+    this.#log.warn({ id: wire, reason }, 'share mode: upstream message dropped; no session to tell');
     return [];
   }
 }

@@ -27,7 +27,7 @@
  */
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from './link.js';
+import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from './link.js';
 import { SharedIds, type Route } from './shared-ids.js';
 
 /** Makes the one child's link (the routes module's StdioLink, with its accounting); `log` is the upstream's. */
@@ -82,9 +82,10 @@ class SharedChild {
     this.#gone = gone;
     this.#ids = new SharedIds(options.log);
     this.#link = spawn(options.log);
+    // A throw here is caught by the child's link, which reports the message as dropped (`failed`).
     this.#link.onframe = (frame) => this.#deliver(this.#ids.fromChild(frame.data));
-    this.#link.onoverlong = (overlong) => {
-      for (const to of this.#ids.overlong(overlong.id)) this.#sessions.get(to.session)?.overlong({ bytes: overlong.bytes, id: to.id });
+    this.#link.ondropped = (dropped) => {
+      for (const to of this.#ids.dropped(dropped.id, dropped.reason)) this.#sessions.get(to.session)?.dropped({ ...dropped, id: to.id });
     };
     this.#link.onclose = (closed) => this.#died(closed);
   }
@@ -161,7 +162,7 @@ class SharedChild {
 /** One session's view of the shared child. */
 class SessionLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
-  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  ondropped: (dropped: LinkDropped) => void = () => {};
   onclose: (closed: LinkClosed) => void = () => {};
   readonly no: number;
   readonly log: Logger;
@@ -216,8 +217,8 @@ class SessionLink implements UpstreamLink {
     if (this.#open) this.onframe({ data });
   }
 
-  overlong(overlong: LinkOverlong): void {
-    if (this.#open) this.onoverlong(overlong);
+  dropped(dropped: LinkDropped): void {
+    if (this.#open) this.ondropped(dropped);
   }
 
   /** The link is gone (the child died, or the session detached): told once. */

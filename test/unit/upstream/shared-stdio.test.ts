@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RetrofitError } from '../../../src/errors.js';
-import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
+import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
 import { fromWire, replaceAnswerId, toWire } from '../../../src/upstream/shared-ids.js';
 import { SharedStdio } from '../../../src/upstream/shared-stdio.js';
 import { captureLogger } from '../../helpers/stdio-gateway.js';
@@ -14,7 +14,7 @@ type Message = Record<string, unknown>;
 /** The child's side: what it was sent, and a way to answer. */
 class FakeChild implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
-  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  ondropped: (dropped: LinkDropped) => void = () => {};
   onclose: (closed: LinkClosed) => void = () => {};
   readonly lines: string[] = [];
   alive = true;
@@ -64,12 +64,12 @@ class FakeChild implements UpstreamLink {
 /** One session's side: what its virtual link handed it. */
 function record(link: UpstreamLink) {
   const frames: string[] = [];
-  const overlongs: LinkOverlong[] = [];
+  const drops: LinkDropped[] = [];
   const closes: LinkClosed[] = [];
   link.onframe = (f) => frames.push(f.data);
-  link.onoverlong = (o) => overlongs.push(o);
+  link.ondropped = (d) => drops.push(d);
   link.onclose = (c) => closes.push(c);
-  return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), overlongs, closes, send: (m: Message) => link.send(JSON.stringify(m)) };
+  return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), drops, closes, send: (m: Message) => link.send(JSON.stringify(m)) };
 }
 
 function setup() {
@@ -318,8 +318,8 @@ describe('SharedStdio', () => {
     const b = open();
     a.send(request(1));
     b.send(request(1));
-    child().onoverlong({ bytes: 99, id: '2~1' });
-    expect(a.overlongs).toEqual([]);
-    expect(b.overlongs).toEqual([{ bytes: 99, id: 1 }]);
+    child().ondropped({ reason: 'size', bytes: 99, id: '2~1' });
+    expect(a.drops).toEqual([]);
+    expect(b.drops).toEqual([{ reason: 'size', bytes: 99, id: 1 }]);
   });
 });
