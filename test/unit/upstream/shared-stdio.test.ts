@@ -1,6 +1,7 @@
 /**
  * Share mode with a fake child link (no process): ids remapped both ways, progress and cancellation,
- * broadcasts, server→client requests, initialize cached, child death fanned out, detach and the last detach.
+ * broadcasts, server→client requests, initialize cached, a failed first initialize restarting the child, child
+ * death fanned out, detach and the last detach.
  */
 import { describe, expect, it } from 'vitest';
 import { RetrofitError } from '../../../src/errors.js';
@@ -232,17 +233,71 @@ describe('SharedStdio', () => {
     expect(child().sent.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized']);
   });
 
-  it('does not cache a failed initialize: the next one goes to the child', async () => {
-    const { open, child } = setup();
+  it('restarts a child that answers its first initialize with an error: every waiting session gets the answer, and ends', async () => {
+    const { open, child, children, logs } = setup();
     const a = open();
+    const b = open();
     a.send(request(0, 'initialize', {}));
+    b.send(request('b0', 'initialize', {}));
     child().emit({ jsonrpc: '2.0', id: '1~0', error: { code: -32602, message: 'bad version' } });
     expect(a.got()).toEqual([{ jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'bad version' } }]);
-    const b = open();
-    b.send(request(0, 'initialize', {}));
+    expect(b.got()).toEqual([{ jsonrpc: '2.0', id: 'b0', error: { code: -32602, message: 'bad version' } }]);
+    expect(child().stopped).toBe(true);
+    for (const s of [a, b]) expect(s.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('failed its first initialize: it answered initialize with an error') }]);
+    expect(logs.some((l) => l.msg === 'share mode: the child failed its first initialize; it is stopped, and the next session starts a new one')).toBe(true);
+    // Never asked again: the next session's initialize goes to a new child.
+    const c = open();
+    c.send(request(0, 'initialize', {}));
     await settled();
-    expect(child().sent.map((m) => m.id)).toEqual(['1~0', '2~0']);
+    expect(children).toHaveLength(2);
+    expect(child(0).sent.map((m) => m.id)).toEqual(['1~0']);
+    expect(child(1).sent.map((m) => m.id)).toEqual(['3~0']);
+  });
+
+  it('restarts a child whose first initialize timed out: the sessions waiting for it get the asker\'s error; never a cancellation', () => {
+    const { open, child, children } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    b.send(request(7, 'initialize', {}));
+    const timeout = new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', ['fx', 50]);
+    // A waiter that gives up on its own only stops waiting.
+    b.link.abandoned?.(7, 'initialize', timeout);
+    expect(child().stopped).toBe(false);
+    const c = open();
+    c.send(request('c', 'initialize', {}));
+    a.link.abandoned?.(0, 'initialize', timeout);
+    expect(c.got()).toEqual([timeout.toJsonRpc('c')]);
     expect(b.got()).toEqual([]);
+    expect(child().stopped).toBe(true);
+    for (const s of [a, b, c]) expect(s.closes).toHaveLength(1);
+    expect(child().sent.map((m) => m.method)).toEqual(['initialize']);
+    open();
+    expect(children).toHaveLength(2);
+  });
+
+  it('restarts a child whose first initialize was asked by a session that left before its answer', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    b.send(request(0, 'initialize', {}));
+    void a.link.close();
+    expect(child().stopped).toBe(true);
+    expect(b.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('the session that asked for it closed before its answer') }]);
+    expect(child().sent.map((m) => m.method)).toEqual(['initialize']);
+  });
+
+  it('restarts a child whose answer to its first initialize was dropped, telling every waiting session with its own id', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    b.send(request('x', 'initialize', {}));
+    child().ondropped({ reason: 'depth', bytes: 300_000, id: '1~0' });
+    expect(a.drops).toEqual([{ reason: 'depth', bytes: 300_000, id: 0 }]);
+    expect(b.drops).toEqual([{ reason: 'depth', bytes: 300_000, id: 'x' }]);
+    expect(child().stopped).toBe(true);
   });
 
   it('fans the child death out to every session and spawns a new child, initialized again, for the next', async () => {
