@@ -39,7 +39,11 @@ export const ERRORS = {
   RETROFIT_ERR_SHUTTING_DOWN: { status: 503, rpcCode: -32000, message: 'the gateway is shutting down' },
   RETROFIT_ERR_REQUEST_TIMEOUT: { status: 408, rpcCode: -32600, message: 'the request was not received within %sms' },
   RETROFIT_ERR_HEADERS_TOO_LARGE: { status: 431, rpcCode: -32600, message: 'request headers exceed %s bytes' },
-  RETROFIT_ERR_INTERNAL: { status: 500, rpcCode: -32603, message: 'internal error' },
+  // A child not reading its stdin past the bound of bytes waiting for it, or a session with more requests in
+  // flight than the gateway keeps (the oldest is answered with this): the client may try again later.
+  RETROFIT_ERR_UPSTREAM_BUSY: { status: 503, rpcCode: -32000, message: 'upstream "%s" is busy: %s' },
+  // The gateway's own fault (the cause is logged, the text says only where): never the upstream's error.
+  RETROFIT_ERR_INTERNAL: { status: 500, rpcCode: -32603, message: 'internal error: %s' },
   RETROFIT_ERR_CONFIG: { status: 500, rpcCode: -32603, message: '%s' },
 } as const satisfies Record<string, ErrorSpec>;
 

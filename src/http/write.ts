@@ -40,7 +40,7 @@ export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRp
  */
 export function writeInternalError(res: ServerResponse): void {
   if (res.headersSent) res.destroy();
-  else writeError(res, new RetrofitError('RETROFIT_ERR_INTERNAL'));
+  else writeError(res, new RetrofitError('RETROFIT_ERR_INTERNAL', ['the gateway failed to answer this request']));
 }
 
 /**

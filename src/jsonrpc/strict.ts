@@ -3,12 +3,14 @@
  * what the SDK servers' own transports refuse (their JSON-RPC schemas are strict), refused here with the
  * same answer (400, -32700 "invalid JSON-RPC message"), since behind the gateway the upstream would refuse it
  * silently and the client would wait forever: unknown top-level keys, ids that are not a string or an
- * integer, params that are not an object, and nesting deeper than any real message.
+ * integer, params that are not an object, and nesting deeper than any real message. The same bounds hold
+ * the other way: an upstream's message nested too deeply is refused before anything recurses over it, and
+ * an answer a strict client would drop is answered with an error (src/session/owned.ts).
  */
 import { isJsonObject } from '../json.js';
 import type { ClassifiedMessage } from './classify.js';
 
-/** Deepest nesting of arrays and objects accepted in a client message. */
+/** Deepest nesting of arrays and objects accepted in a message, from a client or from an upstream. */
 export const MAX_DEPTH = 512;
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
@@ -40,10 +42,28 @@ export function strictProblem(m: ClassifiedMessage): string | undefined {
 }
 
 /**
+ * Why an upstream's answer to a request the gateway awaits is not a response a strict client takes (the SDK
+ * clients' schemas: `jsonrpc: "2.0"`, a result object or an error with an integer code and a string message,
+ * never both, nothing else), or undefined when it is one. A client drops such a message and waits for ever:
+ * a gateway-owned session answers the request with an error instead.
+ */
+export function responseProblem(message: Record<string, unknown>): string | undefined {
+  if (message.jsonrpc !== '2.0') return 'jsonrpc is not "2.0"';
+  const hasResult = 'result' in message;
+  if (hasResult === 'error' in message) return hasResult ? 'a response has a result or an error, not both' : 'a response has a result or an error';
+  if (!onlyKeys(message, RESPONSE_KEYS)) return 'a response has only jsonrpc, id and a result or an error';
+  if (hasResult) return isJsonObject(message.result) ? undefined : 'a result is an object';
+  const error = message.error;
+  return isJsonObject(error) && Number.isInteger(error.code) && typeof error.message === 'string' ? undefined : 'an error has an integer code and a string message';
+}
+
+/**
  * True when the JSON text nests arrays/objects deeper than `limit`: one pass over the text, skipping
- * strings, so a hostile body is refused before anything recurses over it.
+ * strings, so a hostile body is refused before anything recurses over it. JSON that deep takes two brackets
+ * a level: a shorter text is not read at all (most messages).
  */
 export function nestedTooDeeply(text: string, limit = MAX_DEPTH): boolean {
+  if (text.length <= 2 * limit) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

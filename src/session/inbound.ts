@@ -3,10 +3,13 @@
  * await them, settled (negotiation, task memory) and, where they may change, rewritten by the pipeline.
  * Every transport calls this: the HTTP proxy per JSON body or SSE event, gateway-owned sessions per message
  * their link delivers. A large answer to a request that goes to a worker is not even parsed here: its id is
- * read from its ends and the worker parses it.
+ * read from its ends and the worker parses it. With `strict`, an answer to an awaited request that a strict
+ * client would drop (src/jsonrpc/strict.ts) is taken off the table unsettled and unrewritten, marked with its
+ * problem for the caller to answer with an error.
  */
 import { isJsonObject, type JsonObject } from '../json.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { responseProblem } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import type { Pending } from './pending.js';
@@ -20,6 +23,8 @@ export interface InboundMessage<S = unknown> {
   readonly pending?: Pending<S>;
   /** The message to send instead, when it changed (serialised by a worker when `bytes`). */
   readonly replaced?: JsonObject | Buffer;
+  /** `strict`: it answers `pending` but is no response a strict client takes; why (nothing was settled). */
+  readonly problem?: string;
 }
 
 /** The data after the session: what to send, and what it held. */
@@ -41,6 +46,8 @@ const STRUCTURED = '"structuredContent"';
 export interface InboundOptions {
   /** Parse even when nothing is pending (gateway-owned sessions route every message). */
   readonly always?: boolean;
+  /** Hold answers to what a strict client takes (see InboundMessage.problem): gateway-owned sessions. */
+  readonly strict?: boolean;
 }
 
 function answerOf<S>(state: SessionState<S>, message: unknown): Pending<S> | undefined {
@@ -49,9 +56,20 @@ function answerOf<S>(state: SessionState<S>, message: unknown): Pending<S> | und
   return typeof id === 'string' || typeof id === 'number' ? state.pending.answer(id) : undefined;
 }
 
+/** With `strict`: the awaited request `message` tries to answer though no strict client would take it, and why. */
+function invalidAnswer<S>(state: SessionState<S>, message: JsonObject): InboundMessage<S> | undefined {
+  const id = message.id;
+  if (typeof message.method === 'string' || (typeof id !== 'string' && typeof id !== 'number') || !state.pending.has(id)) return undefined;
+  const problem = responseProblem(message);
+  if (problem === undefined) return undefined;
+  return { message, pending: state.pending.answer(id)!, problem };
+}
+
 /** Settle and rewrite one parsed message. */
-function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Logger): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
+function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Logger, strict: boolean): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
   if (!isJsonObject(message)) return undefined;
+  const invalid = strict ? invalidAnswer(state, message) : undefined;
+  if (invalid) return invalid;
   const pending = answerOf(state, message);
   if (!pending) return { message };
   const settled = state.settle(pending, message);
@@ -83,10 +101,10 @@ function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean): s
 }
 
 /** `parsed` (already JSON.parse'd data) through the session. */
-export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Logger): Inbound<S> | Promise<Inbound<S>> {
+export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Logger, strict = false): Inbound<S> | Promise<Inbound<S>> {
   const batch = Array.isArray(parsed);
   const items = batch ? (parsed as unknown[]) : [parsed];
-  const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m) => one(state, rewriter, m, log));
+  const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m) => one(state, rewriter, m, log, strict));
   const done = (all: readonly (InboundMessage<S> | undefined)[]): Inbound<S> => {
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
@@ -102,6 +120,7 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
  * is parsed while the session waits for nothing, unless `always`.
  */
 export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger, options: InboundOptions = {}): Inbound<S> | Promise<Inbound<S>> {
+  const strict = options.strict === true;
   if (!options.always) {
     if (state.pending.empty) return UNPARSED;
     // Only tools without a configured schema await answers: a message without structuredContent cannot change.
@@ -114,9 +133,14 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
     if (id !== undefined && pending?.expect.kind === 'rewrite') {
       const out = rewriter.respond(pending.expect.request, { raw: data, id }, log);
       const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => {
-        if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log) : inboundParsed(state, rewriter, r.parsed, log);
-        // The bookkeeping the parsed path does, on the original (or the worker's stub of it).
-        const answered = state.pending.answer(id) ?? pending;
+        if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict);
+        // The bookkeeping the parsed path does, on the original (or the worker's stub of it, which only a
+        // valid response gets: the worker hands back any other as a mismatch, and the pipeline parses it).
+        const answered = state.pending.answer(id) ?? (strict ? undefined : pending);
+        // Strict: answered meanwhile (past its deadline, say) — nobody waits for it any more.
+        if (!answered) return { messages: [{ message: r.original }], batch: false };
+        const problem = strict ? responseProblem(r.original) : undefined;
+        if (problem !== undefined) return { messages: [{ message: r.original, pending: answered, problem }], batch: false };
         state.settle(answered, r.original);
         const replaced = r.kind === 'message' ? r.message : r.kind === 'bytes' ? r.bytes : undefined;
         const message: InboundMessage<S> = { message: r.original, pending: answered, ...(replaced !== undefined && { replaced }) };
@@ -126,15 +150,15 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
       return out instanceof Promise ? out.then(finish) : finish(out);
     }
   }
-  return parseAndGo(state, rewriter, data, log);
+  return parseAndGo(state, rewriter, data, log, strict);
 }
 
-function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger): Inbound<S> | Promise<Inbound<S>> {
+function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
   } catch {
     return { messages: [], batch: false, invalid: true };
   }
-  return inboundParsed(state, rewriter, parsed, log);
+  return inboundParsed(state, rewriter, parsed, log, strict);
 }

@@ -7,52 +7,31 @@
  * - notifications and server→client requests go to the stream of the request they concern (its progress
  *   token, else the only request in flight), else to the session's own stream;
  * - messages leave in the upstream's order, even while one waits for a worker thread;
- * - a request past its deadline (timeoutMs, moved on by each progress notification) gets a -32001 error and
- *   the upstream gets notifications/cancelled; a message over the size bound fails its request with
- *   RESULT_TOO_LARGE; a link that ends fails everything still waiting, with the cause.
- * - the client side can hold the link back (backpressure) while its streams drain.
+ * - every request waiting gets exactly one answer: its own, or an error — past its deadline (timeoutMs, moved
+ *   on by each progress notification) -32001; an answer a strict client would drop, or one nested too deeply,
+ *   UPSTREAM_PROTOCOL; one over the size bound RESULT_TOO_LARGE; one whose handling failed INTERNAL (nothing
+ *   thrown while handling the upstream's messages escapes: it is logged with its cause); evicted from the
+ *   pending table, UPSTREAM_BUSY; the link ending, its cause. The upstream gets notifications/cancelled for a
+ *   request the session gave up on — never for initialize, which the link is told of instead (share mode);
+ * - the client side holds the link back (backpressure) while one of its streams is backed up: the session
+ *   asks it after each delivery and whenever a stream drains, so the pause lasts exactly as long as that.
  */
 import { RetrofitError, type ErrorCode } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
-import { classifyMessage, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
+import { classifyMessage, type ClassifiedMessage } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
-import type { LinkClosed, LinkFrame, LinkOverlong, SendOptions, SendOutcome, UpstreamLink } from '../upstream/link.js';
-import { inbound, type InboundMessage } from './inbound.js';
+import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { MAX_DEPTH } from '../jsonrpc/strict.js';
+import type { LinkClosed, LinkDropped, LinkFrame, SendOptions, SendOutcome, UpstreamLink } from '../upstream/link.js';
+import { inbound, type Inbound, type InboundMessage } from './inbound.js';
 import { InOrder } from './in-order.js';
-import type { Pending } from './pending.js';
+import type { DropReason, Pending } from './pending.js';
 import type { RequestContext, Registered, SessionState } from './state.js';
+import { errorOf, type ClientSide, type Delivery } from './client-side.js';
 
-/** One message for the client. */
-export interface Delivery {
-  /** Its JSON text (or UTF-8 bytes, from a worker). */
-  readonly json: string | Buffer;
-  /** The SSE event it arrived in, when it came framed and is unchanged (legacy clients get it byte for byte). */
-  readonly raw?: Buffer;
-  /** It is the answer to the request the stream waits for (the stream may end once all are answered). */
-  readonly answers?: JsonRpcId;
-  /** It is an error answer: its code, and `data.code` when it is one of the gateway's own (request logs). */
-  readonly error?: { readonly code: number; readonly data?: string };
-}
-
-/** The error part of an answer, for Delivery.error. */
-function errorOf(message: JsonObject): Delivery['error'] {
-  const error = message.error;
-  if (!isJsonObject(error) || typeof error.code !== 'number') return undefined;
-  const data = isJsonObject(error.data) && typeof error.data.code === 'string' ? error.data.code : undefined;
-  return { code: error.code, ...(data !== undefined && { data }) };
-}
-
-/** The client side of an owned session: its streams. `S` identifies one (the stream a request came on). */
-export interface ClientSide<S> {
-  /** Put a message on `stream`, or on the session's own stream when undefined. False: backed up, slow down. */
-  deliver(stream: S | undefined, delivery: Delivery): boolean;
-  /** No answer will come for request `id` on `stream` (the client cancelled it). */
-  abandon(stream: S | undefined, id: JsonRpcId): void;
-  /** Something that is not a message, for a legacy client's stream only (upstream SSE comments). */
-  passthrough?(raw: Buffer): void;
-}
+export type { ClientSide, Delivery } from './client-side.js';
 
 export interface OwnedSessionOptions<S> {
   readonly upstream: string;
@@ -87,18 +66,14 @@ export class OwnedSession<S> {
     this.link = options.link;
     this.#log = options.log;
     this.#order = new InOrder((err) => this.#log.error({ err }, 'message from the upstream could not be handled'));
-    this.link.onframe = (frame) => this.#order.run(() => this.#fromUpstream(frame));
-    this.link.onoverlong = (overlong) =>
-      this.#order.run(() => {
-        this.#overlong(overlong);
-        return undefined;
-      });
-    this.link.onclose = (closed) =>
-      this.#order.run(() => {
-        this.#linkClosed(closed);
-        return undefined;
-      });
-    this.link.onpassthrough = (raw) => this.#client?.passthrough?.(raw);
+    this.state.pending.onDropped = (pending, why) => this.#evicted(pending, why);
+    this.link.onframe = (frame) => this.#order.run(() => this.#fromUpstream(frame), (err) => this.#unhandled(frame, err));
+    this.link.ondropped = (dropped) => this.#order.run(() => void this.#dropped(dropped));
+    this.link.onclose = (closed) => this.#order.run(() => void this.#linkClosed(closed));
+    this.link.onpassthrough = (raw) => {
+      this.#client?.passthrough?.(raw);
+      this.pressureChanged();
+    };
   }
 
   /** Attach the client side (once the edge has made it). */
@@ -139,28 +114,36 @@ export class OwnedSession<S> {
     return sent instanceof Promise ? sent.then(settle) : settle(sent);
   }
 
-  /** A client notification or response (to a server→client request): observed, then forwarded as is. */
+  /**
+   * A client notification or response (to a server→client request): observed, then forwarded as is — but
+   * never a cancellation of a pending initialize, which the spec forbids (and which in share mode would cancel
+   * the initialize other sessions wait for).
+   */
   notify(c: ClassifiedMessage, json: string, send?: SendOptions): SendOutcome | Promise<SendOutcome> {
+    if (this.#cancelsInitialize(c)) {
+      this.#log.warn({ id: cancelledId(c.message) }, 'a client cancelled its initialize request; not forwarded (initialize is never cancelled)');
+      return ACCEPTED;
+    }
     this.observe(c);
     return this.#closed ? this.#refused() : this.link.send(json, send);
   }
 
   /** What a client notification means to the session (a cancellation releases its request), without sending it. */
   observe(c: ClassifiedMessage): void {
-    if (c.method === 'notifications/cancelled') this.#cancelled(c.message);
+    if (c.method === 'notifications/cancelled' && !this.#cancelsInitialize(c)) this.#cancelled(c.message);
   }
 
-  /** The client side is backed up: stop reading from the upstream until `drained`. */
-  backedUp(): void {
-    if (this.#paused) return;
-    this.#paused = true;
-    this.link.pause();
-  }
-
-  drained(): void {
-    if (!this.#paused) return;
-    this.#paused = false;
-    this.link.resume();
+  /**
+   * The client side's pressure may have changed (a stream drained, or closed): ask it, and hold the link back
+   * exactly while it is backed up. Asked again after every delivery, so no order of 'drain' and deliveries
+   * can leave the link paused while nothing is backed up.
+   */
+  pressureChanged(): void {
+    const backedUp = this.#client?.backedUp() ?? false;
+    if (backedUp === this.#paused) return;
+    this.#paused = backedUp;
+    if (backedUp) this.link.pause();
+    else this.link.resume();
   }
 
   /** Resolves once no request waits for its answer (graceful shutdown). */
@@ -186,33 +169,40 @@ export class OwnedSession<S> {
   }
 
   #fromUpstream(frame: LinkFrame): Promise<void> | undefined {
-    const handled = inbound(this.state, this.#options.rewriter, frame.data, this.#log, { always: true });
-    if (handled instanceof Promise) return handled.then((h) => this.#route(h.messages, h.out, frame, h.invalid));
-    this.#route(handled.messages, handled.out, frame, handled.invalid);
+    const handled = inbound(this.state, this.#options.rewriter, frame.data, this.#log, ROUTE_ALL);
+    if (handled instanceof Promise) return handled.then((h) => this.#route(h, frame));
+    this.#route(handled, frame);
     return undefined;
   }
 
-  #route(messages: readonly InboundMessage<S>[], out: string | Buffer | undefined, frame: LinkFrame, invalid?: boolean): void {
-    if (invalid) {
+  #route(handled: Inbound<S>, frame: LinkFrame): void {
+    if (handled.invalid) {
       this.#log.warn({ line: frame.data.slice(0, 200), bytes: frame.data.length }, 'upstream sent something that is not JSON; skipped');
       return;
     }
-    if (messages.length === 0 || messages.some((m) => classifyMessage(m.message).kind === 'invalid')) {
+    if (handled.messages.length === 0) this.#log.warn({ line: frame.data.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
+    // A batch from the upstream (2025-03-26 allows them): each message on its own way.
+    const alone = !handled.batch;
+    for (const m of handled.messages) {
+      try {
+        if (alone) this.#routeOne(m, frame, handled.out ?? frame.data, handled.out === undefined ? frame.raw : undefined);
+        else this.#routeOne(m, frame, m.replaced ?? m.message);
+      } catch (err) {
+        // A request whose answer was in hand is still owed one.
+        this.#log.error({ err, id: m.message.id, answered: m.pending !== undefined }, 'message from the upstream could not be handled; dropped');
+        if (m.pending) this.#fail(m.pending, this.#internal(err));
+      }
+    }
+  }
+
+  #routeOne(m: InboundMessage<S>, frame: LinkFrame, json: string | Buffer | JsonObject, raw?: Buffer): void {
+    const message = m.message;
+    if (m.problem !== undefined && m.pending) return this.#invalidAnswer(m.pending, m.problem, frame);
+    if (classifyMessage(message).kind === 'invalid') {
       this.#log.warn({ line: frame.data.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
       return;
     }
-    if (messages.length > 1) {
-      // A batch from the upstream (2025-03-26 allows them): each message on its own way.
-      for (const m of messages) this.#routeOne(m, m.replaced ?? JSON.stringify(m.message));
-      return;
-    }
-    const only = messages[0]!;
-    this.#routeOne(only, out ?? frame.data, out === undefined ? frame.raw : undefined);
-  }
-
-  #routeOne(m: InboundMessage<S>, json: string | Buffer | JsonObject, raw?: Buffer): void {
     const text = Buffer.isBuffer(json) || typeof json === 'string' ? json : JSON.stringify(json);
-    const message = m.message;
     const isAnswer = message.method === undefined && ('result' in message || 'error' in message);
     if (isAnswer) {
       const pending = m.pending;
@@ -236,7 +226,8 @@ export class OwnedSession<S> {
   #deliver(stream: S | undefined, delivery: Delivery): void {
     const client = this.#client;
     if (!client) return;
-    if (!client.deliver(stream, delivery)) this.backedUp();
+    client.deliver(stream, delivery);
+    this.pressureChanged();
   }
 
   /** The request a notification or server→client request belongs to (see the module comment). */
@@ -250,18 +241,79 @@ export class OwnedSession<S> {
     return this.state.pending.single();
   }
 
-  #overlong(overlong: LinkOverlong): void {
-    this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: 'too_large' });
-    const pending = overlong.id === undefined ? undefined : this.state.pending.answer(overlong.id);
-    this.#log.warn({ bytes: overlong.bytes, id: overlong.id, answered: pending !== undefined }, 'upstream message over maxResultBytes dropped');
-    if (pending) this.#fail(pending, new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [this.#options.upstream, this.#options.maxResultBytes()]));
+  /** The upstream answered `pending` with something a strict client would drop: the client gets an error instead. */
+  #invalidAnswer(pending: Pending<S>, problem: string, frame: LinkFrame): void {
+    this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: 'protocol' });
+    this.#log.warn({ id: pending.id, method: pending.method, problem, line: frame.data.slice(0, 200) }, 'upstream answered with an invalid JSON-RPC response; the client gets an error');
+    this.#fail(pending, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#options.upstream], { cause: new Error(problem) }));
+  }
+
+  /** A message the link did not pass on (see LinkDropped): the request it answers, if any, gets the error. */
+  #dropped(dropped: LinkDropped): void {
+    const upstream = this.#options.upstream;
+    const pending = dropped.id === undefined ? undefined : this.state.pending.answer(dropped.id);
+    const facts = { bytes: dropped.bytes, id: dropped.id, answered: pending !== undefined };
+    let error: RetrofitError;
+    if (dropped.reason === 'size') {
+      this.#options.metrics.upstreamErrors.inc({ upstream, kind: 'too_large' });
+      this.#log.warn(facts, 'upstream message over maxResultBytes dropped');
+      error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [upstream, this.#options.maxResultBytes()]);
+    } else if (dropped.reason === 'depth') {
+      this.#options.metrics.upstreamErrors.inc({ upstream, kind: 'protocol' });
+      this.#log.warn(facts, `upstream message nested deeper than ${MAX_DEPTH} levels dropped`);
+      error = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error(`nested deeper than ${MAX_DEPTH} levels`) });
+    } else {
+      this.#log.warn(facts, 'upstream message that could not be handled dropped');
+      error = this.#internal(new Error('the link could not handle it'));
+    }
+    if (pending) this.#fail(pending, error);
+  }
+
+  /** Handling a message threw (the step's own failure handler): logged, and the request it answers is answered. */
+  #unhandled(frame: LinkFrame, err: unknown): void {
+    const id = sniffResponseId(endsOf(frame.data));
+    const pending = id === undefined ? undefined : this.state.pending.answer(id);
+    this.#log.error({ err, id, answered: pending !== undefined, bytes: frame.data.length }, 'message from the upstream could not be handled; dropped');
+    if (pending) this.#fail(pending, this.#internal(err));
+  }
+
+  #internal(cause: unknown): RetrofitError {
+    return new RetrofitError('RETROFIT_ERR_INTERNAL', [`the answer of upstream "${this.#options.upstream}" could not be handled`], { cause });
+  }
+
+  /** The pending table let a request go unanswered (evicted past its bound): its client hears, the upstream too. */
+  #evicted(pending: Pending<S>, why: DropReason): void {
+    try {
+      this.#log.warn({ id: pending.id, method: pending.method, why }, 'request dropped from the pending table unanswered; the client gets an error');
+      const error = new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [this.#options.upstream, `more requests in flight in this session than the gateway keeps; request ${JSON.stringify(pending.id)} was ${why}`]);
+      this.#fail(pending, error);
+      this.#abandon(pending, `${why} by the gateway`, error);
+    } catch (err) {
+      // Called from the pending table while a new request registers: that request must not fail for it.
+      this.#log.error({ err, id: pending.id }, 'an evicted request could not be answered');
+    }
+  }
+
+  /** The session gave up on `pending`: the upstream is told (a cancellation), or the link for initialize. */
+  #abandon(pending: Pending<S>, reason: string, error: RetrofitError): void {
+    if (this.#closed) return;
+    this.link.abandoned?.(pending.id, pending.method, error);
+    // The spec forbids cancelling initialize: the link decides what a lost one means (share mode restarts).
+    if (pending.method === 'initialize' || this.#closed) return;
+    const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.id, reason } };
+    void this.link.send(JSON.stringify(cancel));
+  }
+
+  #cancelsInitialize(c: ClassifiedMessage): boolean {
+    if (c.method !== 'notifications/cancelled') return false;
+    const id = cancelledId(c.message);
+    return id !== undefined && this.state.pending.peek(id)?.method === 'initialize';
   }
 
   /** The client gave up on a request: no answer will be routed for it. */
   #cancelled(message: unknown): void {
-    const params = isJsonObject(message) && isJsonObject(message.params) ? message.params : undefined;
-    const id = params?.requestId;
-    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const id = cancelledId(message);
+    if (id === undefined) return;
     const pending = this.state.pending.peek(id);
     if (!pending || pending.answered) return;
     this.state.pending.release(id);
@@ -294,7 +346,7 @@ export class OwnedSession<S> {
 
   /** Keep one timer, at the earliest deadline. */
   #arm(deadline: number): void {
-    if (deadline >= this.#timerAt || !Number.isFinite(deadline)) return;
+    if (this.#closed || deadline >= this.#timerAt || !Number.isFinite(deadline)) return;
     clearTimeout(this.#timer);
     this.#timerAt = deadline;
     this.#timer = setTimeout(() => this.#expire(), Math.max(0, deadline - Date.now()));
@@ -312,12 +364,23 @@ export class OwnedSession<S> {
         continue;
       }
       const timeoutMs = this.#options.timeoutMs();
-      this.#log.warn({ id: pending.id, method: pending.method, timeoutMs }, 'upstream did not answer within timeoutMs; request cancelled');
+      this.#log.warn({ id: pending.id, method: pending.method, timeoutMs }, pending.method === 'initialize' ? 'upstream did not answer initialize within timeoutMs' : 'upstream did not answer within timeoutMs; request cancelled');
       this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: 'timeout' });
-      this.#fail(pending, new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [this.#options.upstream, timeoutMs]));
-      const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.id, reason: `no answer within ${timeoutMs} ms` } };
-      if (!this.#closed) void this.link.send(JSON.stringify(cancel));
+      const error = new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [this.#options.upstream, timeoutMs]);
+      this.#fail(pending, error);
+      this.#abandon(pending, `no answer within ${timeoutMs} ms`, error);
     }
     this.#arm(next);
   }
+}
+
+/** What every upstream message is read with: parsed always (every message is routed), answers held strictly. */
+const ROUTE_ALL = Object.freeze({ always: true, strict: true });
+const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
+
+/** The `requestId` a notifications/cancelled names, if it is one. */
+function cancelledId(message: unknown): string | number | undefined {
+  const params = isJsonObject(message) && isJsonObject(message.params) ? message.params : undefined;
+  const id = params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }

@@ -5,9 +5,15 @@
  *
  * A proxied session's response can be replayed by its upstream on a resumed GET stream (Last-Event-ID), and
  * must be rewritten the same way again: with `retainAnsweredMs`, an answered entry stays matchable that long.
+ *
+ * An entry that leaves unanswered — evicted past `max`, or expired — is handed to `onDropped`, so whoever
+ * keeps the request elsewhere (a client stream waiting for its answer, share mode's in-flight ids) hears of it.
  */
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/request.js';
+
+/** Why an unanswered entry left the table. */
+export type DropReason = 'evicted' | 'expired';
 
 /** Why the gateway waits for a response. */
 export type Expectation =
@@ -75,6 +81,11 @@ export class PendingTable<S = unknown> {
   /** Entries (answered or not) whose answer must be parsed whatever it holds (see Expectation nativeOnly). */
   #strict = 0;
   readonly #settled: (() => void)[] = [];
+  /**
+   * Told of each entry that leaves unanswered (see the module comment), once the table no longer holds it.
+   * A gateway-owned session sets it (src/session/owned.ts): it answers the client and cancels the request.
+   */
+  onDropped: ((pending: Pending<S>, why: DropReason) => void) | undefined;
 
   constructor(options: PendingOptions = {}) {
     this.#max = options.max ?? 1000;
@@ -99,7 +110,7 @@ export class PendingTable<S = unknown> {
     return this.#strict === 0;
   }
 
-  /** Register a request; the oldest entry is evicted past `max` (its answer will pass through unchanged). */
+  /** Register a request; the oldest entry is evicted past `max` (onDropped; an answer will pass through unchanged). */
   add(pending: Pending<S>): void {
     const key = idKey(pending.id);
     if (this.#slots.has(key)) this.#remove(key);
@@ -108,7 +119,7 @@ export class PendingTable<S = unknown> {
     if (isStrict(pending)) this.#strict += 1;
     while (this.#slots.size > this.#max) {
       const oldest = this.#slots.keys().next().value as string;
-      this.#remove(oldest);
+      this.#remove(oldest, 'evicted');
     }
   }
 
@@ -118,7 +129,7 @@ export class PendingTable<S = unknown> {
     const slot = this.#slots.get(key);
     if (!slot) return undefined;
     if (this.#now() > slot.expires) {
-      this.#remove(key);
+      this.#remove(key, 'expired');
       return undefined;
     }
     return slot.pending;
@@ -179,7 +190,7 @@ export class PendingTable<S = unknown> {
   /** Drop expired entries (lookups check expiry anyway; this bounds what idle sessions hold). */
   prune(): void {
     const now = this.#now();
-    for (const [key, slot] of this.#slots) if (now > slot.expires) this.#remove(key);
+    for (const [key, slot] of this.#slots) if (now > slot.expires) this.#remove(key, 'expired');
   }
 
   /** Resolves once no request waits for its answer. */
@@ -188,7 +199,8 @@ export class PendingTable<S = unknown> {
     return new Promise((resolve) => this.#settled.push(resolve));
   }
 
-  #remove(key: string): void {
+  /** `dropped`: it leaves unanswered (evicted, expired) rather than answered or released. */
+  #remove(key: string, dropped?: DropReason): void {
     const slot = this.#slots.get(key);
     if (!slot) return;
     this.#slots.delete(key);
@@ -196,6 +208,7 @@ export class PendingTable<S = unknown> {
     if (!slot.pending.answered) {
       this.#open -= 1;
       this.#wake();
+      if (dropped) this.onDropped?.(slot.pending, dropped);
     }
   }
 

@@ -76,7 +76,7 @@ export function failureError(err: unknown, kind: UpstreamFailureKind, upstream: 
     case 'too_large':
       return new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], cause);
     case 'internal':
-      return new RetrofitError('RETROFIT_ERR_INTERNAL', [], cause);
+      return new RetrofitError('RETROFIT_ERR_INTERNAL', [`the request to upstream "${upstream}" could not be made`], cause);
   }
 }
 

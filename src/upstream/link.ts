@@ -18,8 +18,13 @@ export interface LinkFrame {
   readonly raw?: Buffer;
 }
 
-/** A message over the size bound (limits.maxResultBytes): dropped unread, its id read from its ends. */
-export interface LinkOverlong {
+/** A message the link dropped instead of passing it on, its id read from its ends (src/jsonrpc/sniff.ts). */
+export interface LinkDropped {
+  /**
+   * `size`: over limits.maxResultBytes (never held whole); `depth`: nested deeper than MAX_DEPTH
+   * (src/jsonrpc/strict.ts), refused before anything recurses over it; `failed`: handling it threw (logged).
+   */
+  readonly reason: 'size' | 'depth' | 'failed';
   readonly bytes: number;
   /** The JSON-RPC id of the response it was, when its ends show one. */
   readonly id?: string | number;
@@ -60,10 +65,13 @@ export interface SendOptions {
 export interface UpstreamLink {
   /** Send one message (its JSON text, one line of it). */
   send(json: string, options?: SendOptions): SendOutcome | Promise<SendOutcome>;
-  /** Every message from the upstream, in its order. */
+  /**
+   * Every message from the upstream, in its order. Nothing a handler throws escapes the link's data handlers:
+   * it is logged and the message reported as dropped (`failed`).
+   */
   onframe: (frame: LinkFrame) => void;
-  /** A message dropped for its size. */
-  onoverlong: (overlong: LinkOverlong) => void;
+  /** A message dropped (see LinkDropped): whoever waits for it is owed an answer. */
+  ondropped: (dropped: LinkDropped) => void;
   /** Something the upstream sent that is not a message but belongs on a legacy client's stream (SSE comments). */
   onpassthrough?: (raw: Buffer) => void;
   /** Exactly once, when the link is gone for good. */
@@ -71,6 +79,13 @@ export interface UpstreamLink {
   /** Stop reading from the upstream until resume() (the client side is backed up). */
   pause(): void;
   resume(): void;
+  /**
+   * The session gave up waiting for its request `id` (past its deadline, or evicted). It cancels the request
+   * at the upstream itself (notifications/cancelled) — never an initialize, which the spec forbids cancelling:
+   * what a lost initialize means is the link's to decide (share mode restarts a child that never answered its
+   * first). `error` is what the session answered its client with.
+   */
+  abandoned?(id: string | number, method: string, error: RetrofitError): void;
   /** End the link (a child is stopped, its process group killed after a grace); resolves when it is gone. */
   close(): Promise<void>;
   /** False once the link closed. */

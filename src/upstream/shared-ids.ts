@@ -8,6 +8,7 @@
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { endsOf, locateResponseId, sniffResponseId } from '../jsonrpc/sniff.js';
+import { responseProblem } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 
 /** A request id or progress token as its sender wrote it. */
@@ -73,11 +74,21 @@ export interface Outgoing {
   readonly wires: readonly string[];
 }
 
-/** The child's initialization: not yet, asked by one session (others waiting), or done (result cached). */
+/** A session waiting for the child's first initialize, with the id of its own initialize request. */
+export interface InitWaiter {
+  readonly session: number;
+  readonly id: Key;
+}
+
+/**
+ * The child's initialization: not yet, asked by one session (`wire`; others waiting), done (result cached), or
+ * failed — a child that failed its first initialize is restarted, never asked again (see failInit).
+ */
 type Init =
   | { readonly state: 'none' }
-  | { readonly state: 'pending'; readonly wire: string; readonly waiters: { readonly session: number; readonly id: Key }[] }
-  | { readonly state: 'done'; readonly result: string };
+  | { readonly state: 'pending'; readonly wire: string; waiters: InitWaiter[] }
+  | { readonly state: 'done'; readonly result: string }
+  | { readonly state: 'failed'; readonly why: string };
 
 const DROP = Symbol('drop');
 /** JSON-RPC "internal error": what the child gets for a server→client request share mode cannot route. */
@@ -102,10 +113,39 @@ export class SharedIds {
     this.#inflight.set(session, new Set());
   }
 
+  /** Why the child's first initialize failed, once it did: the child is to be restarted. */
+  get initFailure(): string | undefined {
+    return this.#init.state === 'failed' ? this.#init.why : undefined;
+  }
+
+  /** True when `session` sent the child's first initialize (as `id`, when given) and it is still unanswered. */
+  initAskedBy(session: number, id?: Key): boolean {
+    const init = this.#init;
+    if (init.state !== 'pending') return false;
+    const first = fromWire(init.wire);
+    return first?.session === session && (id === undefined || first.value === id);
+  }
+
+  /**
+   * The child's first initialize failed (`why`; its asker no longer waits): the sessions still waiting for it,
+   * each with its own request id, for the caller to answer; the child is done for (initFailure).
+   */
+  failInit(why: string): InitWaiter[] {
+    const init = this.#init;
+    this.#init = { state: 'failed', why };
+    return init.state === 'pending' ? init.waiters : [];
+  }
+
+  /** `session` no longer waits for the child's first initialize as request `id` (it gave up on its own). */
+  forgetInitWaiter(session: number, id: Key): void {
+    if (this.#init.state === 'pending') this.#init.waiters = this.#init.waiters.filter((w) => w.session !== session || w.id !== id);
+  }
+
   /** `session` leaves: the messages for the child that cancel what it still waits for, or what waits for it. */
   detach(session: number): string[] {
     const out = [...(this.#inflight.get(session) ?? [])].map((requestId) => JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client session closed' } }));
     this.#inflight.delete(session);
+    if (this.#init.state === 'pending') this.#init.waiters = this.#init.waiters.filter((w) => w.session !== session);
     for (const [key, asked] of this.#asked) {
       if (asked.session !== session) continue;
       this.#asked.delete(key);
@@ -135,10 +175,13 @@ export class SharedIds {
     return { json: kept.length === 0 ? undefined : same ? json : JSON.stringify(kept), replies, wires };
   }
 
-  /** The send carrying `wires` failed: nothing of it is in flight. */
-  unsent(session: number, wires: readonly string[]): void {
+  /**
+   * The send carrying `wires` failed: nothing of it is in flight. When it carried the child's first
+   * initialize, that failed (see failInit): returns the sessions waiting for it.
+   */
+  unsent(session: number, wires: readonly string[]): InitWaiter[] {
     for (const wire of wires) this.#inflight.get(session)?.delete(wire);
-    if (this.#init.state === 'pending' && wires.includes(this.#init.wire)) this.#init = { state: 'none' };
+    return this.#init.state === 'pending' && wires.includes(this.#init.wire) ? this.failInit('its first initialize could not be sent') : [];
   }
 
   #toChild(session: number, m: Json, replies: Route[], wires: string[], log: Logger): Json | typeof DROP {
@@ -157,6 +200,7 @@ export class SharedIds {
       const init = this.#init;
       if (init.state === 'done') replies.push({ to: session, json: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${init.result}}` });
       else if (init.state === 'pending') init.waiters.push({ session, id });
+      else if (init.state === 'failed') replies.push({ to: session, json: rpcError(id, `the shared child failed its first initialize (${init.why}); it is being restarted`) });
       if (init.state !== 'none') return DROP;
       this.#init = { state: 'pending', wire, waiters: [] };
       wires.push(wire);
@@ -249,8 +293,11 @@ export class SharedIds {
   #initAnswered(m: JsonObject): Route[] {
     const init = this.#init;
     if (init.state !== 'pending') return [];
-    // A failed initialize is not cached: the next session's initialize goes to the child again.
-    this.#init = isJsonObject(m.result) ? { state: 'done', result: JSON.stringify(m.result) } : { state: 'none' };
+    // Every session waiting gets the answer; one that is no InitializeResult (an error, or no valid response:
+    // each session answers that with its own error) fails the child, which is then restarted (initFailure).
+    const problem = responseProblem(m);
+    const failure = problem !== undefined ? `it answered initialize with an invalid response (${problem})` : isJsonObject(m.result) ? undefined : 'it answered initialize with an error';
+    this.#init = failure === undefined ? { state: 'done', result: JSON.stringify(m.result) } : { state: 'failed', why: failure };
     const first = fromWire(init.wire)!;
     return [{ session: first.session, id: first.value }, ...init.waiters].map((w) => ({ to: w.session, json: JSON.stringify({ ...m, id: w.id }) }));
   }
@@ -272,17 +319,18 @@ export class SharedIds {
     return [{ to: session, json: token ? JSON.stringify(withMetaToken(m, token.value)) : (raw ?? JSON.stringify(m)) }];
   }
 
-  /** An answer dropped for its size: the sessions to tell, each with its own id. */
-  overlong(wire: string | number | undefined): { readonly session: number; readonly id: Key }[] {
-    const init = this.#init;
-    if (typeof wire === 'string' && init.state === 'pending' && init.wire === wire) {
-      this.#init = { state: 'none' };
+  /**
+   * A message the link dropped (its size, its depth): the sessions to tell, each with its own id. The answer
+   * to the first initialize fails the child (initFailure) and tells every session waiting for it.
+   */
+  dropped(wire: string | number | undefined, reason: string): InitWaiter[] {
+    if (typeof wire === 'string' && this.#isInit(wire)) {
       const first = fromWire(wire)!;
-      return [{ session: first.session, id: first.value }, ...init.waiters];
+      return [{ session: first.session, id: first.value }, ...this.failInit(`its answer to initialize was dropped (${reason})`)];
     }
     const origin = fromWire(wire);
     if (origin && this.#inflight.get(origin.session)?.delete(wire as string)) return [{ session: origin.session, id: origin.value }];
-    this.#log.warn({ id: wire }, 'share mode: upstream message over maxResultBytes dropped; no session to tell');
+    this.#log.warn({ id: wire, reason }, 'share mode: upstream message dropped; no session to tell');
     return [];
   }
 }

@@ -8,7 +8,10 @@
  * become `<session#>~<JSON of the original>` (./shared-ids.ts); anything else goes as sent, its text kept.
  * The child is initialized once, by the first session's initialize; its InitializeResult is cached and later
  * sessions are answered from it (one arriving while the first is in flight waits for it). Only the first
- * notifications/initialized reaches the child.
+ * notifications/initialized reaches the child. A child that fails that first initialize — no answer within
+ * timeoutMs, an error or invalid answer, one dropped (size, depth), the asking session leaving — is
+ * restarted: every session waiting for it gets an error, its sessions end (their clients initialize again),
+ * and the next session gets a fresh child. Initialize is never cancelled at the child.
  *
  * Child → client: an answer goes to the session that asked, its id restored; progress to the session of its
  * token; a server→client request (sampling, elicitation, roots/list) to the session of its `_meta`
@@ -27,8 +30,8 @@
  */
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from './link.js';
-import { SharedIds, type Route } from './shared-ids.js';
+import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from './link.js';
+import { SharedIds, type InitWaiter, type Route } from './shared-ids.js';
 
 /** Makes the one child's link (the routes module's StdioLink, with its accounting); `log` is the upstream's. */
 export type SpawnLink = (log: Logger) => UpstreamLink;
@@ -70,6 +73,7 @@ export class SharedStdio {
 class SharedChild {
   readonly #link: UpstreamLink;
   readonly #upstream: string;
+  readonly #log: Logger;
   readonly #gone: (child: SharedChild) => void;
   readonly #ids: SharedIds;
   readonly #sessions = new Map<number, SessionLink>();
@@ -79,14 +83,20 @@ class SharedChild {
 
   constructor(spawn: SpawnLink, options: SharedStdioOptions, gone: (child: SharedChild) => void) {
     this.#upstream = options.upstream;
+    this.#log = options.log;
     this.#gone = gone;
     this.#ids = new SharedIds(options.log);
     this.#link = spawn(options.log);
-    this.#link.onframe = (frame) => this.#deliver(this.#ids.fromChild(frame.data));
-    this.#link.onoverlong = (overlong) => {
-      for (const to of this.#ids.overlong(overlong.id)) this.#sessions.get(to.session)?.overlong({ bytes: overlong.bytes, id: to.id });
+    // A throw here is caught by the child's link, which reports the message as dropped (`failed`): see below.
+    this.#link.onframe = (frame) => {
+      this.#deliver(this.#ids.fromChild(frame.data));
+      this.#initCheck();
     };
-    this.#link.onclose = (closed) => this.#died(closed);
+    this.#link.ondropped = (dropped) => {
+      for (const to of this.#ids.dropped(dropped.id, dropped.reason)) this.#sessions.get(to.session)?.dropped({ ...dropped, id: to.id });
+      this.#initCheck();
+    };
+    this.#link.onclose = (closed) => this.#end(closed);
   }
 
   get pid(): number | undefined {
@@ -112,10 +122,23 @@ class SharedChild {
     if (out.json === undefined) return ACCEPTED;
     const sent = this.#link.send(out.json);
     const settle = (outcome: SendOutcome): SendOutcome => {
-      if (!outcome.ok) this.#ids.unsent(session.no, out.wires);
+      if (!outcome.ok) {
+        const waiting = this.#ids.unsent(session.no, out.wires);
+        if (this.#ids.initFailure !== undefined) this.#initFailed(waiting, outcome.error);
+      }
       return outcome;
     };
     return sent instanceof Promise ? sent.then(settle) : settle(sent);
+  }
+
+  /**
+   * `session` gave up on its request `id`. A lost first initialize fails the child (its waiters get `error`,
+   * the asker's own answer); a waiter that gave up on its own just stops waiting.
+   */
+  abandoned(session: SessionLink, id: string | number, method: string, error: RetrofitError): void {
+    if (method !== 'initialize') return;
+    if (!this.#ids.initAskedBy(session.no, id)) return this.#ids.forgetInitWaiter(session.no, id);
+    this.#initFailed(this.#ids.failInit(error.message), error);
   }
 
   #deliver(routes: readonly Route[]): void {
@@ -124,6 +147,25 @@ class SharedChild {
       else if (route.to === 'all') for (const session of this.#sessions.values()) session.deliver(route.json);
       else this.#sessions.get(route.to)?.deliver(route.json);
     }
+  }
+
+  /** After the child's answers or drops: one that failed its first initialize is restarted. */
+  #initCheck(): void {
+    if (this.#ids.initFailure !== undefined) this.#initFailed([]);
+  }
+
+  /**
+   * The child failed its first initialize: the sessions still waiting for it get `error` (without one, the
+   * child's end tells them), then the child is stopped and its sessions end; the next session gets a new child.
+   */
+  #initFailed(waiting: readonly InitWaiter[], error?: RetrofitError): void {
+    if (this.#closed) return;
+    if (error) for (const w of waiting) this.#sessions.get(w.session)?.deliver(JSON.stringify(error.toJsonRpc(w.id)));
+    const why = this.#ids.initFailure ?? 'it failed';
+    this.#log.warn({ pid: this.#link.pid, why, sessions: this.#sessions.size }, 'share mode: the child failed its first initialize; it is stopped, and the next session starts a new one');
+    const closed: LinkClosed = { kind: 'requested', reason: `the shared child failed its first initialize: ${why}; it was stopped` };
+    this.#end(closed);
+    void this.#link.close();
   }
 
   pause(no: number): void {
@@ -136,10 +178,18 @@ class SharedChild {
     if (this.#paused.delete(no) && this.#paused.size === 0) this.#link.resume();
   }
 
-  /** A session leaves: what it still waits for is cancelled at the child; the last one stops the child. */
+  /**
+   * A session leaves: what it still waits for is cancelled at the child; the last one stops the child. The
+   * session that asked for the child's first initialize leaving before its answer fails the child.
+   */
   async detach(session: SessionLink): Promise<void> {
     if (!this.#sessions.delete(session.no)) return;
     this.resume(session.no);
+    if (this.#ids.initAskedBy(session.no) && this.#sessions.size > 0) {
+      this.#ids.detach(session.no);
+      this.#initFailed(this.#ids.failInit('the session that asked for it closed before its answer'));
+      return;
+    }
     const goodbyes = this.#ids.detach(session.no);
     if (this.#closed === undefined) for (const json of goodbyes) void this.#link.send(json);
     if (this.#sessions.size > 0) return;
@@ -148,20 +198,27 @@ class SharedChild {
     await this.#link.close();
   }
 
-  #died(closed: LinkClosed): void {
+  /** The child is gone for its sessions (it died, or was stopped): each is told, whatever another does. */
+  #end(closed: LinkClosed): void {
     if (this.#closed) return;
     this.#closed = closed;
     this.#gone(this);
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
-    for (const session of sessions) session.ended(closed);
+    for (const session of sessions) {
+      try {
+        session.ended(closed);
+      } catch (err) {
+        this.#log.error({ err, session: session.no }, 'share mode: a session could not be told its child ended');
+      }
+    }
   }
 }
 
 /** One session's view of the shared child. */
 class SessionLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
-  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  ondropped: (dropped: LinkDropped) => void = () => {};
   onclose: (closed: LinkClosed) => void = () => {};
   readonly no: number;
   readonly log: Logger;
@@ -201,6 +258,10 @@ class SessionLink implements UpstreamLink {
     this.#child.resume(this.no);
   }
 
+  abandoned(id: string | number, method: string, error: RetrofitError): void {
+    if (this.#open) this.#child.abandoned(this, id, method, error);
+  }
+
   /** Detach from the child (the last session's close resolves once the child is gone). */
   close(): Promise<void> {
     this.#closing ??= this.#child.detach(this).then(() => this.ended({ kind: 'requested', reason: 'session closed' }));
@@ -216,8 +277,8 @@ class SessionLink implements UpstreamLink {
     if (this.#open) this.onframe({ data });
   }
 
-  overlong(overlong: LinkOverlong): void {
-    if (this.#open) this.onoverlong(overlong);
+  dropped(dropped: LinkDropped): void {
+    if (this.#open) this.ondropped(dropped);
   }
 
   /** The link is gone (the child died, or the session detached): told once. */

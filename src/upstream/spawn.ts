@@ -23,6 +23,8 @@ export interface SpawnGroupOptions {
   readonly stderr?: StderrTailOptions;
   /** Each complete stderr line, after redaction, as it arrives (for logs). */
   readonly onStderrLine?: (line: string) => void;
+  /** What a stderr handler threw (redaction, onStderrLine): it never escapes the stream's data handler. */
+  readonly onHandlerError?: (err: unknown) => void;
 }
 
 /** Why a group ended: the command could not start (`spawn`), or the leader exited (`exited`). */
@@ -114,12 +116,15 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
   child.on('close', (code: number | null, signal: NodeJS.Signals | null) => {
     finish({ kind: 'exited', code, signal, requested, reason: signal ? `signal ${signal}` : `code ${String(code)}` });
   });
-  child.stderr.on('data', (chunk: Buffer) => {
-    for (const line of tail.push(chunk)) options.onStderrLine?.(line);
-  });
-  child.stderr.on('end', () => {
-    for (const line of tail.end()) options.onStderrLine?.(line);
-  });
+  const stderrLines = (lines: () => string[]): void => {
+    try {
+      for (const line of lines()) options.onStderrLine?.(line);
+    } catch (err) {
+      options.onHandlerError?.(err);
+    }
+  };
+  child.stderr.on('data', (chunk: Buffer) => stderrLines(() => tail.push(chunk)));
+  child.stderr.on('end', () => stderrLines(() => tail.end()));
   // EPIPE once the child is gone: `close` reports the end, a write error must not crash the process.
   child.stdin.on('error', () => {});
 

@@ -3,17 +3,20 @@
  * upstream sends; its first `endpoint` event names where to POST. Messages are `message` events (or events
  * without a type); anything else on the stream (comments, other event types) is handed on as it came, for a
  * legacy client's stream. Events are bounded by maxEventBytes: a longer one is dropped as it arrives (never
- * held whole) and reported with the id read from its ends. While the session is paused the stream is not
- * read, so the upstream's connection backs up instead of the gateway's memory.
+ * held whole) and reported with the id read from its ends; so is one nested deeper than MAX_DEPTH, refused
+ * before anything recurses over it, and one whose handling throws (logged): one bad event never ends the
+ * stream. While the session is paused the stream is not read, so the upstream's connection backs up instead
+ * of the gateway's memory.
  */
 import { request, type Dispatcher } from 'undici';
 import { RetrofitError } from '../errors.js';
-import { sniffResponseId } from '../jsonrpc/sniff.js';
+import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 import { SseSplitter, type SseEvent } from '../stream/sse.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, toUpstreamHeaders } from './headers.js';
-import type { LinkClosed, LinkFrame, LinkHttpAnswer, LinkOverlong, SendOptions, SendOutcome, UpstreamLink } from './link.js';
+import type { LinkClosed, LinkDropped, LinkFrame, LinkHttpAnswer, SendOptions, SendOutcome, UpstreamLink } from './link.js';
 
 export interface SseLinkOptions {
   readonly upstream: string;
@@ -44,7 +47,7 @@ export class LinkRefused extends Error {
 
 export class SseLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
-  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  ondropped: (dropped: LinkDropped) => void = () => {};
   onpassthrough?: (raw: Buffer) => void;
   onclose: (closed: LinkClosed) => void = () => {};
   /** Resolves with the POST endpoint once announced; rejects (LinkRefused, or a connection error) otherwise. */
@@ -113,10 +116,10 @@ export class SseLink implements UpstreamLink {
     const splitter = new SseSplitter({ maxEventBytes: this.#options.maxEventBytes });
     try {
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        for (const event of splitter.push(chunk)) this.#event(event);
+        for (const event of splitter.push(chunk)) this.#guarded(event);
         if (this.#paused) await this.#paused.promise;
       }
-      for (const event of splitter.end()) this.#event(event);
+      for (const event of splitter.end()) this.#guarded(event);
       clearTimeout(silent);
       this.#end({ kind: this.#abort.signal.aborted ? 'requested' : 'unreachable', reason: 'the upstream ended its event stream' });
     } catch (err) {
@@ -126,12 +129,27 @@ export class SseLink implements UpstreamLink {
     }
   }
 
-  #event(event: SseEvent): void {
-    if (event.overlong) {
-      const id = sniffResponseId({ head: event.overlong.head, tail: event.overlong.tail });
-      this.onoverlong({ bytes: event.overlong.bytes, ...(id !== undefined && { id }) });
-      return;
+  /** One event, whatever its handling throws: logged, and the event reported as dropped. */
+  #guarded(event: SseEvent): void {
+    try {
+      this.#event(event);
+    } catch (err) {
+      this.#options.log.error({ err, bytes: event.raw.length }, 'upstream event could not be handled; dropped');
+      const data = event.data.join('\n');
+      this.#dropped({ reason: 'failed', bytes: data.length }, sniffResponseId(endsOf(data)));
     }
+  }
+
+  #dropped(dropped: LinkDropped, id: string | number | undefined): void {
+    try {
+      this.ondropped({ ...dropped, ...(id !== undefined && { id }) });
+    } catch (err) {
+      this.#options.log.error({ err, reason: dropped.reason, id }, 'a dropped upstream message could not be reported');
+    }
+  }
+
+  #event(event: SseEvent): void {
+    if (event.overlong) return this.#dropped({ reason: 'size', bytes: event.overlong.bytes }, sniffResponseId({ head: event.overlong.head, tail: event.overlong.tail }));
     if (!event.complete) {
       if (event.raw.length > 0) this.onpassthrough?.(event.raw);
       return;
@@ -141,7 +159,9 @@ export class SseLink implements UpstreamLink {
       this.onpassthrough?.(event.raw);
       return;
     }
-    this.onframe({ data: event.data.join('\n'), raw: event.raw });
+    const data = event.data.join('\n');
+    if (nestedTooDeeply(data)) return this.#dropped({ reason: 'depth', bytes: data.length }, sniffResponseId(endsOf(data)));
+    this.onframe({ data, raw: event.raw });
   }
 
   #announced(event: SseEvent): void {
@@ -206,6 +226,11 @@ export class SseLink implements UpstreamLink {
     if (this.#closed) return;
     this.#closed = closed;
     this.#refuse(closed.error ?? new Error(closed.reason));
-    this.onclose(closed);
+    try {
+      this.onclose(closed);
+    } catch (err) {
+      // Called from the stream's async loop: a throw here would be an unhandled rejection.
+      this.#options.log.error({ err }, 'the end of an upstream event stream could not be handled');
+    }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * One stdio upstream child process: started and stopped as its own process group (./spawn.ts, the same for
  * every child the project runs), NDJSON on stdout, stderr to the logs and into a bounded tail that explains
- * a failure, and a bounded kill.
+ * a failure, and a bounded kill. What waits to be read on its stdin is bounded too: a child that does not
+ * read cannot make the gateway hold an unbounded queue for it (write answers 'full' past the bound).
  */
 import type { Logger } from '../log.js';
 import { createLineSplitter, type OverlongLine } from './ndjson.js';
@@ -18,6 +19,8 @@ export interface ChildSpec {
   readonly cwd: string;
   /** Longest accepted stdout line (bytes): limits.maxResultBytes. */
   readonly maxLineBytes: number;
+  /** Most bytes waiting on its stdin before a write is refused (default: maxLineBytes). */
+  readonly maxQueuedBytes?: number;
   /** Grace period between SIGTERM and SIGKILL. */
   readonly killTimeoutMs: number;
   /** Bound to upstream and session. */
@@ -39,6 +42,9 @@ const LOG_SAMPLE = 200;
 /** Lines kept to explain a failure (the tail quoted in errors). */
 const STDERR_TAIL = { maxLines: 10, maxChars: 2048 } as const;
 
+/** What became of a write: on its way, refused (`full`: too much already waits), or the child is not running. */
+export type WriteResult = 'written' | 'full' | 'gone';
+
 /** A running (or failed) child. `pid` is undefined when the spawn failed. */
 export class StdioChild {
   readonly pid: number | undefined;
@@ -57,22 +63,32 @@ export class StdioChild {
       cwd: options.cwd,
       stderr: { ...STDERR_TAIL, ...(options.redact && { redact: options.redact }) },
       onStderrLine: (line) => log.info({ stream: 'stderr', line }, 'upstream stderr'),
+      onHandlerError: (err) => log.error({ err, stream: 'stderr' }, 'upstream stderr could not be handled; dropped'),
     });
     this.pid = this.#group.pid;
     this.exited = this.#group.exited;
-    void this.exited.then((exit) => options.onExit(exit));
+    void this.exited.then((exit) => options.onExit(exit)).catch((err: unknown) => log.error({ err }, 'the exit of an upstream child could not be handled'));
 
+    // Nothing a callback throws may escape a stream's data handler (it would end the process), nor stop the
+    // splitter halfway through a chunk (the lines after it would be lost): each line is handled on its own.
+    const guarded = <A>(what: string, handle: (arg: A) => void) => (arg: A): void => {
+      try {
+        handle(arg);
+      } catch (err) {
+        log.error({ err }, `${what} could not be handled; dropped`);
+      }
+    };
     const stdout = createLineSplitter({
       maxLineBytes: options.maxLineBytes,
-      onLine: (line) => this.#line(line),
-      onOverlong: (line) => {
+      onLine: guarded('a line of upstream stdout', (line: string) => this.#line(line)),
+      onOverlong: guarded('an over-long line of upstream stdout', (line: OverlongLine) => {
         log.warn({ bytes: line.bytes, limit: options.maxLineBytes, head: line.head.slice(0, LOG_SAMPLE) }, 'over-long line on upstream stdout dropped');
         options.onOverlong(line);
-      },
+      }),
     });
     const child = this.#group.child;
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stdout.on('end', () => stdout.end());
+    child.stdout.on('data', guarded('upstream stdout', (chunk: Buffer) => stdout.push(chunk)));
+    child.stdout.on('end', guarded('the end of upstream stdout', () => stdout.end()));
   }
 
   /** True until the child has exited or failed to spawn. */
@@ -85,12 +101,23 @@ export class StdioChild {
     return this.#group.stderrTail();
   }
 
-  /** Write one message (JSON text without line breaks) as one line. Returns false when the child is gone. */
-  write(json: string): boolean {
+  /**
+   * Write one message (JSON text without line breaks) as one line — unless more than maxQueuedBytes already
+   * wait for the child to read them (`full`: nothing is written). One message is always taken when nothing
+   * waits, however long it is.
+   */
+  write(json: string): WriteResult {
     const stdin = this.#group.child.stdin;
-    if (!this.#group.alive || stdin.destroyed || !stdin.writable) return false;
+    if (!this.#group.alive || stdin.destroyed || !stdin.writable) return 'gone';
+    const queued = stdin.writableLength;
+    if (queued > 0 && queued + json.length > (this.#options.maxQueuedBytes ?? this.#options.maxLineBytes)) return 'full';
     stdin.write(`${json}\n`);
-    return true;
+    return 'written';
+  }
+
+  /** Bytes written that the child has not read yet (beyond what its pipe holds). */
+  get queuedBytes(): number {
+    return this.#group.child.stdin.writableLength;
   }
 
   /** Stop reading the child's stdout (it blocks once the pipe fills) until resume(). */

@@ -2,10 +2,13 @@
  * The link to a stdio child: one JSON-RPC message per line each way (./ndjson.ts framing, bounded lines),
  * the child in its own process group so wrappers (`npx`, shell scripts) take their grandchildren with them.
  * The child starts when the link is made; sends before it runs are written to its stdin pipe all the same.
+ * A line nested deeper than MAX_DEPTH is refused here, before anything recurses over it; a line the session's
+ * handling throws on is logged and dropped: either way the request it answers is told (ondropped).
  */
 import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
-import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from './link.js';
+import { nestedTooDeeply } from '../jsonrpc/strict.js';
+import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from './link.js';
 import { StdioChild, type ChildExit, type ChildSpec } from './stdio-child.js';
 
 export interface StdioLinkOptions extends ChildSpec {
@@ -23,25 +26,25 @@ const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
 
 export class StdioLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
-  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  ondropped: (dropped: LinkDropped) => void = () => {};
   onclose: (closed: LinkClosed) => void = () => {};
   readonly #child: StdioChild | undefined;
   readonly #options: StdioLinkOptions;
   #closed: LinkClosed | undefined;
+  /** The last send was refused for the child's full stdin (said once per episode in the logs). */
+  #full = false;
 
   constructor(options: StdioLinkOptions) {
     this.#options = options;
     let child: StdioChild | undefined;
     try {
-      const { command, args, env, cwd, maxLineBytes, killTimeoutMs, log } = options;
+      const { command, args, env, cwd, maxLineBytes, maxQueuedBytes, killTimeoutMs, log } = options;
       child = new StdioChild({
         command, args, env, cwd, maxLineBytes, killTimeoutMs, log,
+        ...(maxQueuedBytes !== undefined && { maxQueuedBytes }),
         redact: options.scrub,
-        onLine: (line) => this.onframe({ data: line }),
-        onOverlong: (line) => {
-          const id = sniffResponseId(endsOf(line.head.length >= line.bytes ? line.head : `${line.head}${line.tail}`));
-          this.onoverlong({ bytes: line.bytes, ...(id !== undefined && { id }) });
-        },
+        onLine: (line) => this.#line(line),
+        onOverlong: (line) => this.#dropped('size', line.bytes, line.head.length >= line.bytes ? line.head : `${line.head}${line.tail}`),
         onExit: (exit) => this.#exited(exit),
       });
     } catch (err) {
@@ -65,8 +68,17 @@ export class StdioLink implements UpstreamLink {
     // NDJSON: a message must be one line. JSON text has line breaks only as whitespace between tokens
     // (inside strings they are escaped), so replacing them keeps the message.
     const line = json.includes('\n') || json.includes('\r') ? json.replace(/\r?\n|\r/g, ' ') : json;
-    if (this.#child?.write(line)) return ACCEPTED;
-    return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_EXITED', [this.#options.upstream, this.#closed?.reason ?? 'not running']) };
+    const written = this.#child?.write(line) ?? 'gone';
+    if (written === 'written') {
+      this.#full = false;
+      return ACCEPTED;
+    }
+    if (written === 'gone') return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_EXITED', [this.#options.upstream, this.#closed?.reason ?? 'not running']) };
+    // The child does not read its stdin: the client hears at once, rather than the gateway queueing without end.
+    const queued = this.#child!.queuedBytes;
+    if (!this.#full) this.#options.log.warn({ queued, bytes: line.length }, 'upstream child is not reading its stdin; messages for it are refused until it does');
+    this.#full = true;
+    return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [this.#options.upstream, `it has not read the ${queued} bytes already written to it`]) };
   }
 
   pause(): void {
@@ -81,6 +93,26 @@ export class StdioLink implements UpstreamLink {
     await this.#child?.stop();
   }
 
+  #line(line: string): void {
+    if (nestedTooDeeply(line)) return this.#dropped('depth', Buffer.byteLength(line), line);
+    try {
+      this.onframe({ data: line });
+    } catch (err) {
+      this.#options.log.error({ err, bytes: Buffer.byteLength(line), head: line.slice(0, 200) }, 'upstream message could not be handled; dropped');
+      this.#dropped('failed', Buffer.byteLength(line), line);
+    }
+  }
+
+  /** Tell the session of a message not passed on, with the id its ends show. */
+  #dropped(reason: LinkDropped['reason'], bytes: number, text: string): void {
+    const id = sniffResponseId(endsOf(text));
+    try {
+      this.ondropped({ reason, bytes, ...(id !== undefined && { id }) });
+    } catch (err) {
+      this.#options.log.error({ err, reason, id }, 'a dropped upstream message could not be reported');
+    }
+  }
+
   #exited(exit: ChildExit): void {
     if (this.#closed) return;
     // Already scrubbed line by line as it was kept (StdioChild's redact).
@@ -92,7 +124,13 @@ export class StdioLink implements UpstreamLink {
       ...(stderr !== undefined && { stderr }),
       ...(exit.error && { error: exit.error }),
     };
-    this.#options.onEnded?.(this.#closed, this.#child?.pid);
-    this.onclose(this.#closed);
+    // Called from the child's exit promise (or a microtask): a throw here would be an unhandled rejection.
+    for (const tell of [() => this.#options.onEnded?.(this.#closed!, this.#child?.pid), () => this.onclose(this.#closed!)]) {
+      try {
+        tell();
+      } catch (err) {
+        this.#options.log.error({ err }, 'the end of an upstream child could not be handled');
+      }
+    }
   }
 }

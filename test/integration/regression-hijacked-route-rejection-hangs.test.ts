@@ -54,7 +54,7 @@ describe('regression: a route handler that fails', () => {
     for (const [method, path] of [['GET', '/throws'], ['POST', '/rejects']] as const) {
       const answer = await fetch(`${origin}${path}`, { method, ...(method === 'POST' && { body: '{}', headers: { 'content-type': 'application/json' } }) });
       expect(answer.status).toBe(500);
-      expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error', data: { code: 'RETROFIT_ERR_INTERNAL' } } });
+      expect(await answer.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'internal error: the gateway failed to answer this request', data: { code: 'RETROFIT_ERR_INTERNAL' } } });
     }
     const errors = lines.filter((l) => l.msg === 'unhandled error').map((l) => (l.err as { message?: string }).message);
     expect(errors).toEqual(['sync bug', 'async bug']);

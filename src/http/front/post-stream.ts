@@ -25,8 +25,8 @@ export interface PostStreamOptions {
   readonly events?: EventStore;
   /** Start with a priming event (2025-11-25 and later). */
   readonly priming: boolean;
-  /** Called when its response is backed up (false) or drained again (true). */
-  readonly onPressure: (backedUp: boolean) => void;
+  /** Called when its response drained or closed: whether it is backed up (see `backedUp`) may have changed. */
+  readonly onPressure: () => void;
 }
 
 /** What the client got, for the request log line. */
@@ -46,7 +46,8 @@ export class PostStream {
   #mode: 'unsent' | 'json' | 'sse' = 'unsent';
   /** One keep-alive tick went by while it waited: at the next, a JSON answer turns into a stream. */
   #aged = false;
-  #backedUp = false;
+  /** The response a 'drain' listener is on, if any. */
+  #watching: ServerResponse | undefined;
   #finished = false;
 
   constructor(res: ServerResponse, options: PostStreamOptions) {
@@ -65,6 +66,11 @@ export class PostStream {
   /** Resumable streams outlive their response; others are gone with it. */
   get resumable(): boolean {
     return this.#options.events !== undefined;
+  }
+
+  /** True while its response cannot take more now (a write returned false and 'drain' has not come). */
+  get backedUp(): boolean {
+    return this.attached && this.#res!.writableNeedDrain;
   }
 
   /** True while a response is attached to it. */
@@ -171,18 +177,15 @@ export class PostStream {
     const res = this.#res;
     if (!res || !this.attached) return true;
     if (res.write(bytes)) return true;
-    if (!this.#backedUp) {
-      this.#backedUp = true;
-      this.#options.onPressure(true);
-      res.once('drain', () => this.#relieved());
+    if (this.#watching !== res) {
+      this.#watching = res;
+      // 'drain' may come at once (uncork emits it): the session asks backedUp after the delivery anyway.
+      res.once('drain', () => {
+        if (this.#watching === res) this.#watching = undefined;
+        this.#options.onPressure();
+      });
     }
     return false;
-  }
-
-  #relieved(): void {
-    if (!this.#backedUp) return;
-    this.#backedUp = false;
-    this.#options.onPressure(false);
   }
 
   #finish(): void {
@@ -201,7 +204,7 @@ export class PostStream {
   #detached(res: ServerResponse): void {
     if (this.#res !== res) return;
     this.#res = undefined;
-    this.#relieved();
+    this.#options.onPressure();
     // Not resumable: nothing can reach the client any more.
     if (!this.resumable) this.#finished = true;
   }

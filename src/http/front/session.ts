@@ -23,8 +23,9 @@ export class FrontSession implements ClientSide<PostStream> {
   readonly #live = new Map<number, PostStream>();
   #events: EventStore | undefined;
   #standalone: ServerResponse | undefined;
+  /** The standalone response a 'drain' listener is on, if any. */
+  #watching: ServerResponse | undefined;
   #nextStream = 1;
-  #pressure = 0;
   #closed = false;
 
   /** `log` is already bound to the session. */
@@ -54,7 +55,7 @@ export class FrontSession implements ClientSide<PostStream> {
       ids,
       ...(resumable && this.#events && { events: this.#events }),
       priming: resumable && takesPrimingEvent(revision),
-      onPressure: (backedUp) => this.#onPressure(backedUp),
+      onPressure: () => this.owned.pressureChanged(),
     });
     this.#live.set(stream.no, stream);
     return stream;
@@ -65,13 +66,19 @@ export class FrontSession implements ClientSide<PostStream> {
     if (stream.finished) this.#live.delete(stream.no);
   }
 
-  deliver(stream: PostStream | undefined, delivery: Delivery): boolean {
+  deliver(stream: PostStream | undefined, delivery: Delivery): void {
     if (stream) {
-      const ok = stream.deliver(delivery.json, delivery.answers, delivery.error);
+      stream.deliver(delivery.json, delivery.answers, delivery.error);
       this.settleStream(stream);
-      return ok;
+      return;
     }
-    return this.#toStandalone(delivery.json);
+    this.#toStandalone(delivery.json);
+  }
+
+  /** Asked by the session after each delivery and on each drain: is any of its responses backed up now? */
+  backedUp(): boolean {
+    for (const stream of this.#live.values()) if (stream.backedUp) return true;
+    return this.#standaloneOpen() && this.#standalone!.writableNeedDrain;
   }
 
   abandon(stream: PostStream | undefined, id: JsonRpcId): void {
@@ -144,7 +151,7 @@ export class FrontSession implements ClientSide<PostStream> {
     return res !== undefined && !res.destroyed && !res.writableEnded;
   }
 
-  #toStandalone(json: string | Buffer): boolean {
+  #toStandalone(json: string | Buffer): void {
     const events = this.#events;
     let bytes: Buffer;
     if (events) {
@@ -157,22 +164,16 @@ export class FrontSession implements ClientSide<PostStream> {
     const res = this.#standalone;
     if (!res || !this.#standaloneOpen()) {
       if (!events) this.log.debug('server message for a session without an open GET stream; dropped');
-      return true;
+      return;
     }
-    if (res.write(bytes)) return true;
-    this.#onPressure(true);
+    if (res.write(bytes) || this.#watching === res) return;
+    this.#watching = res;
     const relieve = (): void => {
       res.off('drain', relieve);
       res.off('close', relieve);
-      this.#onPressure(false);
+      if (this.#watching === res) this.#watching = undefined;
+      this.owned.pressureChanged();
     };
     res.once('drain', relieve).once('close', relieve);
-    return false;
-  }
-
-  #onPressure(backedUp: boolean): void {
-    this.#pressure += backedUp ? 1 : -1;
-    if (this.#pressure > 0) this.owned.backedUp();
-    else this.owned.drained();
   }
 }

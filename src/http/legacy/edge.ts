@@ -31,6 +31,8 @@ class LegacyConnection implements ClientSide<undefined> {
   readonly id = randomUUID();
   readonly owned: OwnedSession<undefined>;
   readonly #res: ServerResponse;
+  /** A 'drain' listener is on the stream. */
+  #watching = false;
 
   constructor(owned: OwnedSession<undefined>, res: ServerResponse) {
     this.owned = owned;
@@ -38,8 +40,13 @@ class LegacyConnection implements ClientSide<undefined> {
     owned.attach(this);
   }
 
-  deliver(_stream: undefined, delivery: Delivery): boolean {
-    return this.#write(delivery.raw ?? messageEvent(delivery.json));
+  deliver(_stream: undefined, delivery: Delivery): void {
+    this.#write(delivery.raw ?? messageEvent(delivery.json));
+  }
+
+  /** Asked by the session after each delivery and on each drain. */
+  backedUp(): boolean {
+    return !this.#res.destroyed && this.#res.writableNeedDrain;
   }
 
   abandon(): void {
@@ -55,13 +62,16 @@ class LegacyConnection implements ClientSide<undefined> {
     this.#write(messageEvent(json));
   }
 
-  #write(bytes: Buffer): boolean {
+  #write(bytes: Buffer): void {
     const res = this.#res;
-    if (res.destroyed || res.writableEnded) return true;
-    if (res.write(bytes)) return true;
-    this.owned.backedUp();
-    res.once('drain', () => this.owned.drained());
-    return false;
+    if (res.destroyed || res.writableEnded) return;
+    // The session asks backedUp() after the delivery; 'drain' (which may come at once) makes it ask again.
+    if (res.write(bytes) || this.#watching) return;
+    this.#watching = true;
+    res.once('drain', () => {
+      this.#watching = false;
+      this.owned.pressureChanged();
+    });
   }
 }
 

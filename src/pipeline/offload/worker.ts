@@ -6,6 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isJsonObject, type JsonObject } from '../../json.js';
+import { responseProblem } from '../../jsonrpc/strict.js';
 import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
@@ -50,7 +51,8 @@ function runMessage(job: OffloadJob, data: Uint8Array | string, id: string | num
   } catch {
     return { job: job.job, ok: true, mismatch: true };
   }
-  if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result)) return { job: job.job, ok: true, mismatch: true };
+  // Not a response a strict client takes either (jsonrpc 1.0, result and error both…): the caller parses it and decides.
+  if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result) || responseProblem(message) !== undefined) return { job: job.job, ok: true, mismatch: true };
   const result = message.result;
   const stub: JsonObject = { jsonrpc: '2.0', id, result: isJsonObject(result.task) ? { task: result.task } : {} };
   const out = rewriteToolCall(result, job.tool, policy, job.revision);

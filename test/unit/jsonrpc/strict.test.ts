@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyMessage } from '../../../src/jsonrpc/classify.js';
-import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../../src/jsonrpc/strict.js';
+import { MAX_DEPTH, nestedTooDeeply, responseProblem, strictProblem } from '../../../src/jsonrpc/strict.js';
 
 const problem = (message: unknown): string | undefined => strictProblem(classifyMessage(message));
 
@@ -49,6 +49,11 @@ describe('nestedTooDeeply', () => {
     expect(nestedTooDeeply('[[1],[2],[3],[4]]', 2)).toBe(false);
   });
 
+  it('does not read a text too short to be JSON that deep (two brackets a level)', () => {
+    expect(nestedTooDeeply('[[[[', 3)).toBe(false);
+    expect(nestedTooDeeply('[[[[]]]]', 3)).toBe(true);
+  });
+
   it('defaults to MAX_DEPTH', () => {
     expect(nestedTooDeeply(nest(MAX_DEPTH))).toBe(false);
     expect(nestedTooDeeply(nest(MAX_DEPTH + 1))).toBe(true);
@@ -74,3 +79,21 @@ describe('nestedTooDeeply', () => {
     }
   });
 });
+
+describe('responseProblem', () => {
+  it('takes what a strict client takes: jsonrpc 2.0, a result object or an error with an integer code and a string message', () => {
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: {} })).toBeUndefined();
+    expect(responseProblem({ jsonrpc: '2.0', id: 'a', error: { code: -32000, message: 'no', data: { x: 1 } } })).toBeUndefined();
+    expect(responseProblem({ jsonrpc: '1.0', id: 1, result: {} })).toBe('jsonrpc is not "2.0"');
+    expect(responseProblem({ id: 1, result: {} })).toBe('jsonrpc is not "2.0"');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'x' } })).toBe('a response has a result or an error, not both');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1 })).toBe('a response has a result or an error');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: {}, extra: true })).toBe('a response has only jsonrpc, id and a result or an error');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: 42 })).toBe('a result is an object');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: [] })).toBe('a result is an object');
+    for (const error of ['oops', { code: 1.5, message: 'x' }, { code: 1 }, { message: 'x' }]) {
+      expect(responseProblem({ jsonrpc: '2.0', id: 1, error }), JSON.stringify(error)).toBe('an error has an integer code and a string message');
+    }
+  });
+});
+

@@ -32,4 +32,23 @@ describe('InOrder', () => {
     expect(errors).toHaveLength(1);
     expect((errors[0] as Error).message).toBe('boom');
   });
+
+  it('a step that throws synchronously is reported to its own handler, never to the caller (a data handler)', async () => {
+    const errors: unknown[] = [];
+    const failed: unknown[] = [];
+    const order = new InOrder((err) => errors.push(err));
+    expect(() => order.run(() => { throw new Error('sync'); }, (err) => failed.push(err))).not.toThrow();
+    expect(() => order.run(() => { throw new Error('no handler'); })).not.toThrow();
+    expect(failed.map((e) => (e as Error).message)).toEqual(['sync']);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['no handler']);
+    // Queued behind a step in progress, a throw goes to its handler too; a handler that throws, to the runner's.
+    let release!: () => void;
+    order.run(() => new Promise<void>((resolve) => (release = resolve)));
+    order.run(() => { throw new Error('queued'); }, (err) => failed.push(err));
+    order.run(() => { throw new Error('again'); }, () => { throw new Error('handler broke'); });
+    release();
+    await new Promise<void>((resolve) => order.run(() => void resolve()));
+    expect(failed.map((e) => (e as Error).message)).toEqual(['sync', 'queued']);
+    expect(errors.map((e) => (e as Error).message)).toEqual(['no handler', 'handler broke']);
+  });
 });

@@ -227,3 +227,58 @@ describe('inbound: raw data over the rewriter\'s rawThreshold', () => {
     expect(JSON.parse(sync.batch.out as string)).toEqual([{ ...result(3), result: { rewritten: 3 } }, result(4)]);
   });
 });
+
+describe('inbound: strict answers (gateway-owned sessions)', () => {
+  const STRICT = { always: true, strict: true } as const;
+
+  it('takes an answer a strict client would drop off the table, unsettled and unrewritten, with its problem', async () => {
+    const state = session();
+    const rewriter = fake(rewriting);
+    send(state, 1, 'tools/call', { name: 'typed' });
+    send(state, 2, 'initialize', { protocolVersion: '2025-06-18' });
+    send(state, 3, 'tools/call', { name: 'typed' });
+    const one = await inbound(state, rewriter, text({ jsonrpc: '1.0', id: 1, result: { content: [] } }), log, STRICT);
+    expect(one.messages).toMatchObject([{ pending: { id: 1 }, problem: 'jsonrpc is not "2.0"' }]);
+    expect(one.out).toBeUndefined();
+    const init = await inbound(state, rewriter, text({ jsonrpc: '2.0', id: 2 }), log, STRICT);
+    expect(init.messages).toMatchObject([{ pending: { id: 2 }, problem: 'a response has a result or an error' }]);
+    // Nothing settled: no revision was negotiated from it; nothing was rewritten.
+    expect(state.negotiated).toBeUndefined();
+    expect(rewriter.calls).toEqual([]);
+    expect(state.pending.size).toBe(1);
+    // Not strict (the proxy): the same message is an answer as any other.
+    const loose = await inbound(state, rewriter, text({ jsonrpc: '1.0', id: 3, result: {} }), log, { always: true });
+    expect(loose.messages[0]?.problem).toBeUndefined();
+    expect(rewriter.calls).toHaveLength(1);
+  });
+
+  it('holds a request with the same id to be no answer, and routes a message for no pending request as usual', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    const rewriter = fake(rewriting);
+    const request = await inbound(state, rewriter, text({ jsonrpc: '2.0', id: 1, method: 'sampling/createMessage', params: {} }), log, STRICT);
+    expect(request.messages[0]?.problem).toBeUndefined();
+    const stray = await inbound(state, rewriter, text({ jsonrpc: '1.0', id: 9, result: {} }), log, STRICT);
+    expect(stray.messages).toEqual([{ message: { jsonrpc: '1.0', id: 9, result: {} } }]);
+    expect(state.pending.has(1)).toBe(true);
+  });
+
+  it('checks what the pipeline parsed of a large answer, and drops one answered meanwhile', async () => {
+    const state = session();
+    send(state, 4, 'tools/call', { name: 'typed' });
+    const invalid: JsonObject = { jsonrpc: '2.0', id: 4, result: { content: [] }, error: { code: 1, message: 'both' } };
+    const rewriter = fake((input) => ({ kind: 'unchanged', original: input.message ?? invalid }), { rawThreshold: 10 });
+    const handled = await inbound(state, rewriter, text(invalid), log, STRICT);
+    expect(handled.messages).toMatchObject([{ pending: { id: 4 }, problem: 'a response has a result or an error, not both' }]);
+    expect(state.pending.has(4)).toBe(false);
+
+    send(state, 5, 'tools/call', { name: 'typed' });
+    const slow = fake((input) => {
+      state.pending.release(5); // its deadline passed while the worker ran
+      return { kind: 'unchanged', original: { jsonrpc: '2.0', id: input.raw !== undefined ? input.id : null, result: {} } };
+    }, { rawThreshold: 10 });
+    const late = await inbound(state, slow, text(result(5)), log, STRICT);
+    expect(late.messages).toEqual([{ message: { jsonrpc: '2.0', id: 5, result: {} } }]);
+  });
+});
+

@@ -207,4 +207,26 @@ describe('PendingTable', () => {
       expect(await isSettled(second)).toBe(true);
     });
   });
+
+  it('tells onDropped of an entry evicted or expired unanswered, once it is gone, and of no other', () => {
+    const c = clock();
+    const table = new PendingTable({ max: 2, ttlMs: 100, now: c.now });
+    const dropped: [string | number, string][] = [];
+    table.onDropped = (pending, why) => {
+      expect(table.peek(pending.id)).toBeUndefined();
+      dropped.push([pending.id, why]);
+    };
+    table.add(entry(1));
+    table.add(entry(2));
+    table.add(entry(3));
+    expect(dropped).toEqual([[1, 'evicted']]);
+    table.answer(2);
+    table.release(3);
+    expect(dropped).toEqual([[1, 'evicted']]);
+    table.add(entry(4));
+    c.advance(101);
+    table.prune();
+    expect(dropped).toEqual([[1, 'evicted'], [4, 'expired']]);
+    expect(table.size).toBe(0);
+  });
 });

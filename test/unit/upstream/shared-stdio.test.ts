@@ -1,10 +1,11 @@
 /**
  * Share mode with a fake child link (no process): ids remapped both ways, progress and cancellation,
- * broadcasts, server→client requests, initialize cached, child death fanned out, detach and the last detach.
+ * broadcasts, server→client requests, initialize cached, a failed first initialize restarting the child, child
+ * death fanned out, detach and the last detach.
  */
 import { describe, expect, it } from 'vitest';
 import { RetrofitError } from '../../../src/errors.js';
-import type { LinkClosed, LinkFrame, LinkOverlong, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
+import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
 import { fromWire, replaceAnswerId, toWire } from '../../../src/upstream/shared-ids.js';
 import { SharedStdio } from '../../../src/upstream/shared-stdio.js';
 import { captureLogger } from '../../helpers/stdio-gateway.js';
@@ -14,7 +15,7 @@ type Message = Record<string, unknown>;
 /** The child's side: what it was sent, and a way to answer. */
 class FakeChild implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
-  onoverlong: (overlong: LinkOverlong) => void = () => {};
+  ondropped: (dropped: LinkDropped) => void = () => {};
   onclose: (closed: LinkClosed) => void = () => {};
   readonly lines: string[] = [];
   alive = true;
@@ -64,12 +65,12 @@ class FakeChild implements UpstreamLink {
 /** One session's side: what its virtual link handed it. */
 function record(link: UpstreamLink) {
   const frames: string[] = [];
-  const overlongs: LinkOverlong[] = [];
+  const drops: LinkDropped[] = [];
   const closes: LinkClosed[] = [];
   link.onframe = (f) => frames.push(f.data);
-  link.onoverlong = (o) => overlongs.push(o);
+  link.ondropped = (d) => drops.push(d);
   link.onclose = (c) => closes.push(c);
-  return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), overlongs, closes, send: (m: Message) => link.send(JSON.stringify(m)) };
+  return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), drops, closes, send: (m: Message) => link.send(JSON.stringify(m)) };
 }
 
 function setup() {
@@ -232,17 +233,71 @@ describe('SharedStdio', () => {
     expect(child().sent.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized']);
   });
 
-  it('does not cache a failed initialize: the next one goes to the child', async () => {
-    const { open, child } = setup();
+  it('restarts a child that answers its first initialize with an error: every waiting session gets the answer, and ends', async () => {
+    const { open, child, children, logs } = setup();
     const a = open();
+    const b = open();
     a.send(request(0, 'initialize', {}));
+    b.send(request('b0', 'initialize', {}));
     child().emit({ jsonrpc: '2.0', id: '1~0', error: { code: -32602, message: 'bad version' } });
     expect(a.got()).toEqual([{ jsonrpc: '2.0', id: 0, error: { code: -32602, message: 'bad version' } }]);
-    const b = open();
-    b.send(request(0, 'initialize', {}));
+    expect(b.got()).toEqual([{ jsonrpc: '2.0', id: 'b0', error: { code: -32602, message: 'bad version' } }]);
+    expect(child().stopped).toBe(true);
+    for (const s of [a, b]) expect(s.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('failed its first initialize: it answered initialize with an error') }]);
+    expect(logs.some((l) => l.msg === 'share mode: the child failed its first initialize; it is stopped, and the next session starts a new one')).toBe(true);
+    // Never asked again: the next session's initialize goes to a new child.
+    const c = open();
+    c.send(request(0, 'initialize', {}));
     await settled();
-    expect(child().sent.map((m) => m.id)).toEqual(['1~0', '2~0']);
+    expect(children).toHaveLength(2);
+    expect(child(0).sent.map((m) => m.id)).toEqual(['1~0']);
+    expect(child(1).sent.map((m) => m.id)).toEqual(['3~0']);
+  });
+
+  it('restarts a child whose first initialize timed out: the sessions waiting for it get the asker\'s error; never a cancellation', () => {
+    const { open, child, children } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    b.send(request(7, 'initialize', {}));
+    const timeout = new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', ['fx', 50]);
+    // A waiter that gives up on its own only stops waiting.
+    b.link.abandoned?.(7, 'initialize', timeout);
+    expect(child().stopped).toBe(false);
+    const c = open();
+    c.send(request('c', 'initialize', {}));
+    a.link.abandoned?.(0, 'initialize', timeout);
+    expect(c.got()).toEqual([timeout.toJsonRpc('c')]);
     expect(b.got()).toEqual([]);
+    expect(child().stopped).toBe(true);
+    for (const s of [a, b, c]) expect(s.closes).toHaveLength(1);
+    expect(child().sent.map((m) => m.method)).toEqual(['initialize']);
+    open();
+    expect(children).toHaveLength(2);
+  });
+
+  it('restarts a child whose first initialize was asked by a session that left before its answer', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    b.send(request(0, 'initialize', {}));
+    void a.link.close();
+    expect(child().stopped).toBe(true);
+    expect(b.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('the session that asked for it closed before its answer') }]);
+    expect(child().sent.map((m) => m.method)).toEqual(['initialize']);
+  });
+
+  it('restarts a child whose answer to its first initialize was dropped, telling every waiting session with its own id', () => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    a.send(request(0, 'initialize', {}));
+    b.send(request('x', 'initialize', {}));
+    child().ondropped({ reason: 'depth', bytes: 300_000, id: '1~0' });
+    expect(a.drops).toEqual([{ reason: 'depth', bytes: 300_000, id: 0 }]);
+    expect(b.drops).toEqual([{ reason: 'depth', bytes: 300_000, id: 'x' }]);
+    expect(child().stopped).toBe(true);
   });
 
   it('fans the child death out to every session and spawns a new child, initialized again, for the next', async () => {
@@ -318,8 +373,8 @@ describe('SharedStdio', () => {
     const b = open();
     a.send(request(1));
     b.send(request(1));
-    child().onoverlong({ bytes: 99, id: '2~1' });
-    expect(a.overlongs).toEqual([]);
-    expect(b.overlongs).toEqual([{ bytes: 99, id: 1 }]);
+    child().ondropped({ reason: 'size', bytes: 99, id: '2~1' });
+    expect(a.drops).toEqual([]);
+    expect(b.drops).toEqual([{ reason: 'size', bytes: 99, id: 1 }]);
   });
 });
