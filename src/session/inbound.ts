@@ -11,6 +11,7 @@ import { isJsonObject, type JsonObject } from '../json.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { responseProblem } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
+import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import type { Pending } from './pending.js';
 import type { SessionState } from './state.js';
@@ -92,12 +93,8 @@ function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean): s
     const only = parts[0]!;
     return Buffer.isBuffer(only) ? only : JSON.stringify(only);
   }
-  if (!parts.some((p) => Buffer.isBuffer(p))) return JSON.stringify(parts);
-  const bytes = parts.map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(JSON.stringify(p), 'utf8')));
-  const joined: Buffer[] = [Buffer.from('[')];
-  bytes.forEach((b, i) => joined.push(...(i > 0 ? [Buffer.from(','), b] : [b])));
-  joined.push(Buffer.from(']'));
-  return Buffer.concat(joined);
+  // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
+  return parts.some((p) => Buffer.isBuffer(p)) ? joinMessages(parts, true) : JSON.stringify(parts);
 }
 
 /** `parsed` (already JSON.parse'd data) through the session. */

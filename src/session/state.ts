@@ -8,7 +8,7 @@
  * this class only decides, per message, whether either is needed.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import type { ClassifiedMessage } from '../jsonrpc/classify.js';
+import { REWRITTEN_METHODS, type ClassifiedMessage } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/request.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { detectRevision, isRevision, revisionsDisagree, type RevisionSource } from '../protocol/era.js';
@@ -16,8 +16,6 @@ import { negotiate, requestedRevision, type Negotiated } from '../protocol/negot
 import { Lru } from './lru.js';
 import { PendingTable, type Expectation, type Pending, type PendingOptions } from './pending.js';
 
-/** Methods whose answers may be rewritten. */
-const REWRITTEN = new Set(['tools/list', 'tools/call', 'tasks/result']);
 
 /** What a request needs to be registered: the config snapshot's view of its upstream, and the headers. */
 export interface RequestContext<S = unknown> {
@@ -127,7 +125,7 @@ export class SessionState<S = unknown> {
     const method = c.method!;
     if (method === 'initialize') return { kind: 'initialize', requested: requestedRevision(c.message) };
     const policy = ctx.policy;
-    if (!policy || !REWRITTEN.has(method)) return undefined;
+    if (!policy || !REWRITTEN_METHODS.has(method)) return undefined;
     // With both revisions named and different, the gateway changes nothing: the upstream answers the conflict.
     if (revisionsDisagree({ meta: c.metaRevision, header: ctx.header })) return undefined;
     const tool = method === 'tools/call' ? c.name : method === 'tasks/result' ? this.#taskTool(c) : undefined;
