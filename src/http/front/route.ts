@@ -165,6 +165,13 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
     const revision = session.revision(requested ?? header);
     const stream = session.openStream(res, requests.map((m) => m.id!), revision);
     answered.stream = stream;
+    // A session whose initialize failed (an error, no answer within timeoutMs) is of no use: it ends, and its
+    // child with it, rather than at the idle timeout.
+    if (initialize) {
+      res.once('close', () => {
+        if (stream.outcome.rpcError !== undefined && session.owned.state.negotiated === undefined) void sessions.close(session, 'initialize failed');
+      });
+    }
     for (const m of body.messages) {
       if (m.kind !== 'request') {
         void session.owned.notify(m, json(m), send);
