@@ -78,6 +78,8 @@ export interface ServeOptions {
 /** A running gateway. */
 export interface ServeHandle {
   readonly app: FastifyInstance;
+  /** The gateway's logger (Fastify's own is off: src/http/server/create.ts). */
+  readonly logger: Logger;
   /** `http://host:port` as bound. */
   readonly address: string;
   /** Resolves once a signal-triggered (or direct) shutdown has finished. */
@@ -155,7 +157,7 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   const onSighup = (): void => void reload('SIGHUP');
   signals.on('SIGINT', onSigint);
   signals.on('SIGHUP', onSighup);
-  return { app, address, closed, shutdown, reload, reloader };
+  return { app, logger, address, closed, shutdown, reload, reloader };
 }
 
 /**
@@ -181,7 +183,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const handle = await serve(args, io);
   if (typeof handle === 'number') return handle;
-  installLastResort(handle.app.log as Logger);
+  installLastResort(handle.logger);
   // -1: keep running; the server and the signal handlers own the process from here.
   return -1;
 }

@@ -15,6 +15,11 @@ export class BlockScanner {
   /** The last block ended with a CR at a chunk's end: a LF opening the next chunk is the rest of it. */
   #endedAtCr = false;
 
+  /** Between blocks, with nothing of a line end pending: a chunk may start a block. */
+  atRest(): boolean {
+    return this.#lineEmpty && !this.#afterCr && !this.#endedAtCr;
+  }
+
   /**
    * 1 when `chunk[from]` is the LF of a CRLF whose CR ended the previous block in an earlier chunk: it belongs
    * to that block and is forwarded as it is, before the next block starts (0 otherwise).
@@ -64,6 +69,16 @@ export class BlockScanner {
     }
     return -1;
   }
+}
+
+/**
+ * True when `chunk` ends with the blank line that ends a block (`\n\n`, or `\r\n\r\n`): a scanner at rest
+ * before it is at rest after it, whatever the chunk holds.
+ */
+export function endsBlock(chunk: Buffer): boolean {
+  const n = chunk.length;
+  if (n < 2 || chunk[n - 1] !== LF) return false;
+  return chunk[n - 2] === LF || (n >= 4 && chunk[n - 2] === CR && chunk[n - 3] === LF && chunk[n - 4] === CR);
 }
 
 /** The index of the next LF or CR in `chunk` from `from`, or -1. */

@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
 import { sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
-import { BlockScanner } from '../../stream/blocks.js';
+import { BlockScanner, endsBlock } from '../../stream/blocks.js';
 import { dataHead, dataTail, encodeEvent, messageEvent, parseBlock, type SseEvent } from '../../stream/sse.js';
 import { drained, write } from '../write.js';
 import { mayChange, type RelayBody, type RelayContext } from './relay.js';
@@ -90,6 +90,11 @@ class SseRelay {
 
   /** Relay one chunk: false (or a promise of it) once the client is gone. Synchronous unless something waits. */
   chunk(chunk: Buffer): boolean | Promise<boolean> {
+    // The usual chunk: whole blocks, none of which can change. It goes as it came, unscanned.
+    if (this.#mode === 'start' && this.#scanner.atRest() && endsBlock(chunk) && this.#unchangeable(chunk)) {
+      this.#out.push(chunk);
+      return this.#flush();
+    }
     let i = 0;
     while (i < chunk.length) {
       if (this.#mode === 'start') {
@@ -147,6 +152,12 @@ class SseRelay {
       this.#out.push(messageEvent(JSON.stringify(error.toJsonRpc(id))));
     }
     return this.#flush();
+  }
+
+  /** Nothing in `chunk` can change: the session awaits nothing, or only answers it would not change for this chunk. */
+  #unchangeable(chunk: Buffer): boolean {
+    const state = this.#ctx.state;
+    return state === undefined || state.pending.empty || (chunk.length <= this.#ctx.max && !mayChange(state, chunk));
   }
 
   #awaitsAnswers(): boolean {

@@ -6,7 +6,7 @@
  * up on, 503 during shutdown, 500 for a bug. Routes are registered through the gate (./gate.ts).
  */
 import type { Socket } from 'node:net';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -65,12 +65,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
   const limits = config.limits;
   const app = Fastify({
     genReqId: options.nextId,
-    // pino and Fastify disagree on one optional field of the logger type only.
-    loggerInstance: logger as FastifyBaseLogger,
-    // Routes log one line per exchange themselves (./exchange-log.ts), with the request id: no child logger per
-    // request (pino serialises a child's bindings when it is made) and no request/response lines of Fastify's.
-    childLoggerFactory: (base) => base,
-    logController: new LogController({ disableRequestLogging: true }),
+    // Fastify logs nothing of its own: routes log one line per exchange themselves (./exchange-log.ts, with the
+    // request id), the handlers below log what reaches them. Without a logger Fastify builds no child logger per
+    // request and sets no response listeners to time it.
+    logger: false,
     bodyLimit: limits.maxRequestBytes,
     // Node bounds how long headers and a whole request may take to arrive (a slow or stalled body is cut at
     // requestTimeoutMs with 408), and how long an idle keep-alive connection stays. Responses are not bounded

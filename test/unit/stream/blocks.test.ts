@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BlockScanner } from '../../../src/stream/blocks.js';
+import { BlockScanner, endsBlock } from '../../../src/stream/blocks.js';
 import { SseSplitter } from '../../../src/stream/sse.js';
 
 /** Where a scanner says blocks end, fed `chunks`: absolute offsets, stray LFs counted as their own pieces. */
@@ -72,5 +72,19 @@ describe('BlockScanner', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('endsBlock', () => {
+  it('is true exactly for chunks that end with a blank line, after which a scanner at rest is at rest again', () => {
+    for (const text of ['data: a\n\n', 'data: a\r\n\r\n', ':c\n\n', 'x\n\r\n\n']) {
+      const scanner = new BlockScanner();
+      const chunk = Buffer.from(text);
+      expect(endsBlock(chunk)).toBe(true);
+      let i = 0;
+      for (let end = scanner.end(chunk, i); end !== -1; end = scanner.end(chunk, i)) i = end;
+      expect(scanner.atRest()).toBe(true);
+    }
+    for (const text of ['data: a\n', 'data: a\r\n', 'data: a\r\r', 'data']) expect(endsBlock(Buffer.from(text))).toBe(false);
   });
 });
