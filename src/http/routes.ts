@@ -10,6 +10,7 @@ import { registerHttpRoutes } from './proxy/route.js';
 import type { DirectLane } from './server/lane.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { registerOpsRoutes } from './server/ops.js';
+import { registerDebugRoutes } from './server/debug.js';
 import { registerSseRoutes } from './front/sse-routes.js';
 import { registerStdioRoutes, type StdioOptions } from './front/stdio-routes.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
@@ -31,5 +32,6 @@ export function registerRoutes(app: FastifyInstance, ctx: GatewayContext, lane: 
   // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.
   registerOAuthRoutes(app, ctx);
   registerOpsRoutes(app, ctx, upstreams);
+  registerDebugRoutes(app, ctx, upstreams);
   return upstreams;
 }

@@ -68,5 +68,6 @@ export function registerSseRoutes(app: FastifyInstance, name: string, ctx: Gatew
     close: async () => {
       await Promise.all([legacy.closeAll(), sessions.closeAll('shutting down')]);
     },
+    counts: () => ({ ...sessions.counts(), ...legacy.counts() }),
   };
 }

@@ -82,5 +82,6 @@ export function registerHttpRoutes(app: FastifyInstance, lane: DirectLane, name:
     notifyToolsChanged: () => target.streams.broadcast(TOOLS_LIST_CHANGED),
     drain: async () => {},
     close: async () => {},
+    counts: () => ({ streams: target.streams.size }),
   };
 }
