@@ -49,6 +49,11 @@ export async function runAndCheck(world: World, plan: SessionPlan): Promise<Sess
     return { target: plan.target, violations, notes: record.notes };
   }
   if (!(await gw.healthy())) violations.push({ invariant: 'alive', detail: '/healthz did not answer 200' });
+  // Alive is serving: every session a client opens without a fault of its own is opened (or refused for maxSessions).
+  for (const o of record.openings) {
+    if (o.ok || o.faulted || o.detail.includes('RETROFIT_ERR_TOO_MANY_SESSIONS')) continue;
+    violations.push({ invariant: 'alive', detail: `${o.label}: the gateway did not open a session (${o.detail})` });
+  }
   const complaints = gw.complaints();
   const listenerWarnings = complaints.last.slice(-(complaints.total - warningsBefore)).filter((l) => l.includes('MaxListenersExceededWarning'));
   if (complaints.total > warningsBefore && listenerWarnings.length > 0) violations.push({ invariant: 'leak', detail: `a listener leak warning while this session ran: ${listenerWarnings[0]}` });

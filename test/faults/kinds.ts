@@ -36,6 +36,7 @@ export const KINDS = {
   'client-vanish': { summary: 'the client drops its connection mid-stream (and comes back to end its session, or never)', targets: ALL, clean: false },
   slowloris: { summary: 'the client sends its body a few bytes at a time, or stops halfway and waits', targets: ALL, clean: false },
   'init-burst': { summary: 'a burst of initializes (new sessions) at once', targets: ALL, clean: true },
+  'slow-initialize': { summary: 'the upstream answers an initialize after the gateway gave up on it (other sessions opening meanwhile)', targets: ALL, clean: true },
   'session-cap': { summary: 'more sessions at once than maxSessions allows (legacy streams and Streamable HTTP)', targets: ['sse', 'legacy'], clean: true },
   'duplicate-id': { summary: 'the client sends two requests with the same id at once', targets: ALL, clean: false },
   'random-methods': { summary: 'requests with client-chosen random method names', targets: ALL, clean: true },

@@ -5,7 +5,7 @@
  * fault strikes. Replaying a seed with the same kind gives the same session.
  */
 import { DIRECTIVE_KEY, LIMITS, type Directive, type Framing, type UpstreamFault } from './directive.js';
-import { SESSION_CAP, type Target } from './harness.js';
+import { SESSION_CAP, UPSTREAM_TIMEOUT_MS, type Target } from './harness.js';
 import { KINDS, targetsOf, type FaultKind } from './kinds.js';
 import { stream, type Rng } from './prng.js';
 
@@ -37,8 +37,10 @@ export interface SessionPlan {
   /** The POSTs go out together rather than one after the other. */
   readonly parallel: boolean;
   readonly posts: readonly PostPlan[];
-  /** Extra sessions opened at once at the start (init-burst). */
+  /** Extra sessions opened at once at the start (init-burst), or just after the session's own (slow-initialize). */
   readonly burst: number;
+  /** slow-initialize: the upstream answers the session's own initialize this late (past the gateway's timeout). */
+  readonly initDelayMs?: number;
   /** A Streamable HTTP client opens its GET stream after initialize and keeps it to the end. */
   readonly listen: boolean;
   /**
@@ -209,8 +211,9 @@ export function makePlan(seed: number, kind: FaultKind, allowed: readonly Target
   const after = Array.from({ length: rng.int(0, 2) }, plain);
   const posts = [...before, ...fault, ...after].map((p) => ({ ...p, compare: p.compare && KINDS[kind].clean && p.messages.every((m) => m.method === 'tools/list' || isPassthrough(m)) }));
   const madeUp = fault.flatMap((p) => p.messages.map((m) => m.method)).filter((m) => m.startsWith('x-'));
-  const burst = kind === 'init-burst' ? rng.int(4, 12) : kind === 'session-cap' ? SESSION_CAP + rng.int(4, 12) : 0;
+  const burst = kind === 'init-burst' ? rng.int(4, 12) : kind === 'session-cap' ? SESSION_CAP + rng.int(4, 12) : kind === 'slow-initialize' ? rng.int(2, 4) : 0;
   const onStream = posts.some((p) => p.messages.some((m) => (m.params._meta as Record<string, { fault?: { where?: string } }>)[DIRECTIVE_KEY]?.fault?.where === 'stream'));
   const listen = onStream || (target !== 'legacy' && rng.chance(0.2));
-  return { seed, kind, tag, target, revision, parallel, posts, burst, listen, foreign: onStream, madeUp };
+  const initDelayMs = kind === 'slow-initialize' ? UPSTREAM_TIMEOUT_MS + rng.int(500, 2_000) : undefined;
+  return { seed, kind, tag, target, revision, parallel, posts, burst, listen, foreign: onStream, madeUp, ...(initDelayMs !== undefined && { initDelayMs }) };
 }

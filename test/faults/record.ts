@@ -21,10 +21,21 @@ export interface ExchangeRecord {
   readonly plan?: PostPlan;
 }
 
+/** One attempt to open a session (its own, or a burst's): whether the gateway opened it, and what it said. */
+export interface Opening {
+  readonly label: string;
+  readonly ok: boolean;
+  /** Status and the start of the body, or the legacy stream's state. */
+  readonly detail: string;
+  /** The plan delayed this initialize's answer on purpose (slow-initialize): it need not open. */
+  readonly faulted: boolean;
+}
+
 export interface SessionRecord {
   readonly plan: SessionPlan;
   sessionId?: string;
   readonly exchanges: ExchangeRecord[];
+  readonly openings: Opening[];
   /** Things the session could not do (an initialize refused, …): context for a failure report. */
   readonly notes: string[];
 }
@@ -60,7 +71,10 @@ export function postHeaders(session: string | undefined, revision: string | unde
   };
 }
 
-/** The initialize request of a session (id 0); the session's own carries its tag (a burst's extra ones do not). */
+/**
+ * The initialize request of a session (id 0); the session's own carries its tag (a burst's extra ones do not)
+ * and, in a slow-initialize session, the delay its answer gets.
+ */
 export function initializeRequest(plan: SessionPlan, tagged: boolean): Message {
   return {
     jsonrpc: '2.0',
@@ -70,7 +84,7 @@ export function initializeRequest(plan: SessionPlan, tagged: boolean): Message {
       protocolVersion: plan.revision,
       capabilities: {},
       clientInfo: { name: 'fault-client', version: '1.0.0' },
-      ...(tagged && { _meta: { 'x-fault': { tag: plan.tag, mode: 'json' } } }),
+      ...(tagged && { _meta: { 'x-fault': { tag: plan.tag, mode: 'json', ...(plan.initDelayMs !== undefined && { delayMs: plan.initDelayMs }) } } }),
     },
   };
 }

@@ -9,7 +9,7 @@ import { exchange, type Exchange } from './client.js';
 import { TARGETS } from './harness.js';
 import type { PostPlan, SessionPlan } from './plan.js';
 import { INITIALIZED, initializeRequest, isReply, type SessionRecord } from './record.js';
-import { ANSWER_DEADLINE_MS, faultOptions, type RunOptions } from './session-streamable.js';
+import { ANSWER_DEADLINE_MS, BEHIND_MS, delay, faultOptions, type RunOptions } from './session-streamable.js';
 
 /** A legacy stream lives as long as its session: a bound for the whole of one. */
 const STREAM_DEADLINE_MS = 60_000;
@@ -82,13 +82,18 @@ async function open(agent: Agent, origin: string, plan: SessionPlan, record: Ses
   const stream = new LegacyStream(agent, `${origin}${TARGETS.legacy.path}`, slow);
   record.exchanges.push({ label: `${label} stream`, ids: [], exchange: stream.ex, left: true });
   await stream.until(() => stream.endpoint !== undefined, ANSWER_DEADLINE_MS);
+  const faulted = tagged && plan.initDelayMs !== undefined;
   if (stream.endpoint === undefined) {
-    record.notes.push(`${label}: no endpoint event (status ${String(stream.ex.status)}): ${stream.ex.text().slice(0, 300)}`);
+    const detail = `no endpoint event (status ${String(stream.ex.status ?? '-')}, ${stream.ex.ending ?? 'open'}): ${stream.ex.text().slice(0, 300)}`;
+    record.openings.push({ label, ok: false, detail, faulted });
+    record.notes.push(`${label}: ${detail}`);
     stream.ex.close();
     return undefined;
   }
   const init = await post(origin, stream, Buffer.from(JSON.stringify(initializeRequest(plan, tagged))));
   await stream.until(() => stream.replies(0) > 0, ANSWER_DEADLINE_MS);
+  const reply = stream.ex.messages.find((m) => isReply(m) && m.id === 0);
+  record.openings.push({ label, ok: reply?.result !== undefined, detail: `initialize: POST status ${String(init.status ?? '-')}, answer ${JSON.stringify(reply ?? null).slice(0, 300)}`, faulted });
   record.exchanges.push({ label: `${label} initialize`, ids: [0], exchange: init, answersOn: stream.ex, gaveUp: stream.open && stream.replies(0) === 0 });
   record.exchanges.push({ label: `${label} initialized`, ids: [], exchange: await post(origin, stream, INITIALIZED) });
   return stream;
@@ -96,14 +101,18 @@ async function open(agent: Agent, origin: string, plan: SessionPlan, record: Ses
 
 /** `run.afterBurst` runs once a burst's sessions were all opened (or refused), before anything else. */
 export async function runLegacy(origin: string, plan: SessionPlan, run: RunOptions = {}): Promise<SessionRecord> {
-  const record: SessionRecord = { plan, exchanges: [], notes: [] };
+  const record: SessionRecord = { plan, exchanges: [], openings: [], notes: [] };
   // One client: its connections are kept between exchanges, and all closed when the session is over.
   const agent = new Agent({ keepAlive: true });
   try {
+    const slow = plan.posts.find((p) => p.client?.kind === 'slow-read')?.client;
+    const own = (): Promise<LegacyStream | undefined> => open(agent, origin, plan, record, 'session', slow);
+    // slow-initialize: the session's own initialize (answered late) goes first, the burst right behind it.
+    const first = plan.initDelayMs === undefined ? undefined : own();
+    if (first) await delay(BEHIND_MS);
     const burst = await Promise.all(Array.from({ length: plan.burst }, (_, i) => open(agent, origin, plan, record, `burst ${i}`)));
     if (plan.burst > 0) await run.afterBurst?.();
-    const slow = plan.posts.find((p) => p.client?.kind === 'slow-read')?.client;
-    const stream = await open(agent, origin, plan, record, 'session', slow);
+    const stream = await (first ?? own());
     if (stream) await exchanges(origin, stream, plan, record);
     for (const s of burst) s?.ex.close();
     return record;

@@ -17,6 +17,10 @@ export const ANSWER_DEADLINE_MS = 9_000;
 export const STALLED_BODY_DEADLINE_MS = Number(process.env.FAULT_BODY_DEADLINE_MS ?? 10_000);
 /** A GET stream lives as long as its session: a bound for the whole of one. */
 const LISTEN_DEADLINE_MS = 60_000;
+/** How far behind a slow initialize its burst comes (the fault's own, explicit delay: the order matters). */
+export const BEHIND_MS = 50;
+
+export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The exchange options a POST's client fault asks for. */
 export function faultOptions(post: PostPlan): Partial<ExchangeOptions> {
@@ -44,8 +48,16 @@ async function initialize(agent: Agent, url: string, plan: SessionPlan, record: 
   record.exchanges.push({ label, ids: [0], exchange: init });
   await init.done;
   const session = init.headers?.['mcp-session-id'];
-  if (typeof session !== 'string' || init.status !== 200) {
-    record.notes.push(`${label}: no session (status ${String(init.status)}, ${init.ending ?? 'open'}): ${init.text().slice(0, 300)}`);
+  // Open: a session id, and an InitializeResult (a gateway-owned session has its id before the answer comes).
+  const answered = init.messages.some((m) => m.id === 0 && m.result !== undefined);
+  const opened = typeof session === 'string' && init.status === 200 && answered;
+  const reply = init.messages.find((m) => m.id === 0);
+  const detail = `status ${String(init.status ?? '-')}, ${init.ending ?? 'open'}: ${reply ? JSON.stringify(reply).slice(0, 300) : JSON.stringify(init.text().slice(0, 300))}`;
+  record.openings.push({ label, ok: opened, detail, faulted: tagged && plan.initDelayMs !== undefined });
+  if (!opened) {
+    record.notes.push(`${label}: no session (${detail})`);
+    // Ended by the client: a session the gateway made for a failed initialize is no use to it.
+    if (typeof session === 'string') await remove(agent, url, session, record, `${label} delete`);
     return undefined;
   }
   const ack = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body: INITIALIZED, deadlineMs: ANSWER_DEADLINE_MS });
@@ -70,13 +82,17 @@ export interface RunOptions {
 
 export async function runStreamable(origin: string, plan: SessionPlan, run: RunOptions = {}): Promise<SessionRecord> {
   const url = `${origin}${TARGETS[plan.target].path}`;
-  const record: SessionRecord = { plan, exchanges: [], notes: [] };
+  const record: SessionRecord = { plan, exchanges: [], openings: [], notes: [] };
   // One client: its connections are kept between exchanges, and all closed when the session is over.
   const agent = new Agent({ keepAlive: true });
   try {
+    const own = (): Promise<string | undefined> => initialize(agent, plan.foreign && run.direct ? run.direct : url, plan, record, 'initialize', true);
+    // slow-initialize: the session's own initialize (answered late) goes first, the burst right behind it.
+    const first = plan.initDelayMs === undefined ? undefined : own();
+    if (first) await delay(BEHIND_MS);
     const burst = await Promise.all(Array.from({ length: plan.burst }, (_, i) => initialize(agent, url, plan, record, `burst initialize ${i}`, false)));
     if (plan.burst > 0) await run.afterBurst?.();
-    const session = await initialize(agent, plan.foreign && run.direct ? run.direct : url, plan, record, 'initialize', true);
+    const session = await (first ?? own());
     if (session !== undefined) await exchanges(agent, url, session, plan, record);
     await Promise.all(burst.map((s, i) => (s === undefined ? undefined : remove(agent, url, s, record, `burst delete ${i}`))));
     return record;

@@ -79,20 +79,47 @@ export class Recorder {
   }
 }
 
+/**
+ * The requests of one upstream session that are still being answered, so a `notifications/cancelled` from the
+ * client stops what is left of an answer (as the SDK's servers do: a cancelled request is never answered).
+ */
+export class Cancellations {
+  readonly #cancelled = new Set<string>();
+
+  /** True once `id` was cancelled. */
+  of(id: unknown): () => boolean {
+    const key = JSON.stringify(id);
+    return () => this.#cancelled.has(key);
+  }
+
+  /** Take note of a client message: a cancellation (true when it was one). */
+  observe(message: Record<string, unknown>): boolean {
+    if (message.method !== 'notifications/cancelled') return false;
+    const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+    if (typeof id === 'string' || typeof id === 'number') this.#cancelled.add(JSON.stringify(id));
+    return true;
+  }
+
+  /** The request was answered, or given up: forget it. */
+  done(id: unknown): void {
+    this.#cancelled.delete(JSON.stringify(id));
+  }
+}
+
 const FILLER = Buffer.alloc(16 * 1024, 'x');
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Run `steps` on `sink`, recording into `written`. */
-export async function runSteps(steps: readonly Step[], sink: Sink, written: Written): Promise<void> {
+/** Run `steps` on `sink`, recording into `written`; stop when `cancelled()` says the client cancelled the request. */
+export async function runSteps(steps: readonly Step[], sink: Sink, written: Written, cancelled: () => boolean = () => false): Promise<void> {
   const write = (bytes: Buffer): Promise<void> => {
     written.bytes.push(bytes);
     return sink.write(bytes);
   };
   for (const step of steps) {
-    if (sink.gone) return;
+    if (sink.gone || cancelled()) return;
     switch (step.op) {
       // A message is recorded before its last bytes go: the client may have it before a drain resolves the write.
       case 'send':

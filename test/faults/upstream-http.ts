@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { endlessOn, stepsFor } from './brain.js';
 import { directiveOf } from './directive.js';
 import { readBody, SseFramer, writeWithPressure } from './framing.js';
-import { runSteps, type Recorder, type Sink, type Step } from './steps.js';
+import { Cancellations, runSteps, type Recorder, type Sink, type Step } from './steps.js';
 
 type Message = Record<string, unknown>;
 
@@ -27,6 +27,7 @@ interface UpstreamSession {
   readonly open: Set<ServerResponse>;
   /** Its GET streams (server → client), newest last. */
   readonly streams: ServerResponse[];
+  readonly cancellations: Cancellations;
 }
 
 function jsonError(res: ServerResponse, status: number, message: string): void {
@@ -70,10 +71,11 @@ export async function startHttpUpstream(recorder: Recorder): Promise<FaultHttpUp
     let sessionId = req.headers['mcp-session-id'] as string | undefined;
     if (requests.some((m) => m.method === 'initialize')) {
       sessionId = randomUUID();
-      sessions.set(sessionId, { open: new Set(), streams: [] });
+      sessions.set(sessionId, { open: new Set(), streams: [], cancellations: new Cancellations() });
     }
     const session = sessionId === undefined ? undefined : sessions.get(sessionId);
     if (!session || sessionId === undefined) return jsonError(res, sessionId === undefined ? 400 : 404, sessionId === undefined ? 'Mcp-Session-Id required' : 'Session not found');
+    for (const m of messages) session.cancellations.observe(m);
     if (requests.length === 0) return void res.writeHead(202).end();
 
     const first = directiveOf(requests[0]!);
@@ -95,7 +97,8 @@ export async function startHttpUpstream(recorder: Recorder): Promise<FaultHttpUp
         await sink.write(preamble);
         preamble = undefined;
       }
-      await runSteps(stepsFor(request), sink, written);
+      await runSteps(stepsFor(request), sink, written, session.cancellations.of(request.id));
+      session.cancellations.done(request.id);
       if (sink.gone) return;
     }
     res.end();

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { stepsFor } from './brain.js';
 import { directiveOf } from './directive.js';
 import { readBody, SseFramer, writeWithPressure } from './framing.js';
-import { runSteps, type Recorder, type Sink } from './steps.js';
+import { Cancellations, runSteps, type Recorder, type Sink } from './steps.js';
 
 type Message = Record<string, unknown>;
 
@@ -25,6 +25,7 @@ export interface FaultLegacyUpstream {
 interface LegacySession {
   readonly res: ServerResponse;
   readonly sink: Sink;
+  readonly cancellations: Cancellations;
   /** The tail of the session's write queue. */
   queue: Promise<void>;
 }
@@ -51,7 +52,7 @@ export async function startLegacyUpstream(recorder: Recorder): Promise<FaultLega
         return res.destroyed || res.socket === null || res.socket.destroyed;
       },
     };
-    sessions.set(id, { res, sink, queue: Promise.resolve() });
+    sessions.set(id, { res, sink, cancellations: new Cancellations(), queue: Promise.resolve() });
     res.once('close', () => sessions.delete(id));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
     res.write(`event: endpoint\ndata: /message?sessionId=${id}\n\n`);
@@ -70,10 +71,12 @@ export async function startLegacyUpstream(recorder: Recorder): Promise<FaultLega
     if (messages.some((m) => directiveOf(m)?.fault?.kind === 'reset-early')) return void req.socket.destroy();
     res.writeHead(202).end('Accepted');
     for (const m of messages) {
+      if (session.cancellations.observe(m)) continue;
       const steps = stepsFor(m);
       if (steps.length === 0) continue;
       const written = recorder.entry(directiveOf(m)?.tag ?? '', m.id);
-      session.queue = session.queue.then(() => runSteps(steps, session.sink, written));
+      const { cancellations } = session;
+      session.queue = session.queue.then(() => runSteps(steps, session.sink, written, cancellations.of(m.id))).then(() => cancellations.done(m.id));
     }
   }
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { stepsFor } from './brain.js';
 import { directiveOf } from './directive.js';
 import { ndjsonLine, writeWithPressure } from './framing.js';
-import { runSteps, type Recorder, type Sink } from './steps.js';
+import { Cancellations, runSteps, type Recorder, type Sink } from './steps.js';
 
 /** The child script the gateway's config runs (with the port as its argument). */
 export const RELAY_SCRIPT = fileURLToPath(new URL('./stdio-relay.mjs', import.meta.url));
@@ -29,6 +29,7 @@ export interface FaultStdioUpstream {
 function serve(socket: Socket, recorder: Recorder): void {
   let ended = false;
   let queue = Promise.resolve();
+  const cancellations = new Cancellations();
   const sink: Sink = {
     frame: ndjsonLine,
     opening: Buffer.alloc(0),
@@ -51,11 +52,11 @@ function serve(socket: Socket, recorder: Recorder): void {
     } catch {
       return;
     }
-    const d = directiveOf(message);
+    if (cancellations.observe(message)) return;
     const steps = stepsFor(message);
     if (steps.length === 0) return;
-    const written = recorder.entry(d?.tag ?? '', message.id);
-    queue = queue.then(() => runSteps(steps, sink, written));
+    const written = recorder.entry(directiveOf(message)?.tag ?? '', message.id);
+    queue = queue.then(() => runSteps(steps, sink, written, cancellations.of(message.id))).then(() => cancellations.done(message.id));
   };
   let parts: Buffer[] = [];
   let size = 0;
