@@ -35,8 +35,8 @@ export interface ExchangeOptions {
   readonly expectContinue?: boolean;
   /** Read nothing for `pauseMs` after the headers, then take one chunk every `gapMs`. */
   readonly slowRead?: { readonly pauseMs: number; readonly gapMs: number };
-  /** Leave (destroy the connection) once the request is sent, or at the first SSE event, or after `bytes` of body. */
-  readonly vanish?: { readonly at: 'sent' | 'first-event' | 'bytes'; readonly bytes?: number };
+  /** Leave (destroy the connection) once the request is sent, at the first SSE event, after `bytes` of body, or `ms` after the headers. */
+  readonly vanish?: { readonly at: 'sent' | 'first-event' | 'bytes' | 'time'; readonly bytes?: number; readonly ms?: number };
   /** Give up after this long (ms): the exchange ends `hung`. */
   readonly deadlineMs: number;
   /** Called with each SSE event as it completes (a legacy stream's endpoint, answers). */
@@ -166,6 +166,7 @@ export class Exchange {
         res.pause();
         later(slow.pauseMs, () => res.resume());
       }
+      if (options.vanish?.at === 'time') later(options.vanish.ms ?? 0, () => finish('vanished'));
       res.once('end', () => finish('complete'));
       res.once('aborted', () => finish('cut', 'aborted'));
       res.once('error', (err) => finish('cut', err.message));

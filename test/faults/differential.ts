@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Message } from './client.js';
 import { passthroughTools } from './directive.js';
 import { UPSTREAM_TIMEOUT_MS } from './harness.js';
+import { KINDS, type KindSpec } from './kinds.js';
 import type { Violation } from './invariants.js';
 import type { JsonRpcRequest } from './plan.js';
 import { repliesTo, type ExchangeRecord, type SessionRecord } from './record.js';
@@ -51,10 +52,12 @@ function writtenFor(upstream: ReadonlyMap<string, Written>, id: string | number)
 }
 
 /**
- * A timeout error the gateway rightly gave: the upstream's answer left later than the gateway's timeout after
- * the client sent the request (a stalled pipe, a loaded machine). Nothing to compare then.
+ * A timeout error the gateway rightly gave, in a session whose fault slows its own upstream (a stalled pipe):
+ * the upstream's answer left later than the gateway's timeout after the client sent the request, or never
+ * (it was still stuck in the pipe). Nothing to compare then. Anywhere else a timeout is what it looks like.
  */
-function isTimely(reply: Message, written: Written | undefined, r: ExchangeRecord): boolean {
+function isTimely(reply: Message, written: Written | undefined, r: ExchangeRecord, record: SessionRecord): boolean {
+  if (!(KINDS[record.plan.kind] as KindSpec).slowsUpstream) return false;
   const code = ((reply.error as { data?: { code?: unknown } } | undefined)?.data?.code);
   if (code !== 'RETROFIT_ERR_UPSTREAM_TIMEOUT') return false;
   return written?.answeredAt === undefined || written.answeredAt - r.exchange.startedAt >= UPSTREAM_TIMEOUT_MS - 250;
@@ -66,7 +69,7 @@ function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRe
   const messages = r.answersOn?.messages ?? r.exchange.messages;
   const reply = repliesTo(messages, id)[0];
   if (reply === undefined) return undefined; // one-answer says what is wrong with that
-  if (isTimely(reply, written, r)) return undefined;
+  if (isTimely(reply, written, r, record)) return undefined;
   if (!written) return `the upstream never got request ${JSON.stringify(id)}, yet the client got ${JSON.stringify(reply).slice(0, 300)} (${r.exchange.status ?? '-'})`;
   const upstreamReply = written.messages.map(parse).find((m) => m !== undefined && m.method === undefined);
   const passthrough = passthroughTools(record.plan.revision);

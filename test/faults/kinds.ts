@@ -11,11 +11,15 @@ export interface KindSpec {
   readonly targets: readonly Target[];
   /** Nothing the upstream sends is faulty: every request the client left intact must get exactly the upstream's answer. */
   readonly clean: boolean;
+  /** The fault slows the session's own upstream: a timeout error is the gateway's right answer when the upstream answered late. */
+  readonly slowsUpstream?: boolean;
 }
 
 const ALL = TARGET_NAMES;
 const NOT_SHARED = ALL.filter((t) => t !== 'shared');
 const HTTP_CARRIED: readonly Target[] = ['http', 'sse', 'legacy'];
+// A legacy client's stream is its session: one that vanished does not carry on.
+const NOT_LEGACY = ALL.filter((t) => t !== 'legacy');
 
 export const KINDS = {
   none: { summary: 'no fault: the client gets what the upstream sent', targets: ALL, clean: true },
@@ -30,9 +34,10 @@ export const KINDS = {
   'duplicate-answer': { summary: 'the upstream sends the answer twice', targets: ALL, clean: false },
   'invalid-answer': { summary: 'the answer to a pending id is not valid JSON-RPC', targets: ALL, clean: false },
   'deep-json': { summary: 'an answer holding JSON nested 100,000 deep', targets: ALL, clean: false },
-  'stall-stdin': { summary: 'the stdio child stops reading stdin while the client sends megabytes of requests', targets: ['stdio', 'shared'], clean: true },
+  'stall-stdin': { summary: 'the stdio child stops reading stdin while the client sends megabytes of requests', targets: ['stdio', 'shared'], clean: true, slowsUpstream: true },
   // Not in share mode, where one slow session holds the child back for every session by design (src/upstream/shared-stdio.ts).
   'slow-reader': { summary: 'the client reads a stream of megabytes slowly (backpressure)', targets: NOT_SHARED, clean: true },
+  'backed-up-vanish': { summary: 'the client reads nothing of megabytes of answer, vanishes while the gateway waits on it, then carries on', targets: NOT_LEGACY, clean: true },
   'client-vanish': { summary: 'the client drops its connection mid-stream (and comes back to end its session, or never)', targets: ALL, clean: false },
   slowloris: { summary: 'the client sends its body a few bytes at a time, or stops halfway and waits', targets: ALL, clean: false },
   'init-burst': { summary: 'a burst of initializes (new sessions) at once', targets: ALL, clean: true },

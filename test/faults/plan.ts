@@ -14,6 +14,8 @@ export type ClientFault =
   | { readonly kind: 'slowloris'; readonly chunk: number; readonly gapMs: number; readonly stallAfter?: number }
   | { readonly kind: 'slow-read'; readonly pauseMs: number; readonly gapMs: number }
   | { readonly kind: 'vanish'; readonly at: 'sent' | 'first-event'; readonly returns: boolean }
+  /** Read nothing of the answer after its headers (the gateway backs up), then vanish after `ms`, and come back. */
+  | { readonly kind: 'stop-reading-vanish'; readonly ms: number }
   | { readonly kind: 'expect-continue' };
 
 export type JsonRpcRequest = { readonly jsonrpc: '2.0'; readonly id: string | number; readonly method: string; readonly params: Record<string, unknown> };
@@ -165,6 +167,9 @@ function faulted(kind: FaultKind, b: Builder, rng: Rng, progress: boolean, targe
     }
     case 'slow-reader':
       return [{ messages: [b.call(b.directive({ notes: rng.int(16, 40), pad: rng.int(24, 64) * 1024 }, true), progress, 'echo')], client: { kind: 'slow-read', pauseMs: rng.int(100, 400), gapMs: rng.int(1, 4) }, compare: true }];
+    case 'backed-up-vanish':
+      // Megabytes of notifications for a client that reads none of them, then leaves while the gateway waits on it.
+      return [{ messages: [b.call(b.directive({ notes: rng.int(16, 40), pad: rng.int(24, 64) * 1024 }, true), progress, 'echo')], client: { kind: 'stop-reading-vanish', ms: rng.int(200, 600) }, compare: false }];
     case 'client-vanish':
       return [{ messages: [b.call(b.directive({ notes: rng.int(2, 4), gapMs: rng.int(20, 50) }, true), progress, 'echo')], client: { kind: 'vanish', at: rng.pick(['sent', 'first-event']), returns: rng.chance(0.7) }, compare: false }];
     case 'slowloris': {
@@ -200,7 +205,7 @@ export function makePlan(seed: number, kind: FaultKind, allowed: readonly Target
   const revision = kind === 'pending-flood' ? '2025-03-26' : target === 'legacy' ? rng.pick(['2024-11-05', '2025-03-26']) : rng.pick(['2025-03-26', '2025-06-18', '2025-11-25']);
   // In a session the gateway owns, a notification reaches the right stream by its progress token, or when
   // its request is the only one in flight: concurrent requests carry tokens.
-  const parallel = kind === 'stall-stdin' || kind === 'duplicate-id' || rng.chance(0.3);
+  const parallel = kind === 'stall-stdin' || kind === 'duplicate-id' || (kind !== 'backed-up-vanish' && rng.chance(0.3));
   const progress = parallel || rng.chance(0.5);
   const plain = (): PostPlan => {
     const m = rng.chance(0.2) ? b.request('tools/list', {}, b.directive({}), false) : b.call(b.directive({ notes: rng.int(0, 2), gapMs: rng.int(0, 3) }), progress);
@@ -208,7 +213,8 @@ export function makePlan(seed: number, kind: FaultKind, allowed: readonly Target
   };
   const before = Array.from({ length: rng.int(0, 2) }, plain);
   const fault = kind === 'none' ? [plain()] : faulted(kind, b, rng, progress, target);
-  const after = Array.from({ length: rng.int(0, 2) }, plain);
+  // What comes after a fault shows whether the session still works (backed-up-vanish: the child is read again).
+  const after = Array.from({ length: kind === 'backed-up-vanish' ? rng.int(1, 2) : rng.int(0, 2) }, plain);
   const posts = [...before, ...fault, ...after].map((p) => ({ ...p, compare: p.compare && KINDS[kind].clean && p.messages.every((m) => m.method === 'tools/list' || isPassthrough(m)) }));
   const madeUp = fault.flatMap((p) => p.messages.map((m) => m.method)).filter((m) => m.startsWith('x-'));
   const burst = kind === 'init-burst' ? rng.int(4, 12) : kind === 'session-cap' ? SESSION_CAP + rng.int(4, 12) : kind === 'slow-initialize' ? rng.int(2, 4) : 0;

@@ -147,6 +147,7 @@ export class FaultRunner {
     let queue = [...items];
     while (queue.length > 0) {
       const chunk = queue.slice(0, this.#options.chunk);
+      const warnings = this.#world.gateway().complaints().total;
       const left = await this.#runChunk(chunk);
       queue = [...left, ...queue.slice(chunk.length)];
       if (await this.#world.revive()) {
@@ -154,7 +155,7 @@ export class FaultRunner {
         await this.warmUp();
         continue;
       }
-      await this.#leakCheck(chunk.filter((i) => !left.includes(i)));
+      await this.#leakCheck(chunk.filter((i) => !left.includes(i)), warnings);
     }
   }
 
@@ -235,7 +236,12 @@ export class FaultRunner {
     }
   }
 
-  async #leakCheck(chunk: readonly Item[]): Promise<void> {
+  /**
+   * Once the chunk's sessions ended: nothing above the baseline, and no listener leak warning printed while
+   * they ran (Node prints one per emitter that got more than 10 listeners of one event; which session's it
+   * was, the warning does not say, so it counts for the chunk).
+   */
+  async #leakCheck(chunk: readonly Item[], warningsBefore: number): Promise<void> {
     if (chunk.length === 0 || !this.#world.gateway().alive()) return;
     const kinds = [...new Set(chunk.map((i) => i.kind))];
     for (const k of kinds) this.tally(k).leakChecks += 1;
@@ -247,6 +253,9 @@ export class FaultRunner {
       const settling = `settled in ${Date.now() - waited} ms${first.length > 0 ? ` (from ${first.join('; ')})` : ''}`;
       this.#options.log(`after ${chunk.length} sessions (${kinds.join(', ')}), ${settling}: RSS ${mb(this.#world.gateway().rss())}, heap ${mb(after.memory.heapUsed)}, external ${mb(after.memory.external)}, timers ${after.timers}, series ${after.metricSeries}`);
     }
+    const complaints = this.#world.gateway().complaints();
+    const warned = complaints.last.slice(-Math.max(0, complaints.total - warningsBefore)).filter((l) => l.includes('MaxListenersExceededWarning'));
+    if (complaints.total > warningsBefore && warned.length > 0) found.push(`${warned.length} listener leak warning(s) while the sessions ran: ${warned[0]!.slice(0, 300)}`);
     if (found.length === 0) return;
     // Counted once: later chunks are measured from here.
     this.#baseline = snapshot;
@@ -267,11 +276,14 @@ export class FaultRunner {
     if (this.#attributions >= this.#options.attribute) return undefined;
     this.#attributions += 1;
     for (const item of chunk.slice(0, 12)) {
+      const warnings = this.#world.gateway().complaints().total;
       await runPlan(this.#world, makePlan(item.seed, item.kind, this.#options.targets));
       if (!this.#world.gateway().alive()) return item;
       const { snapshot, leaks: found } = await this.#quiesce(8_000);
       this.#baseline = snapshot;
-      if (found.length > 0) return item;
+      const complaints = this.#world.gateway().complaints();
+      const warned = complaints.total > warnings && complaints.last.slice(-(complaints.total - warnings)).some((l) => l.includes('MaxListenersExceededWarning'));
+      if (found.length > 0 || warned) return item;
     }
     return undefined;
   }

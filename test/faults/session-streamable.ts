@@ -32,6 +32,8 @@ export function faultOptions(post: PostPlan): Partial<ExchangeOptions> {
       return { slowRead: { pauseMs: f.pauseMs, gapMs: f.gapMs } };
     case 'vanish':
       return { vanish: { at: f.at } };
+    case 'stop-reading-vanish':
+      return { slowRead: { pauseMs: f.ms * 10, gapMs: 0 }, vanish: { at: 'time', ms: f.ms } };
     case 'expect-continue':
       return { expectContinue: true };
     default:
@@ -112,7 +114,7 @@ async function exchanges(agent: Agent, url: string, session: string, plan: Sessi
   await listen?.responded;
   const send = async (post: PostPlan, n: number): Promise<void> => {
     const ex = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body: bodyOf(post), deadlineMs: ANSWER_DEADLINE_MS, ...faultOptions(post) });
-    const left = post.client?.kind === 'vanish';
+    const left = post.client?.kind === 'vanish' || post.client?.kind === 'stop-reading-vanish';
     if (post.client?.kind === 'vanish' && !post.client.returns && plan.target !== 'http') comesBack = false;
     const entry: ExchangeRecord = { label: `post ${n}`, ids: post.messages.map((m) => m.id), exchange: ex, plan: post, ...(left && { left }) };
     record.exchanges.push(entry);
