@@ -112,7 +112,8 @@ export function stepsFor(message: Message): Step[] {
       steps.push({ op: 'send', json: answerJson, answer: true });
       return steps;
     case 'endless':
-      if (fault.where !== 'answer') steps.push({ op: 'send', json: answerJson, answer: true });
+      // After the answer: a moment between them, so the endless message does not ride in the answer's packet.
+      if (fault.where !== 'answer') steps.push({ op: 'send', json: answerJson, answer: true }, { op: 'pause', ms: 20 });
       // 'stream': the upstream's transport runs endlessOn() on the session's own stream.
       if (fault.where !== 'stream') steps.push(endlessOn(fault.where === 'after' ? note(message, d, notes) : answer, fault));
       return steps;

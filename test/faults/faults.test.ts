@@ -27,8 +27,13 @@ const num = (name: string, fallback: number): number => {
   return n;
 };
 
-/** The fixed seed of the short run (npm test): the same sessions every time, plus one fresh seed. */
-const FIXED_SEED = 0x23fa0175;
+/**
+ * The fixed seed of the short run (npm test): the same sessions every time, plus one fresh seed. Its first
+ * eight seeds take every kind to every target it applies to and hold the variants the known bugs need (an
+ * endless message on the proxied GET stream and after the answer, a reset after SSE headers, a stalled body,
+ * a client that never comes back, Expect: 100-continue to a proxied upstream).
+ */
+const FIXED_SEED = 0x23fa0048;
 const { kinds, targets } = selection(env);
 const total = num('FAULT_SESSIONS', 300);
 const long = total > 2_000;

@@ -70,7 +70,7 @@ export const RSS_TOLERANCE = 0.1;
  * The peak RSS of a run may exceed the RSS before it by this much per session running at once: what one
  * session legitimately makes the gateway hold — a megabyte or two of requests in flight, each copied a few
  * times over, a message up to limits.maxResultBytes, socket buffers — with room to spare (measured: about
- * 19 MB per session for the heaviest clean kind, stall-stdin), far below what a gateway that holds a 96 MB
+ * 19 MB per session for the heaviest clean kind, stall-stdin), far below what a gateway that holds a 512 MB
  * message whole takes.
  */
 export const PEAK_ALLOWANCE_PER_SESSION = 24 * 2 ** 20;
