@@ -244,7 +244,7 @@ export class FaultRunner {
   async #leakCheck(chunk: readonly Item[], warningsBefore: number): Promise<void> {
     if (chunk.length === 0 || !this.#world.gateway().alive()) return;
     const kinds = [...new Set(chunk.map((i) => i.kind))];
-    for (const k of kinds) this.tally(k).leakChecks += 1;
+    for (const k of kinds.length === 1 ? kinds : ['mixed' as const]) this.tally(k).leakChecks += 1;
     const waited = Date.now();
     const first = this.#baseline ? leaks(await this.#world.gateway().debug(), this.#baseline, SHORT_TIMER_MS) : [];
     const { snapshot, leaks: found } = await this.#quiesce();
@@ -261,12 +261,15 @@ export class FaultRunner {
     this.#baseline = snapshot;
     const culprit = await this.#attribute(chunk);
     const seeds = chunk.map((i) => i.seed);
-    for (const k of culprit ? [culprit.kind] : kinds) {
+    // Not traced to one session: the kind's own chunk fails its kind; a chunk of the mixed run fails that run.
+    const owners: TallyKey[] = culprit ? [culprit.kind] : kinds.length === 1 ? kinds : ['mixed'];
+    for (const k of owners) {
       const t = this.tally(k);
       t.leakFailures += 1;
-      const detail = culprit ? `${found.join('; ')} — reproduced by this session alone` : `${found.join('; ')} once the sessions ${seeds.join(' ')} had ended (not traced to one session)`;
+      const among = kinds.length > 1 ? ` (kinds ${kinds.join(', ')})` : '';
+      const detail = culprit ? `${found.join('; ')} — reproduced by this session alone` : `${found.join('; ')} once the sessions ${seeds.join(' ')}${among} had ended (not traced to one session)`;
       // A kind's chunk is a run of consecutive seeds: replaying that many from its first is the same chunk.
-      const replay = culprit || kinds.length > 1 ? undefined : `FAULT_SEED=${seeds[0]} FAULT_KINDS=${k} FAULT_SESSIONS=${seeds.length} npm run faults`;
+      const replay = culprit ? undefined : kinds.length > 1 ? `FAULT_SEED=${this.#options.seed} npm run faults` : `FAULT_SEED=${seeds[0]} FAULT_KINDS=${k} FAULT_SESSIONS=${seeds.length} npm run faults`;
       this.#fail(t, { seed: culprit?.seed ?? seeds[0]!, kind: k, target: culprit ? makePlan(culprit.seed, culprit.kind, this.#options.targets).target : undefined, invariant: 'leak', detail, ...(replay && { replay }) });
     }
   }

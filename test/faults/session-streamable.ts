@@ -1,9 +1,11 @@
 /**
  * A Streamable HTTP client's session through the gateway (targets http, stdio, shared, sse): initialize,
- * notifications/initialized, the planned POSTs (one after the other or together, each with its client
- * fault), then DELETE. An init-burst opens its extra sessions at once first and ends them last. A client
- * that vanished comes back to DELETE its session (the plan may say it never does: then the gateway's idle
- * timeout must clean up — never on the proxied target, whose sessions belong to the upstream).
+ * notifications/initialized, maybe its GET stream, the planned POSTs (one after the other or together, each
+ * with its client fault), then DELETE. An init-burst opens its extra sessions at once first (a
+ * slow-initialize, right behind its own) and ends them last. A `foreign` session is made directly with the
+ * proxied upstream, as another replica would have. A client that vanished comes back to DELETE its session
+ * (the plan may say it never does: then the gateway's idle timeout must clean up — never on the proxied
+ * target, whose sessions belong to the upstream).
  */
 import { Agent } from 'node:http';
 import { exchange, type ExchangeOptions } from './client.js';
