@@ -11,6 +11,7 @@ import { registerSseRoutes } from './legacy/routes.js';
 import { registerOAuthRoutes } from './oauth/routes.js';
 import { registerProxyRoutes } from './proxy/route.js';
 import { setNotFound } from './server/create.js';
+import { registerDebugRoutes } from './server/debug.js';
 import type { Gate } from './server/gate.js';
 import { registerOpsRoutes } from './server/ops.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
@@ -33,6 +34,7 @@ export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayCon
   // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.
   registerOAuthRoutes(app, ctx, gate);
   registerOpsRoutes(app, gate, ctx.metrics, upstreams);
+  registerDebugRoutes(app, gate, ctx, upstreams);
   setNotFound(app, gate, allowed);
   return upstreams;
 }

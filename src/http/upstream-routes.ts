@@ -11,6 +11,8 @@ export interface UpstreamRoutes {
   drain(graceMs: number): Promise<void>;
   /** Close everything now. */
   close(): Promise<void>;
+  /** What it holds right now, by name (sessions, pending requests, streams, children): the debug endpoint's counts. */
+  counts?(): Readonly<Record<string, number>>;
 }
 
 /** What a stdio upstream adds: visibility into its children and sessions (tests and operations). */

@@ -50,6 +50,11 @@ export class SessionTable {
     return options;
   }
 
+  /** Sessions remembered (all upstreams). */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
   /** The state of a known session, if any. */
   get(upstream: string, session: string): SessionState | undefined {
     return this.#sessions.get(`${upstream}\u0000${session}`);

@@ -43,6 +43,17 @@ export class FrontSessions {
     return this.#sessions.size;
   }
 
+  /** Sessions, the requests they wait on, their unfinished answer streams, and sessions still closing. */
+  counts(): { sessions: number; pending: number; streams: number; closing: number } {
+    let pending = 0;
+    let streams = 0;
+    for (const { session } of this.#sessions.values()) {
+      pending += session.owned.state.pending.size;
+      streams += session.streams;
+    }
+    return { sessions: this.#sessions.size, pending, streams, closing: this.#closing.size };
+  }
+
   /** Sessions in creation order. */
   all(): FrontSession[] {
     return [...this.#sessions.values()].map((e) => e.session);

@@ -40,6 +40,11 @@ export class FrontSession implements ClientSide<PostStream> {
     return this.#closed;
   }
 
+  /** Answer streams not yet finished. */
+  get streams(): number {
+    return this.#live.size;
+  }
+
   /** The revision the client speaks on this exchange: its header, else what it was answered at initialize. */
   revision(header: string | undefined): string {
     return header ?? this.owned.state.clientRevision ?? DEFAULT_REVISION;

@@ -76,7 +76,7 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
     ctx,
   );
 
-  return {
+  const routes: StdioUpstreamRoutes = {
     async ready() {
       const snap = snapshot<StdioUpstreamConfig>(ctx, name);
       const upstream = snap.upstream;
@@ -91,5 +91,7 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
     // One entry per child: sessions of a shared child report its pid once.
     pids: () => [...new Set(sessions.all().flatMap((s) => (s.owned.link.pid === undefined ? [] : [s.owned.link.pid])))],
     sessions: () => sessions.size,
+    counts: () => ({ ...sessions.counts(), children: routes.pids().length }),
   };
+  return routes;
 }

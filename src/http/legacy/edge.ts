@@ -82,6 +82,8 @@ export interface LegacyEdge {
   notifyAll(json: string): number;
   /** End every legacy stream and its link. */
   closeAll(): Promise<void>;
+  /** Legacy connections and the requests they wait on (the debug endpoint's counts). */
+  counts(): { legacyConnections: number; legacyPending: number };
 }
 
 /**
@@ -208,6 +210,11 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     },
     async closeAll() {
       await Promise.all([...connections.values()].map((c) => c.owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down')));
+    },
+    counts() {
+      let legacyPending = 0;
+      for (const c of connections.values()) legacyPending += c.owned.state.pending.size;
+      return { legacyConnections: connections.size, legacyPending };
     },
   };
 }

@@ -72,5 +72,6 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
     close: async () => {
       await Promise.all([legacy.closeAll(), sessions.closeAll('shutting down')]);
     },
+    counts: () => ({ ...sessions.counts(), ...legacy.counts() }),
   };
 }

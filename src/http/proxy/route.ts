@@ -62,5 +62,6 @@ export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: stri
     notifyToolsChanged: () => target.streams.broadcast(TOOLS_LIST_CHANGED),
     drain: async () => {},
     close: async () => {},
+    counts: () => ({ streams: target.streams.size }),
   };
 }

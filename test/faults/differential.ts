@@ -1,0 +1,117 @@
+/**
+ * The differential invariant: what the contract says the gateway does not change reaches the client exactly
+ * as the upstream sent it — the upstream's own record (./steps.ts) is the session run directly against it.
+ * - proxied (`url:`): the response body of a passthrough call byte for byte, SSE framing and all (ids,
+ *   comments, `retry:`, multi-line data, CRLF);
+ * - legacy clients: each event of a passthrough call (its notifications and its answer) byte for byte;
+ * - sessions the gateway frames itself (stdio, shared, Streamable HTTP in front of legacy SSE): the answer
+ *   and the notifications, as JSON, in order (ids and progress tokens are the client's own again; in share
+ *   mode other sessions' log messages, which go to every session, are left out);
+ * - tools/list everywhere: the passthrough tools' definitions as the upstream listed them.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { Message } from './client.js';
+import { passthroughTools } from './directive.js';
+import { UPSTREAM_TIMEOUT_MS } from './harness.js';
+import { KINDS, type KindSpec } from './kinds.js';
+import type { Violation } from './invariants.js';
+import type { JsonRpcRequest } from './plan.js';
+import { repliesTo, type ExchangeRecord, type SessionRecord } from './record.js';
+import type { Written } from './steps.js';
+
+const parse = (text: string): Message | undefined => {
+  try {
+    return JSON.parse(text) as Message;
+  } catch {
+    return undefined;
+  }
+};
+
+/** A notification as the client should see it: the progress token is the client's own. */
+function normalized(m: Message, token: unknown): Message {
+  const params = m.params as Record<string, unknown> | undefined;
+  if (!params || !('progressToken' in params)) return m;
+  return { ...m, params: { ...params, progressToken: token } };
+}
+
+function toolsOf(m: Message | undefined, passthrough: ReadonlySet<string>): Message[] {
+  const tools = (m?.result as { tools?: unknown } | undefined)?.tools;
+  return Array.isArray(tools) ? (tools as Message[]).filter((t) => passthrough.has(String(t.name))) : [];
+}
+
+/** The upstream's record of a request: by its id, or (share mode) by the id the gateway gave it, `<n>~<JSON of the id>`. */
+function writtenFor(upstream: ReadonlyMap<string, Written>, id: string | number): Written | undefined {
+  const direct = upstream.get(JSON.stringify(id));
+  if (direct) return direct;
+  const suffix = `~${JSON.stringify(id)}`;
+  for (const [key, written] of upstream) {
+    const wire: unknown = JSON.parse(key);
+    if (typeof wire === 'string' && /^\d+~/.test(wire) && wire.endsWith(suffix) && wire.indexOf('~') === wire.length - suffix.length) return written;
+  }
+  return undefined;
+}
+
+/**
+ * A timeout error the gateway rightly gave, in a session whose fault slows its own upstream (a stalled pipe):
+ * the upstream's answer left later than the gateway's timeout after the client sent the request, or never
+ * (it was still stuck in the pipe). Nothing to compare then. Anywhere else a timeout is what it looks like.
+ */
+function isTimely(reply: Message, written: Written | undefined, r: ExchangeRecord, record: SessionRecord): boolean {
+  if (!(KINDS[record.plan.kind] as KindSpec).slowsUpstream) return false;
+  const code = ((reply.error as { data?: { code?: unknown } } | undefined)?.data?.code);
+  if (code !== 'RETROFIT_ERR_UPSTREAM_TIMEOUT') return false;
+  return written?.answeredAt === undefined || written.answeredAt - r.exchange.startedAt >= UPSTREAM_TIMEOUT_MS - 250;
+}
+
+/** Compare one request's answer; returns what differs, or undefined. */
+function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRequest, written: Written | undefined): string | undefined {
+  const id = request.id;
+  const messages = r.answersOn?.messages ?? r.exchange.messages;
+  const reply = repliesTo(messages, id)[0];
+  if (reply === undefined) return undefined; // one-answer says what is wrong with that
+  if (isTimely(reply, written, r, record)) return undefined;
+  if (!written) return `the upstream never got request ${JSON.stringify(id)}, yet the client got ${JSON.stringify(reply).slice(0, 300)} (${r.exchange.status ?? '-'})`;
+  const upstreamReply = written.messages.map(parse).find((m) => m !== undefined && m.method === undefined);
+  const passthrough = passthroughTools(record.plan.revision);
+  if (request.method === 'tools/list') {
+    const got = toolsOf(reply, passthrough);
+    return isDeepStrictEqual(got, toolsOf(upstreamReply, passthrough)) ? undefined : `tools/list: passthrough tools changed: ${JSON.stringify(got).slice(0, 300)}`;
+  }
+  const target = record.plan.target;
+  if (target === 'http' && r.plan?.messages.length === 1) {
+    const got = Buffer.concat(r.exchange.body);
+    const sent = Buffer.concat(written.bytes);
+    return got.equals(sent) ? undefined : `body differs from the upstream's (${got.length} vs ${sent.length} bytes): got ${JSON.stringify(got.toString('utf8').slice(0, 300))}, upstream ${JSON.stringify(sent.toString('utf8').slice(0, 300))}`;
+  }
+  if (target === 'legacy' && r.answersOn) {
+    // Every event the upstream wrote for it arrives whole and in order among the stream's events.
+    let at = 0;
+    const events = r.answersOn.events;
+    for (const bytes of written.bytes) {
+      while (at < events.length && !events[at]!.raw.equals(bytes)) at++;
+      if (at === events.length) return `event missing or changed: ${JSON.stringify(bytes.toString('utf8').slice(0, 300))}`;
+      at++;
+    }
+    return undefined;
+  }
+  const token = (request.params._meta as { progressToken?: unknown }).progressToken;
+  const expected = written.messages.map(parse).filter((m): m is Message => m !== undefined).map((m) => (m.method === undefined ? { ...m, id } : normalized(m, token)));
+  // Share mode broadcasts a log message to every session (src/upstream/shared-stdio.ts): another session's are not this one's to compare.
+  const others = (m: Message): boolean => target === 'shared' && m.method === 'notifications/message' && !String((m.params as { data?: unknown }).data).startsWith(`${record.plan.tag}#`);
+  const got = r.exchange.messages.filter((m) => (m.method !== undefined && !others(m)) || m.id === id);
+  return isDeepStrictEqual(got, expected) ? undefined : `messages differ: got ${JSON.stringify(got).slice(0, 400)}, upstream ${JSON.stringify(expected).slice(0, 400)}`;
+}
+
+export function checkDifferential(record: SessionRecord, upstream: ReadonlyMap<string, Written>): Violation[] {
+  const out: Violation[] = [];
+  for (const r of record.exchanges) {
+    if (!r.plan?.compare || r.left) continue;
+    const passthrough = passthroughTools(record.plan.revision);
+    for (const request of r.plan.messages) {
+      if (request.method === 'tools/call' && !passthrough.has(String(request.params.name))) continue;
+      const problem = compareOne(record, r, request, writtenFor(upstream, request.id));
+      if (problem !== undefined) out.push({ invariant: 'differential', detail: `${r.label} ${request.method}${request.method === 'tools/call' ? ` ${String(request.params.name)}` : ''}: ${problem}` });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,293 @@
+/**
+ * Runs seeded sessions against one world (./harness.ts), a few at a time, and keeps the tally: the
+ * per-session invariants (./checks.ts) after each session; after each chunk of sessions, once nothing runs,
+ * no count of the gateway's above its baseline (leak); after each run (one kind's sessions, or the mixed
+ * ones), RSS after a full GC within 10% of its baseline, the same taken halfway through the run (rss), and
+ * the run's peak RSS within an allowance per concurrent session of the RSS before it (peak-rss). A gateway that died is
+ * started again and warmed up; the sessions it took with it fail `alive`. A kind that failed `maxFailures`
+ * sessions is not run further (its remaining sessions count as skipped).
+ */
+import { runAndCheck, runPlan } from './checks.js';
+import type { DebugSnapshot } from './gateway.js';
+import { SHORT_TIMER_MS, TARGET_NAMES, type Target, type World } from './harness.js';
+import { busy, leaks, type Invariant } from './invariants.js';
+import type { FaultKind } from './kinds.js';
+import { makePlan } from './plan.js';
+
+export interface Item {
+  readonly seed: number;
+  readonly kind: FaultKind;
+}
+
+/** A kind's tally, or the mixed run's (its memory checks). */
+export type TallyKey = FaultKind | 'mixed';
+
+export interface Failure {
+  readonly seed: number;
+  readonly kind: TallyKey;
+  readonly target: Target | undefined;
+  readonly invariant: Invariant;
+  readonly detail: string;
+  /** What the session noted on the way (an initialize refused, …), on its first failure only. */
+  readonly context?: readonly string[];
+  /** How to replay it, when it is not one session (a chunk's leak, a run's memory). */
+  readonly replay?: string;
+}
+
+export interface Tally {
+  run: number;
+  passed: number;
+  failed: number;
+  skipped: number;
+  leakChecks: number;
+  leakFailures: number;
+  memoryChecks: number;
+  memoryFailures: number;
+  /** The highest RSS seen while the kind ran (bytes; 0 when it could not be measured). */
+  peak: number;
+  readonly byInvariant: Partial<Record<Invariant, number>>;
+  readonly failures: Failure[];
+}
+
+export interface RunnerOptions {
+  /** The run's seed (for replay commands). */
+  readonly seed: number;
+  readonly targets: readonly Target[];
+  readonly concurrency: number;
+  /** Sessions between two leak checks. */
+  readonly chunk: number;
+  readonly maxFailures: number;
+  /** How many leaks may be traced to one session by replaying a chunk's sessions alone. */
+  readonly attribute: number;
+  /** Log the gateway's memory (after a full GC) and counts after every chunk. */
+  readonly trace: boolean;
+  readonly log: (line: string) => void;
+}
+
+/** A full GC's RSS may exceed the baseline's by this much. */
+export const RSS_TOLERANCE = 0.1;
+/**
+ * The peak RSS of a run may exceed the RSS before it by this much per session running at once: what one
+ * session legitimately makes the gateway hold — a megabyte or two of requests in flight, each copied a few
+ * times over, a message up to limits.maxResultBytes, socket buffers — with room to spare (measured: about
+ * 19 MB per session for the heaviest clean kind, stall-stdin), far below what a gateway that holds a 512 MB
+ * message whole takes.
+ */
+export const PEAK_ALLOWANCE_PER_SESSION = 24 * 2 ** 20;
+/** How long the gateway gets to let go of everything once nothing runs (its idle timeout, children exiting). */
+const QUIESCE_MS = 15_000;
+/** What the warm-up runs before anything is measured: every code path a clean session takes, once or twice. */
+const WARM_UP: readonly (readonly [FaultKind, Target])[] = [
+  ...TARGET_NAMES.flatMap((t): [FaultKind, Target][] => [['none', t], ['none', t]]),
+  ['stall-stdin', 'stdio'],
+  ['slow-reader', 'http'],
+  ['slow-reader', 'legacy'],
+  ['init-burst', 'shared'],
+];
+
+const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const mb = (n: number): string => `${(n / 2 ** 20).toFixed(1)} MB`;
+
+export class FaultRunner {
+  readonly tallies = new Map<TallyKey, Tally>();
+  readonly #world: World;
+  readonly #options: RunnerOptions;
+  #baseline: DebugSnapshot | undefined;
+  /** RSS after a full GC once the last run (or the warm-up) ended: what the next run's peak is measured from. */
+  #baselineRss = 0;
+  #attributions = 0;
+
+  constructor(world: World, options: RunnerOptions) {
+    this.#world = world;
+    this.#options = options;
+  }
+
+  tally(key: TallyKey): Tally {
+    let t = this.tallies.get(key);
+    if (!t) this.tallies.set(key, (t = { run: 0, passed: 0, failed: 0, skipped: 0, leakChecks: 0, leakFailures: 0, memoryChecks: 0, memoryFailures: 0, peak: 0, byInvariant: {}, failures: [] }));
+    return t;
+  }
+
+  /**
+   * Sessions of kinds that fault nothing upstream, on every target, a few at a time (not counted: their
+   * invariants are not checked), then the baseline: the counts once idle, and RSS after a full GC.
+   */
+  async warmUp(): Promise<void> {
+    const started = Date.now();
+    const plans = WARM_UP.map(([kind, target], i) => makePlan(0x5eed0000 + i, kind, [target]));
+    const worker = async (): Promise<void> => {
+      for (let plan = plans.shift(); plan !== undefined; plan = plans.shift()) await runPlan(this.#world, plan);
+    };
+    await Promise.all(Array.from({ length: this.#options.concurrency }, worker));
+    this.#baseline = undefined;
+    const settled = await this.#quiesce();
+    if (settled.leaks.length > 0) throw new Error(`the gateway did not become idle after the warm-up: ${settled.leaks.join('; ')}`);
+    this.#baseline = settled.snapshot;
+    await this.#world.gateway().debug(true);
+    this.#baselineRss = this.#world.gateway().rss();
+    this.#options.log(`warm-up ${((Date.now() - started) / 1000).toFixed(1)} s; baseline: RSS ${mb(this.#baselineRss)}, ${settled.snapshot.timers} timers ${JSON.stringify(settled.snapshot.timersByDelay)}, ${settled.snapshot.metricSeries} metric series`);
+  }
+
+  /**
+   * Run `items` chunk by chunk, then the memory checks, counted for `key`. RSS is measured (after a full GC)
+   * halfway through and at the end: by halfway the run's load has grown the allocator as far as it goes, so
+   * what the second half adds is what its sessions left behind.
+   */
+  async run(items: readonly Item[], key: TallyKey): Promise<void> {
+    const before = this.#baselineRss;
+    const peakMeasured = this.#world.gateway().resetPeak();
+    const half = Math.ceil(items.length / 2);
+    await this.#runItems(items.slice(0, half));
+    const mid = items.length >= 2 ? await this.#settled() : undefined;
+    await this.#runItems(items.slice(half));
+    await this.#memoryCheck(key, { before, peakMeasured, mid });
+  }
+
+  async #runItems(items: readonly Item[]): Promise<void> {
+    let queue = [...items];
+    while (queue.length > 0) {
+      const chunk = queue.slice(0, this.#options.chunk);
+      const warnings = this.#world.gateway().complaints().total;
+      const left = await this.#runChunk(chunk);
+      queue = [...left, ...queue.slice(chunk.length)];
+      if (await this.#world.revive()) {
+        this.#options.log(`the gateway died; started again (restart ${this.#world.restarts})`);
+        await this.warmUp();
+        continue;
+      }
+      await this.#leakCheck(chunk.filter((i) => !left.includes(i)), warnings);
+    }
+  }
+
+  /** Once idle, after a full GC: the gateway's RSS and memory, and which process it was. */
+  async #settled(): Promise<{ pid: number; rss: number; memory: DebugSnapshot['memory'] }> {
+    const gw = this.#world.gateway();
+    await this.#quiesce();
+    await gw.debug(true);
+    const { memory } = await gw.debug(true);
+    return { pid: gw.pid, rss: gw.rss(), memory };
+  }
+
+  async #memoryCheck(key: TallyKey, run: { before: number; peakMeasured: boolean; mid: { pid: number; rss: number } | undefined }): Promise<void> {
+    const gw = this.#world.gateway();
+    if (!gw.alive()) return;
+    const t = this.tally(key);
+    const peak = run.peakMeasured ? gw.peakRss() : 0;
+    t.peak = Math.max(t.peak, peak);
+    const end = await this.#settled();
+    this.#baselineRss = end.rss;
+    const replay = `FAULT_SEED=${this.#options.seed}${key === 'mixed' ? '' : ` FAULT_KINDS=${key}`} npm run faults`;
+    const fail = (invariant: Invariant, detail: string): void => this.#fail(t, { seed: this.#options.seed, kind: key, target: undefined, invariant, detail, replay });
+    const failedBefore = t.failures.length;
+    // A restart in the second half leaves nothing to compare.
+    const mid = run.mid?.pid === end.pid ? run.mid.rss : undefined;
+    if (mid !== undefined && end.rss > mid * (1 + RSS_TOLERANCE)) {
+      const growth = (((end.rss - mid) / mid) * 100).toFixed(1);
+      fail('rss', `RSS ${mb(end.rss)} at the end of the run (after a full GC), ${mb(mid)} halfway (+${growth}%); V8 heap ${mb(end.memory.heapUsed)}, external ${mb(end.memory.external)}`);
+    }
+    const allowance = PEAK_ALLOWANCE_PER_SESSION * this.#options.concurrency;
+    if (peak > run.before + allowance) fail('peak-rss', `RSS peaked at ${mb(peak)} during the run, ${mb(run.before)} before it (allowed: +${mb(allowance)}, for ${this.#options.concurrency} sessions at once)`);
+    t.memoryChecks += 1;
+    if (t.failures.length > failedBefore) t.memoryFailures += 1;
+  }
+
+  /** Run a chunk until done or the gateway died; returns the items not run. */
+  async #runChunk(chunk: readonly Item[]): Promise<Item[]> {
+    const queue = [...chunk];
+    const worker = async (): Promise<void> => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
+        if (!this.#world.gateway().alive()) {
+          queue.unshift(item);
+          return;
+        }
+        const t = this.tally(item.kind);
+        if (t.failed >= this.#options.maxFailures) {
+          t.skipped += 1;
+          continue;
+        }
+        const { target, violations, notes } = await runAndCheck(this.#world, makePlan(item.seed, item.kind, this.#options.targets));
+        t.run += 1;
+        if (violations.length === 0) t.passed += 1;
+        else t.failed += 1;
+        for (const [i, v] of violations.entries()) this.#fail(t, { ...item, target, ...v, ...(i === 0 && notes.length > 0 && { context: notes }) });
+      }
+    };
+    await Promise.all(Array.from({ length: this.#options.concurrency }, worker));
+    return queue;
+  }
+
+  #fail(t: Tally, failure: Failure): void {
+    t.byInvariant[failure.invariant] = (t.byInvariant[failure.invariant] ?? 0) + 1;
+    if (t.failures.length < 40) t.failures.push(failure);
+  }
+
+  /**
+   * Poll the debug endpoint until nothing is above the baseline (before there is one: until nothing holds a
+   * session), or `ms` passed. A bounded poll: the gateway has no event to tell another process it let go.
+   */
+  async #quiesce(ms = QUIESCE_MS): Promise<{ snapshot: DebugSnapshot; leaks: string[] }> {
+    const gw = this.#world.gateway();
+    const end = Date.now() + ms;
+    for (let wait = 25; ; wait = Math.min(wait * 2, 500)) {
+      const snapshot = await gw.debug();
+      const found = this.#baseline ? leaks(snapshot, this.#baseline, SHORT_TIMER_MS) : busy(snapshot, SHORT_TIMER_MS);
+      if (found.length === 0 || Date.now() >= end) return { snapshot, leaks: found };
+      await delay(wait);
+    }
+  }
+
+  /**
+   * Once the chunk's sessions ended: nothing above the baseline, and no listener leak warning printed while
+   * they ran (Node prints one per emitter that got more than 10 listeners of one event; which session's it
+   * was, the warning does not say, so it counts for the chunk).
+   */
+  async #leakCheck(chunk: readonly Item[], warningsBefore: number): Promise<void> {
+    if (chunk.length === 0 || !this.#world.gateway().alive()) return;
+    const kinds = [...new Set(chunk.map((i) => i.kind))];
+    for (const k of kinds.length === 1 ? kinds : ['mixed' as const]) this.tally(k).leakChecks += 1;
+    const waited = Date.now();
+    const first = this.#baseline ? leaks(await this.#world.gateway().debug(), this.#baseline, SHORT_TIMER_MS) : [];
+    const { snapshot, leaks: found } = await this.#quiesce();
+    if (this.#options.trace) {
+      const after = await this.#world.gateway().debug(true);
+      const settling = `settled in ${Date.now() - waited} ms${first.length > 0 ? ` (from ${first.join('; ')})` : ''}`;
+      this.#options.log(`after ${chunk.length} sessions (${kinds.join(', ')}), ${settling}: RSS ${mb(this.#world.gateway().rss())}, heap ${mb(after.memory.heapUsed)}, external ${mb(after.memory.external)}, timers ${after.timers}, series ${after.metricSeries}`);
+    }
+    const complaints = this.#world.gateway().complaints();
+    const warned = complaints.last.slice(-Math.max(0, complaints.total - warningsBefore)).filter((l) => l.includes('MaxListenersExceededWarning'));
+    if (complaints.total > warningsBefore && warned.length > 0) found.push(`${warned.length} listener leak warning(s) while the sessions ran: ${warned[0]!.slice(0, 300)}`);
+    if (found.length === 0) return;
+    // Counted once: later chunks are measured from here.
+    this.#baseline = snapshot;
+    const culprit = await this.#attribute(chunk);
+    const seeds = chunk.map((i) => i.seed);
+    // Not traced to one session: the kind's own chunk fails its kind; a chunk of the mixed run fails that run.
+    const owners: TallyKey[] = culprit ? [culprit.kind] : kinds.length === 1 ? kinds : ['mixed'];
+    for (const k of owners) {
+      const t = this.tally(k);
+      t.leakFailures += 1;
+      const among = kinds.length > 1 ? ` (kinds ${kinds.join(', ')})` : '';
+      const detail = culprit ? `${found.join('; ')} — reproduced by this session alone` : `${found.join('; ')} once the sessions ${seeds.join(' ')}${among} had ended (not traced to one session)`;
+      // A kind's chunk is a run of consecutive seeds: replaying that many from its first is the same chunk.
+      const replay = culprit ? undefined : kinds.length > 1 ? `FAULT_SEED=${this.#options.seed} npm run faults` : `FAULT_SEED=${seeds[0]} FAULT_KINDS=${k} FAULT_SESSIONS=${seeds.length} npm run faults`;
+      this.#fail(t, { seed: culprit?.seed ?? seeds[0]!, kind: k, target: culprit ? makePlan(culprit.seed, culprit.kind, this.#options.targets).target : undefined, invariant: 'leak', detail, ...(replay && { replay }) });
+    }
+  }
+
+  /** Replay a chunk's sessions one at a time until one leaks alone (within the attribution budget). */
+  async #attribute(chunk: readonly Item[]): Promise<Item | undefined> {
+    if (this.#attributions >= this.#options.attribute) return undefined;
+    this.#attributions += 1;
+    for (const item of chunk.slice(0, 12)) {
+      const warnings = this.#world.gateway().complaints().total;
+      await runPlan(this.#world, makePlan(item.seed, item.kind, this.#options.targets));
+      if (!this.#world.gateway().alive()) return item;
+      const { snapshot, leaks: found } = await this.#quiesce(8_000);
+      this.#baseline = snapshot;
+      const complaints = this.#world.gateway().complaints();
+      const warned = complaints.total > warnings && complaints.last.slice(-(complaints.total - warnings)).some((l) => l.includes('MaxListenersExceededWarning'));
+      if (found.length > 0 || warned) return item;
+    }
+    return undefined;
+  }
+}

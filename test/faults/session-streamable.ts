@@ -1,0 +1,130 @@
+/**
+ * A Streamable HTTP client's session through the gateway (targets http, stdio, shared, sse): initialize,
+ * notifications/initialized, maybe its GET stream, the planned POSTs (one after the other or together, each
+ * with its client fault), then DELETE. An init-burst opens its extra sessions at once first (a
+ * slow-initialize, right behind its own) and ends them last. A `foreign` session is made directly with the
+ * proxied upstream, as another replica would have. A client that vanished comes back to DELETE its session
+ * (the plan may say it never does: then the gateway's idle timeout must clean up — never on the proxied
+ * target, whose sessions belong to the upstream).
+ */
+import { Agent } from 'node:http';
+import { exchange, type ExchangeOptions } from './client.js';
+import { TARGETS } from './harness.js';
+import type { PostPlan, SessionPlan } from './plan.js';
+import { INITIALIZED, initializeRequest, postHeaders, type ExchangeRecord, type SessionRecord } from './record.js';
+
+/** How long a client waits for an answer: the gateway's upstream timeout (3 s) three times over. */
+export const ANSWER_DEADLINE_MS = 9_000;
+/** How long a client whose body stalled waits for the gateway to give up on it (FAULT_BODY_DEADLINE_MS). */
+export const STALLED_BODY_DEADLINE_MS = Number(process.env.FAULT_BODY_DEADLINE_MS ?? 10_000);
+/** A GET stream lives as long as its session: a bound for the whole of one. */
+const LISTEN_DEADLINE_MS = 60_000;
+/** How far behind a slow initialize its burst comes (the fault's own, explicit delay: the order matters). */
+export const BEHIND_MS = 50;
+
+export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The exchange options a POST's client fault asks for. */
+export function faultOptions(post: PostPlan): Partial<ExchangeOptions> {
+  const f = post.client;
+  switch (f?.kind) {
+    case 'slowloris':
+      return { trickle: { chunk: f.chunk, gapMs: f.gapMs, ...(f.stallAfter !== undefined && { stallAfter: f.stallAfter }) }, ...(f.stallAfter !== undefined && { deadlineMs: STALLED_BODY_DEADLINE_MS }) };
+    case 'slow-read':
+      return { slowRead: { pauseMs: f.pauseMs, gapMs: f.gapMs } };
+    case 'vanish':
+      return { vanish: { at: f.at } };
+    case 'stop-reading-vanish':
+      return { slowRead: { pauseMs: f.ms * 10, gapMs: 0 }, vanish: { at: 'time', ms: f.ms } };
+    case 'expect-continue':
+      return { expectContinue: true };
+    default:
+      return {};
+  }
+}
+
+function bodyOf(post: PostPlan): Buffer {
+  return Buffer.from(JSON.stringify(post.messages.length === 1 ? post.messages[0] : post.messages));
+}
+
+async function initialize(agent: Agent, url: string, plan: SessionPlan, record: SessionRecord, label: string, tagged: boolean): Promise<string | undefined> {
+  const init = exchange({ agent, method: 'POST', url, headers: postHeaders(undefined, undefined), body: Buffer.from(JSON.stringify(initializeRequest(plan, tagged))), deadlineMs: ANSWER_DEADLINE_MS });
+  record.exchanges.push({ label, ids: [0], exchange: init });
+  await init.done;
+  const session = init.headers?.['mcp-session-id'];
+  // Open: a session id, and an InitializeResult (a gateway-owned session has its id before the answer comes).
+  const answered = init.messages.some((m) => m.id === 0 && m.result !== undefined);
+  const opened = typeof session === 'string' && init.status === 200 && answered;
+  const reply = init.messages.find((m) => m.id === 0);
+  const detail = `status ${String(init.status ?? '-')}, ${init.ending ?? 'open'}: ${reply ? JSON.stringify(reply).slice(0, 300) : JSON.stringify(init.text().slice(0, 300))}`;
+  record.openings.push({ label, ok: opened, detail, faulted: tagged && plan.initDelayMs !== undefined });
+  if (!opened) {
+    record.notes.push(`${label}: no session (${detail})`);
+    // Ended by the client: a session the gateway made for a failed initialize is no use to it.
+    if (typeof session === 'string') await remove(agent, url, session, record, `${label} delete`);
+    return undefined;
+  }
+  const ack = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body: INITIALIZED, deadlineMs: ANSWER_DEADLINE_MS });
+  record.exchanges.push({ label: `${label} initialized`, ids: [], exchange: ack });
+  await ack.done;
+  return session;
+}
+
+async function remove(agent: Agent, url: string, session: string, record: SessionRecord, label: string): Promise<void> {
+  const del = exchange({ agent, method: 'DELETE', url, headers: { 'mcp-session-id': session }, deadlineMs: ANSWER_DEADLINE_MS });
+  record.exchanges.push({ label, ids: [], exchange: del });
+  await del.done;
+}
+
+/** How a session runs beyond its plan. */
+export interface RunOptions {
+  /** Runs once a burst's initializes were all answered, before anything else (a look from inside). */
+  readonly afterBurst?: () => Promise<void>;
+  /** The upstream's own URL, where a `foreign` plan's session is made. */
+  readonly direct?: string;
+}
+
+export async function runStreamable(origin: string, plan: SessionPlan, run: RunOptions = {}): Promise<SessionRecord> {
+  const url = `${origin}${TARGETS[plan.target].path}`;
+  const record: SessionRecord = { plan, exchanges: [], openings: [], notes: [] };
+  // One client: its connections are kept between exchanges, and all closed when the session is over.
+  const agent = new Agent({ keepAlive: true });
+  try {
+    const own = (): Promise<string | undefined> => initialize(agent, plan.foreign && run.direct ? run.direct : url, plan, record, 'initialize', true);
+    // slow-initialize: the session's own initialize (answered late) goes first, the burst right behind it.
+    const first = plan.initDelayMs === undefined ? undefined : own();
+    if (first) await delay(BEHIND_MS);
+    const burst = await Promise.all(Array.from({ length: plan.burst }, (_, i) => initialize(agent, url, plan, record, `burst initialize ${i}`, false)));
+    if (plan.burst > 0) await run.afterBurst?.();
+    const session = await (first ?? own());
+    if (session !== undefined) await exchanges(agent, url, session, plan, record);
+    await Promise.all(burst.map((s, i) => (s === undefined ? undefined : remove(agent, url, s, record, `burst delete ${i}`))));
+    return record;
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The planned POSTs of an open session (its GET stream open meanwhile, if it listens), then its DELETE (unless the client vanished for good). */
+async function exchanges(agent: Agent, url: string, session: string, plan: SessionPlan, record: SessionRecord): Promise<void> {
+  record.sessionId = session;
+  let comesBack = true;
+  // Its own stream: read and let go (an upstream's endless message may come on it), closed by the client at the end.
+  const listen = plan.listen ? exchange({ agent, method: 'GET', url, headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': plan.revision }, deadlineMs: LISTEN_DEADLINE_MS, discard: true }) : undefined;
+  if (listen) record.exchanges.push({ label: 'listen', ids: [], exchange: listen });
+  // Open before anything is asked: what the upstream puts on it must find it there.
+  await listen?.responded;
+  const send = async (post: PostPlan, n: number): Promise<void> => {
+    const ex = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body: bodyOf(post), deadlineMs: ANSWER_DEADLINE_MS, ...faultOptions(post) });
+    const left = post.client?.kind === 'vanish' || post.client?.kind === 'stop-reading-vanish';
+    if (post.client?.kind === 'vanish' && !post.client.returns && plan.target !== 'http') comesBack = false;
+    const entry: ExchangeRecord = { label: `post ${n}`, ids: post.messages.map((m) => m.id), exchange: ex, plan: post, ...(left && { left }) };
+    record.exchanges.push(entry);
+    await ex.done;
+  };
+  if (plan.parallel) await Promise.all(plan.posts.map(send));
+  else for (const [n, post] of plan.posts.entries()) await send(post, n);
+  listen?.close();
+  if (comesBack) await remove(agent, url, session, record, 'delete');
+  else record.notes.push('the client vanished for good: the idle timeout ends its session');
+}
