@@ -9,6 +9,7 @@ import type { LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { revisionLabel } from '../protocol/methods.js';
 import type { Negotiated } from '../protocol/negotiate.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
@@ -35,7 +36,7 @@ export interface GatewayContext {
 export function negotiatedReporter(ctx: GatewayContext, upstream: string, log: Logger): (negotiated: Negotiated) => void {
   return (negotiated) => {
     if (!negotiated.bridged) return;
-    ctx.metrics.bridgedSessions.inc({ upstream, from: negotiated.client, to: negotiated.upstream });
+    ctx.metrics.bridgedSessions.inc({ upstream, from: revisionLabel(negotiated.client), to: revisionLabel(negotiated.upstream) });
     log.info({ clientRevision: negotiated.client, upstreamRevision: negotiated.upstream }, 'session bridged: the client is answered its own revision');
   };
 }

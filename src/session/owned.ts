@@ -21,6 +21,7 @@ import { isJsonObject, type JsonObject } from '../json.js';
 import { classifyMessage, type ClassifiedMessage } from '../jsonrpc/classify.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { methodLabel } from '../protocol/methods.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { MAX_DEPTH } from '../jsonrpc/strict.js';
@@ -210,7 +211,7 @@ export class OwnedSession<S> {
         this.#log.debug({ id: message.id }, 'upstream answered a request nobody waits for; dropped');
         return;
       }
-      this.#options.metrics.latency.observe(this.#options.upstream, pending.method, (performance.now() - pending.started) / 1000);
+      this.#options.metrics.latency.observe(this.#options.upstream, methodLabel(pending.method), (performance.now() - pending.started) / 1000);
       const error = errorOf(m.replaced !== undefined && !Buffer.isBuffer(m.replaced) ? m.replaced : message);
       this.#deliver(pending.stream, { json: text, answers: pending.id, ...(raw && { raw }), ...(error && { error }) });
       return;

@@ -9,7 +9,14 @@
 export const DIRECTIVE_KEY = 'x-fault';
 
 /** The gateway's limits in the suite's config (small, so faults that exceed them stay cheap). */
-export const LIMITS = Object.freeze({ maxRequestBytes: 256 * 1024, maxResultBytes: 256 * 1024 });
+export const LIMITS = Object.freeze({
+  maxRequestBytes: 256 * 1024,
+  maxResultBytes: 256 * 1024,
+  // A stalled body is cut well within the client's deadline (STALLED_BODY_DEADLINE_MS); a trickled one (a few
+  // hundred bytes, 8–64 at a time, 5–25 ms apart) arrives in time.
+  headersTimeoutMs: 2_000,
+  requestTimeoutMs: 4_000,
+});
 
 /** How the http upstream frames an SSE answer (byte-exact passthrough is part of the contract). */
 export interface Framing {

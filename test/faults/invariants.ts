@@ -64,7 +64,10 @@ function checkExchange(r: ExchangeRecord, proxied: boolean, upstream: ReadonlyMa
   const sentOf = new Map<string | number, number>();
   for (const id of r.ids) sentOf.set(id, (sentOf.get(id) ?? 0) + 1);
   const replies = new Map<unknown, Message[]>();
-  for (const m of [...ex.messages, ...(r.answersOn?.messages ?? [])]) if (isReply(m)) (replies.get(m.id) ?? replies.set(m.id, []).get(m.id)!).push(m);
+  // A legacy POST that was refused has its answer in its own body: what its stream carries for the same id
+  // answers another POST (a refused duplicate id owes nothing on the stream).
+  const onStream = r.answersOn !== undefined && !whole ? r.answersOn.messages : [];
+  for (const m of [...ex.messages, ...onStream]) if (isReply(m)) (replies.get(m.id) ?? replies.set(m.id, []).get(m.id)!).push(m);
   for (const [id, here] of sentOf) {
     // On a legacy stream, this id's debt over the whole session (a duplicated id is owed twice).
     const sent = Math.max(here, debts?.get(id) ?? 0);

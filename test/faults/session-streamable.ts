@@ -47,6 +47,20 @@ function bodyOf(post: PostPlan): Buffer {
   return Buffer.from(JSON.stringify(post.messages.length === 1 ? post.messages[0] : post.messages));
 }
 
+/**
+ * In share mode one child serves every session, so one that hangs its first initialize fails the initializes
+ * waiting on it, whoever asked (the gateway answers each at once and starts a new child). That is the
+ * fault's, not the gateway's, as long as the next initialize opens a session: a slow-initialize session checks
+ * that (its `recovery initialize`).
+ */
+const RECOVERY = 'recovery initialize';
+
+function sharedInitCollateral(plan: SessionPlan, reply: { readonly error?: unknown } | undefined): boolean {
+  if (plan.target !== 'shared' || reply?.error === undefined) return false;
+  const text = JSON.stringify(reply.error);
+  return text.includes('RETROFIT_ERR_UPSTREAM_TIMEOUT') || text.includes('failed its first initialize');
+}
+
 async function initialize(agent: Agent, url: string, plan: SessionPlan, record: SessionRecord, label: string, tagged: boolean): Promise<string | undefined> {
   const init = exchange({ agent, method: 'POST', url, headers: postHeaders(undefined, undefined), body: Buffer.from(JSON.stringify(initializeRequest(plan, tagged))), deadlineMs: ANSWER_DEADLINE_MS });
   record.exchanges.push({ label, ids: [0], exchange: init });
@@ -57,7 +71,7 @@ async function initialize(agent: Agent, url: string, plan: SessionPlan, record: 
   const opened = typeof session === 'string' && init.status === 200 && answered;
   const reply = init.messages.find((m) => m.id === 0);
   const detail = `status ${String(init.status ?? '-')}, ${init.ending ?? 'open'}: ${reply ? JSON.stringify(reply).slice(0, 300) : JSON.stringify(init.text().slice(0, 300))}`;
-  record.openings.push({ label, ok: opened, detail, faulted: tagged && plan.initDelayMs !== undefined });
+  record.openings.push({ label, ok: opened, detail, faulted: (tagged && plan.initDelayMs !== undefined) || (label !== RECOVERY && sharedInitCollateral(plan, reply)) });
   if (!opened) {
     record.notes.push(`${label}: no session (${detail})`);
     // Ended by the client: a session the gateway made for a failed initialize is no use to it.
@@ -99,6 +113,12 @@ export async function runStreamable(origin: string, plan: SessionPlan, run: RunO
     const session = await (first ?? own());
     if (session !== undefined) await exchanges(agent, url, session, plan, record);
     await Promise.all(burst.map((s, i) => (s === undefined ? undefined : remove(agent, url, s, record, `burst delete ${i}`))));
+    // After a hung first initialize in share mode: the gateway is not wedged, a new session opens (untagged:
+    // the upstream answers it at once).
+    if (plan.target === 'shared' && plan.initDelayMs !== undefined) {
+      const recovery = await initialize(agent, url, plan, record, RECOVERY, false);
+      if (recovery !== undefined) await remove(agent, url, recovery, record, 'recovery delete');
+    }
     return record;
   } finally {
     agent.destroy();

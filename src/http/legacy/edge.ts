@@ -180,6 +180,15 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     if (!read.body.batch && first?.method === 'tools/call') facts.tool = first.name;
     const snap = snapshot(ctx, name, req);
     const header = headerValue(req.headers, 'mcp-protocol-version');
+    // An id still in flight on this connection (or twice in one batch) would get one answer for two requests:
+    // refused, as the Streamable HTTP front refuses it, before anything reaches the upstream.
+    const ids = new Set<string>();
+    for (const m of read.body.messages) {
+      if (m.kind !== 'request' || m.id === undefined || m.id === null) continue;
+      const key = `${typeof m.id}:${String(m.id)}`;
+      if (conn.owned.state.pending.has(m.id) || ids.has(key)) return refuse(new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(m.id)]), m.id);
+      ids.add(key);
+    }
     const registered: Pending<undefined>[] = [];
     for (const m of read.body.messages as readonly ClassifiedMessage[]) {
       if (m.kind === 'request') {
