@@ -77,8 +77,9 @@ function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRe
   const upstreamReply = written.messages.map(parse).find((m) => m !== undefined && m.method === undefined);
   const passthrough = passthroughTools(record.plan.revision);
   if (request.method === 'tools/list') {
+    if (reply.error !== undefined) return `an error instead of the tools: ${JSON.stringify(reply).slice(0, 300)}`;
     const got = toolsOf(reply, passthrough);
-    return isDeepStrictEqual(got, toolsOf(upstreamReply, passthrough)) ? undefined : `tools/list: passthrough tools changed: ${JSON.stringify(got).slice(0, 300)}`;
+    return isDeepStrictEqual(got, toolsOf(upstreamReply, passthrough)) ? undefined : `passthrough tools changed: ${JSON.stringify(got).slice(0, 300)}`;
   }
   const target = record.plan.target;
   if (target === 'http' && r.plan?.messages.length === 1) {
@@ -102,7 +103,11 @@ function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRe
   // Share mode broadcasts a log message to every session (src/upstream/shared-stdio.ts): another session's are not this one's to compare.
   const others = (m: Message): boolean => target === 'shared' && m.method === 'notifications/message' && !String((m.params as { data?: unknown }).data).startsWith(`${record.plan.tag}#`);
   const got = r.exchange.messages.filter((m) => (m.method !== undefined && !others(m)) || m.id === id);
-  return isDeepStrictEqual(got, expected) ? undefined : `messages differ: got ${JSON.stringify(got).slice(0, 400)}, upstream ${JSON.stringify(expected).slice(0, 400)}`;
+  if (isDeepStrictEqual(got, expected)) return undefined;
+  const at = got.findIndex((m, i) => !isDeepStrictEqual(m, expected[i]));
+  const first = at === -1 ? got.length : at;
+  const show = (m: Message | undefined): string => (m === undefined ? 'nothing' : JSON.stringify(m).slice(0, 300));
+  return `${got.length} messages for ${expected.length} the upstream sent; message ${first + 1} is ${show(got[first])}, the upstream's ${show(expected[first])}`;
 }
 
 export function checkDifferential(record: SessionRecord, upstream: ReadonlyMap<string, Written>): Violation[] {

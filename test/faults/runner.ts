@@ -78,10 +78,9 @@ export const PEAK_ALLOWANCE_PER_SESSION = 24 * 2 ** 20;
 const QUIESCE_MS = 15_000;
 /** What the warm-up runs before anything is measured: every code path a clean session takes, once or twice. */
 const WARM_UP: readonly (readonly [FaultKind, Target])[] = [
-  ...TARGET_NAMES.flatMap((t): [FaultKind, Target][] => [['none', t], ['none', t]]),
+  ...TARGET_NAMES.map((t): [FaultKind, Target] => ['none', t]),
   ['stall-stdin', 'stdio'],
   ['slow-reader', 'http'],
-  ['slow-reader', 'legacy'],
   ['init-burst', 'shared'],
 ];
 
@@ -163,7 +162,6 @@ export class FaultRunner {
   async #settled(): Promise<{ pid: number; rss: number; memory: DebugSnapshot['memory'] }> {
     const gw = this.#world.gateway();
     await this.#quiesce();
-    await gw.debug(true);
     const { memory } = await gw.debug(true);
     return { pid: gw.pid, rss: gw.rss(), memory };
   }

@@ -13,8 +13,8 @@ import { TARGETS } from './harness.js';
 import type { PostPlan, SessionPlan } from './plan.js';
 import { INITIALIZED, initializeRequest, postHeaders, type ExchangeRecord, type SessionRecord } from './record.js';
 
-/** How long a client waits for an answer: the gateway's upstream timeout (3 s) three times over. */
-export const ANSWER_DEADLINE_MS = 9_000;
+/** How long a client waits for an answer: twice the gateway's upstream timeout (3 s), by when it owes one. */
+export const ANSWER_DEADLINE_MS = 6_000;
 /** How long a client whose body stalled waits for the gateway to give up on it (FAULT_BODY_DEADLINE_MS). */
 export const STALLED_BODY_DEADLINE_MS = Number(process.env.FAULT_BODY_DEADLINE_MS ?? 10_000);
 /** A GET stream lives as long as its session: a bound for the whole of one. */
