@@ -6,9 +6,11 @@
  * held whole) and reported with the id read from its ends; so is one nested deeper than MAX_DEPTH, refused
  * before anything recurses over it, and one whose handling throws (logged): one bad event never ends the
  * stream. While the session is paused the stream is not read, so the upstream's connection backs up instead
- * of the gateway's memory.
+ * of the gateway's memory. POSTs go through the link's own pool of at most POST_CONNECTIONS connections (a
+ * client's batch of a thousand requests is a thousand POSTs: unbounded, each would open a socket), and the
+ * body of a POST's answer is read up to ANSWER_BODY_BYTES (a 202 carries a word; the rest is not kept).
  */
-import { request, type Dispatcher } from 'undici';
+import { Pool, request, type Dispatcher } from 'undici';
 import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
@@ -17,6 +19,31 @@ import { SseSplitter, type SseEvent } from '../stream/sse.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, toUpstreamHeaders } from './headers.js';
 import type { LinkClosed, LinkDropped, LinkFrame, LinkHttpAnswer, SendOptions, SendOutcome, UpstreamLink } from './link.js';
+
+/** Connections one link may hold open for its POSTs at once; further POSTs queue in order behind them. */
+export const POST_CONNECTIONS = 4;
+/** How much of the body of an answer to a POST (or of a refused GET) is kept. */
+export const ANSWER_BODY_BYTES = 64 * 1024;
+
+/** At most `max` bytes of an answer's body; the rest is discarded (the connection is closed for it). */
+async function boundedBody(body: Dispatcher.ResponseData['body'], max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      const room = max - size;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      size += Math.min(chunk.length, room);
+      if (size >= max) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // A body cut off: what arrived is the answer.
+  }
+  return Buffer.concat(chunks, size);
+}
 
 export interface SseLinkOptions {
   readonly upstream: string;
@@ -59,6 +86,8 @@ export class SseLink implements UpstreamLink {
   #streamHeaders: Record<string, string | string[]> = {};
   #closed: LinkClosed | undefined;
   #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  /** The POST endpoint's pool, made once the endpoint is known (closed with the link). */
+  #posts: Pool | undefined;
   #announce!: (url: URL) => void;
   #refuse!: (err: Error) => void;
 
@@ -101,7 +130,7 @@ export class SseLink implements UpstreamLink {
       return this.#end({ kind: this.#abort.signal.aborted ? 'requested' : 'unreachable', reason: err instanceof Error ? err.message : String(err), ...(err instanceof Error && { error: err }) });
     }
     if (res.statusCode !== 200 || mediaType(headerValue(res.headers, 'content-type')) !== 'text/event-stream') {
-      const body = Buffer.from(await res.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
+      const body = await boundedBody(res.body, ANSWER_BODY_BYTES);
       const refused = new LinkRefused({ status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body });
       return this.#end({ kind: 'unreachable', reason: refused.message, error: refused });
     }
@@ -181,16 +210,17 @@ export class SseLink implements UpstreamLink {
     } catch {
       return { ok: false, error: this.#error() };
     }
-    if (this.#closed) return { ok: false, error: this.#error() };
+    if (this.#closed || this.#abort.signal.aborted) return { ok: false, error: this.#error() };
     try {
       const headers = { ...this.#headers(options.headers ?? {}, endpoint.host), 'content-type': 'application/json' };
-      const res = await request(endpoint, { method: 'POST', headers, body: json, headersTimeout: this.#options.timeoutMs });
-      const answer: LinkHttpAnswer = { status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: Buffer.from(await res.body.arrayBuffer()) };
+      this.#posts ??= new Pool(endpoint.origin, { connections: POST_CONNECTIONS, keepAliveTimeout: 10_000 });
+      const res = await this.#posts.request({ path: `${endpoint.pathname}${endpoint.search}`, method: 'POST', headers, body: json, headersTimeout: this.#options.timeoutMs });
+      const answer: LinkHttpAnswer = { status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: await boundedBody(res.body, ANSWER_BODY_BYTES) };
       if (res.statusCode < 300) return { ok: true, answer };
       return { ok: false, answer, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#options.upstream]) };
     } catch (err) {
-      const kind = failureKind(err);
-      // Nobody aborts a send: an abort here is the link closing under it.
+      // Nobody aborts a send: an abort (or the pool destroyed) here is the link closing under it.
+      const kind = this.#abort.signal.aborted ? 'aborted' : failureKind(err);
       const error = failureError(err, kind === 'aborted' ? 'unreachable' : kind, this.#options.upstream, this.#options.timeoutMs)!;
       return { ok: false, error };
     }
@@ -216,6 +246,10 @@ export class SseLink implements UpstreamLink {
   async close(): Promise<void> {
     this.#abort.abort();
     this.resume();
+    const posts = this.#posts;
+    this.#posts = undefined;
+    // POSTs still in flight are the closing session's: nobody waits for their answers.
+    void posts?.destroy().catch(() => {});
     await this.ready.then(
       () => undefined,
       () => undefined,

@@ -4,7 +4,7 @@
  * invariants checked after every session, every chunk and every run (./runner.ts). One test per fault kind,
  * then a mixed run where every session draws its kind.
  *
- * `npm test` runs it short: FAULT_SESSIONS (default 240) sessions from a fixed seed, plus one fresh seed per
+ * `npm test` runs it short: FAULT_SESSIONS (default 200) sessions from a fixed seed, plus one fresh seed per
  * run (printed). `npm run faults` runs 20,000 by default. A kind that failed FAULT_MAX_FAILURES sessions
  * stops there; the mixed run makes up its share, so that FAULT_SESSIONS sessions run. Environment: FAULT_SEED (replay; the fresh seed is
  * then not used), FAULT_SESSIONS, FAULT_KINDS, FAULT_TARGETS, FAULT_CONCURRENCY, FAULT_CHUNK (sessions
@@ -37,7 +37,7 @@ const num = (name: string, fallback: number): number => {
  */
 const FIXED_SEED = 0x23fa0078;
 const { kinds, targets } = selection(env);
-const total = num('FAULT_SESSIONS', 240);
+const total = num('FAULT_SESSIONS', 200);
 const long = total > 2_000;
 const seed = num('FAULT_SEED', FIXED_SEED) >>> 0;
 const fresh = env.FAULT_SEED === undefined ? freshSeed() : undefined;

@@ -1,6 +1,9 @@
 /**
  * The gateway under test as its own process: the built CLI (`node --expose-gc dist/cli.js --config FILE
- * --port 0`, with MCP_RETROFIT_DEBUG=1), its address read from its `listening on` log line. A crash is then
+ * --port 0`, with MCP_RETROFIT_DEBUG=1), its address read from its `listening on` log line. Its young
+ * generation has a fixed size (YOUNG_MB per semi-space): V8 otherwise doubles it under allocation pressure
+ * (to 2 x 64 MB on this machine's heap limit) at a moment of its choosing, and keeps it — RSS that steps up
+ * by 64 MB once, with the heap in use flat, is no leak, but it hides what a leak would add. A crash is then
  * a crash of that process (seen, with its exit code and last output), never of the test worker; its RSS is
  * read from /proc; its counts come from its debug endpoint. It is killed when the suite ends, fails, or the
  * worker exits.
@@ -16,7 +19,7 @@ import { REPO } from '../helpers/stdio-gateway.js';
 export interface DebugSnapshot {
   readonly pid: number;
   readonly gc: boolean;
-  readonly memory: { readonly rss: number; readonly heapUsed: number; readonly external: number; readonly arrayBuffers: number };
+  readonly memory: { readonly rss: number; readonly heapUsed: number; readonly heapTotal: number; readonly spaces: Readonly<Record<string, number>>; readonly external: number; readonly arrayBuffers: number };
   readonly timers: number;
   readonly timersByDelay: Readonly<Record<string, number>>;
   readonly resources: Readonly<Record<string, number>>;
@@ -86,8 +89,12 @@ function procStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 const TAIL_BYTES = 64 * 1024;
 const COMPLAINT = /Warning|"level":(50|60)|Uncaught|FATAL|heap out of memory/;
 
+/** The gateway's semi-space size (MB), min and max: its young generation is 2 x this from the start. */
+const YOUNG_MB = 16;
+
 export async function startGatewayProcess(configFile: string): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--expose-gc', resolve(REPO, 'dist/cli.js'), '--config', configFile, '--host', '127.0.0.1', '--port', '0'], {
+  const young = [`--min-semi-space-size=${YOUNG_MB}`, `--max-semi-space-size=${YOUNG_MB}`];
+  const child = spawn(process.execPath, ['--expose-gc', ...young, ...(process.env.FAULT_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.FAULT_PROF] : []), resolve(REPO, 'dist/cli.js'), '--config', configFile, '--host', '127.0.0.1', '--port', '0'], {
     cwd: REPO,
     env: { ...process.env, MCP_RETROFIT_DEBUG: '1', LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,3 +1,4 @@
+import { getHeapSpaceStatistics } from 'node:v8';
 /**
  * GET /debug/retrofit: what the gateway holds right now, counted from inside, for the fault suite
  * (test/faults/) to prove that nothing outlives its session — sessions (the proxied session table, each
@@ -111,7 +112,7 @@ export function registerDebugRoutes(app: FastifyInstance, gate: Gate, ctx: Gatew
       writeJson(res, 200, {
         pid: process.pid,
         gc: collect,
-        memory: { rss: memory.rss, heapUsed: memory.heapUsed, external: memory.external, arrayBuffers: memory.arrayBuffers },
+        memory: { spaces: Object.fromEntries(getHeapSpaceStatistics().filter((s) => s.space_size > 0).map((s) => [s.space_name, Math.round(s.space_size / 1e6)])), rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal, external: memory.external, arrayBuffers: memory.arrayBuffers },
         timers: live,
         timersByDelay: timers.byDelay(),
         resources: activeResources(),
