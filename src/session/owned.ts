@@ -99,7 +99,11 @@ export class OwnedSession<S> {
 
   /** Register a client request without sending it (a batch goes upstream as one message: see send). */
   expect(c: ClassifiedMessage, ctx: RequestContext<S>): Registered<S> {
-    return this.state.expect(c, { ...ctx, routeAll: true, deadline: Date.now() + this.#options.timeoutMs() });
+    const registered = this.state.expect(c, { ...ctx, routeAll: true, deadline: Date.now() + this.#options.timeoutMs() });
+    // The deadline runs from now, not from when the send settles: a send that waits (a legacy upstream's
+    // POSTs queued behind a batch's thousand others, a child's full stdin) counts against it.
+    if (registered.pending) this.#arm(registered.pending.deadline);
+    return registered;
   }
 
   /** Send JSON text carrying the registered `requests`; when it fails, they are no longer pending. */
@@ -107,7 +111,8 @@ export class OwnedSession<S> {
     const sent = this.#closed ? this.#refused() : this.link.send(json, options);
     const settle = (outcome: SendOutcome): SendOutcome => {
       for (const pending of requests) {
-        if (!outcome.ok) this.state.pending.release(pending.id);
+        // Only this request's entry: past its deadline it was answered, and its id may be in use again.
+        if (!outcome.ok && this.state.pending.peek(pending.id) === pending) this.state.pending.release(pending.id);
         else this.#arm(pending.deadline);
       }
       return outcome;

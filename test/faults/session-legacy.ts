@@ -9,7 +9,7 @@ import { exchange, type Exchange } from './client.js';
 import { TARGETS } from './harness.js';
 import type { PostPlan, SessionPlan } from './plan.js';
 import { INITIALIZED, initializeRequest, isReply, type SessionRecord } from './record.js';
-import { ANSWER_DEADLINE_MS, BEHIND_MS, delay, faultOptions, type RunOptions } from './session-streamable.js';
+import { ANSWER_DEADLINE_MS, answerDeadline, BEHIND_MS, deadlineFor, delay, faultOptions, type RunOptions } from './session-streamable.js';
 
 /** A legacy stream lives as long as its session: a bound for the whole of one. */
 const STREAM_DEADLINE_MS = 60_000;
@@ -21,6 +21,9 @@ class LegacyStream {
   readonly agent: Agent;
   endpoint: string | undefined;
   readonly #waiters = new Set<() => void>();
+  /** Replies counted by id, and how many of the stream's messages have been counted (a flood's thousand ids are looked up on every event). */
+  readonly #replies = new Map<unknown, number>();
+  #counted = 0;
 
   constructor(agent: Agent, url: string, slowRead: PostPlan['client']) {
     this.agent = agent;
@@ -64,14 +67,19 @@ class LegacyStream {
 
   /** How many replies to `id` arrived. */
   replies(id: string | number): number {
-    return this.ex.messages.filter((m) => isReply(m) && m.id === id).length;
+    const messages = this.ex.messages;
+    for (; this.#counted < messages.length; this.#counted++) {
+      const m = messages[this.#counted]!;
+      if (isReply(m)) this.#replies.set(m.id, (this.#replies.get(m.id) ?? 0) + 1);
+    }
+    return this.#replies.get(id) ?? 0;
   }
 }
 
 async function post(origin: string, stream: LegacyStream, body: Buffer, post?: PostPlan): Promise<Exchange> {
   // A vanish and a slow read are the stream's, not the POST's.
   const { vanish: _vanish, slowRead: _slowRead, ...options } = post ? faultOptions(post) : {};
-  const ex = exchange({ agent: stream.agent, method: 'POST', url: `${origin}${stream.endpoint!}`, headers: { 'content-type': 'application/json' }, body, deadlineMs: ANSWER_DEADLINE_MS, ...options });
+  const ex = exchange({ agent: stream.agent, method: 'POST', url: `${origin}${stream.endpoint!}`, headers: { 'content-type': 'application/json' }, body, deadlineMs: post ? answerDeadline(post) : ANSWER_DEADLINE_MS, ...options });
   await ex.done;
   return ex;
 }
@@ -144,7 +152,8 @@ async function exchanges(origin: string, stream: LegacyStream, plan: SessionPlan
   };
   if (plan.parallel) await Promise.all(plan.posts.map(send));
   else for (const [n, p] of plan.posts.entries()) await send(p, n);
-  await stream.until(() => [...expected].every(([id, n]) => stream.replies(id) >= n), ANSWER_DEADLINE_MS);
+  const owed = [...expected.values()].reduce((a, b) => a + b, 0);
+  await stream.until(() => [...expected].every(([id, n]) => stream.replies(id) >= n), deadlineFor(owed));
   // The client closed its stream on purpose (a vanish): nothing that was still owed counts.
   const left = stream.ex.ending === 'vanished';
   for (const r of record.exchanges) {

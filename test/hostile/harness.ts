@@ -88,9 +88,9 @@ export function messagesOf(text: string, contentType: string | null): Record<str
 }
 
 /** POST raw bytes (or a JSON value) with the given headers; defaults: JSON content type, both Accepts. */
-export async function post(url: string, body: string | Uint8Array | object, headers: Record<string, string> = {}): Promise<Answer> {
+export async function post(url: string, body: string | Uint8Array | object, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Answer> {
   const bytes = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: bytes });
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, body: bytes, ...(signal && { signal }) });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, messages: messagesOf(text, res.headers.get('content-type')) };
 }
