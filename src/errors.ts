@@ -28,7 +28,6 @@ export const ERRORS = {
   RETROFIT_ERR_SESSION_REQUIRED: { status: 400, rpcCode: -32600, message: 'Mcp-Session-Id header is required' },
   RETROFIT_ERR_METHOD_NOT_ALLOWED: { status: 405, rpcCode: -32600, message: 'HTTP method %s is not allowed here' },
   RETROFIT_ERR_NOT_FOUND: { status: 404, rpcCode: -32600, message: 'no route for %s' },
-  RETROFIT_ERR_UNSUPPORTED_VERSION: { status: 400, rpcCode: -32022, message: 'unsupported protocol version %s; supported: %s' },
   RETROFIT_ERR_UPSTREAM_EXITED: { status: 502, rpcCode: -32000, message: 'upstream "%s" exited (%s)' },
   RETROFIT_ERR_DUPLICATE_ID: { status: 409, rpcCode: -32600, message: 'request id %s is already in flight in this session' },
   RETROFIT_ERR_PROTOCOL_VERSION_HEADER: { status: 400, rpcCode: -32000, message: 'unsupported protocol version: %s (supported versions: %s)' },

@@ -1,17 +1,22 @@
 /**
- * A session-less request at 2026-07-28 gets the protocol's "unsupported version" answer listing the legacy
- * revisions (HTTP 400, JSON-RPC -32022, data.supported / data.requested) — the answer the v2 SDK client's
- * auto negotiation recognises before falling back to a legacy initialize. No child is spawned for it.
+ * A session-less request at 2026-07-28 in front of a stdio upstream (which the gateway does not yet serve at
+ * that revision): answered as a stateful server answers any request before `initialize` — 400, "Mcp-Session-Id
+ * header is required" — so every client library that probes `server/discover` falls back to `initialize`.
+ * The gateway used to answer -32022 (unsupported version), which `@ai-sdk/mcp` treats as final: with its
+ * documented defaults it could not connect through the gateway, though it connects to the server alone.
+ * No child is spawned for a probe.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
+import { createMCPClient } from '@ai-sdk/mcp';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
 import { startStdioGateway } from '../helpers/stdio-gateway.js';
 
-const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const SESSION_REQUIRED = { code: -32600, message: 'Mcp-Session-Id header is required', data: { code: 'RETROFIT_ERR_SESSION_REQUIRED' } };
 
 describe('stdio upstream: 2026-07-28 requests', () => {
-  it('answers a modern request (header and _meta) with -32022 and the supported legacy revisions', async () => {
+  it('answers a server/discover probe (header and _meta) as a stateful server does before initialize', async () => {
     const gateway = await startStdioGateway();
     const res = await fetch(gateway.url, {
       method: 'POST',
@@ -19,15 +24,11 @@ describe('stdio upstream: 2026-07-28 requests', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 'probe-1', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }),
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({
-      jsonrpc: '2.0',
-      id: 'probe-1',
-      error: { code: -32022, message: expect.stringContaining('2026-07-28'), data: { code: 'RETROFIT_ERR_UNSUPPORTED_VERSION', supported: LEGACY, requested: '2026-07-28' } },
-    });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 'probe-1', error: SESSION_REQUIRED });
     expect(gateway.routes.pids()).toEqual([]);
   });
 
-  it('recognises the claim in _meta alone', async () => {
+  it('answers a claim in _meta alone the same way', async () => {
     const gateway = await startStdioGateway();
     const res = await fetch(gateway.url, {
       method: 'POST',
@@ -35,10 +36,10 @@ describe('stdio upstream: 2026-07-28 requests', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }),
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ id: 3, error: { code: -32022, data: { requested: '2026-07-28' } } });
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 3, error: SESSION_REQUIRED });
   });
 
-  it('lets the v2 client with auto negotiation fall back after exactly that answer', async () => {
+  it('lets the v2 client with auto negotiation fall back after that answer', async () => {
     const gateway = await startStdioGateway();
     const client = new ClientV2({ name: 'auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     onTestFinished(() => client.close());
@@ -50,12 +51,25 @@ describe('stdio upstream: 2026-07-28 requests', () => {
     expect(gateway.routes.pids()).toHaveLength(1);
   });
 
+  it('lets @ai-sdk/mcp with its documented defaults connect, list, and get the validated structured value', async () => {
+    const gateway = await startStdioGateway({ tools: { echo: { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } } } });
+    const client = await createMCPClient({ transport: { type: 'http', url: gateway.url } });
+    onTestFinished(() => client.close());
+    const tools = await client.tools({ schemas: { echo: { inputSchema: z.object({ text: z.string() }), outputSchema: z.object({ n: z.number() }) } } });
+    // JSON inside prose: the client's own fallback (parsing the text as JSON) cannot read it; the gateway's retrofit did.
+    const value = await tools.echo!.execute!({ text: 'The answer is {"n": 3}, as computed.' }, { toolCallId: 'c1', messages: [] });
+    expect(value).toEqual({ n: 3 });
+    const requests = (await gateway.metrics.requests.get()).values.map((v) => v.labels);
+    expect(requests).toContainEqual({ upstream: 'fixture', method: 'server/discover', status: 400 });
+    expect(requests).toContainEqual({ upstream: 'fixture', method: 'initialize', status: 200 });
+  });
+
   it('still requires a session for legacy requests, 404s unknown sessions, and spawns nothing for refused requests', async () => {
     const gateway = await startStdioGateway();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const missing = await fetch(gateway.url, { method: 'POST', headers, body });
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toMatchObject({ error: { code: -32600, data: { code: 'RETROFIT_ERR_SESSION_REQUIRED' } } });
+    expect(await missing.json()).toEqual({ jsonrpc: '2.0', id: 1, error: SESSION_REQUIRED });
     const unknown = await fetch(gateway.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body });
     expect(unknown.status).toBe(404);
     const parse = await fetch(gateway.url, { method: 'POST', headers, body: '{"jsonrpc":' });

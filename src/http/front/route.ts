@@ -22,7 +22,7 @@ import { accepts } from '../server/accept.js';
 import { parseBody } from '../server/body.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest, RouteHandler } from '../server/gate.js';
-import { writeError, writeJson } from '../write.js';
+import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
 import { FrontSession } from './session.js';
@@ -40,23 +40,17 @@ export interface FrontTarget {
   readonly keepAliveMs?: number;
 }
 
-/** The modern (session-less) revision a request claims, if any: such clients get -32022 and fall back. */
+/**
+ * The modern (session-less) revision a request claims, if any. The gateway does not serve that revision in
+ * front of a session-holding upstream yet: such a request without a session is answered as a stateful server
+ * answers any request before `initialize` (400, session required). Every client library that probes
+ * `server/discover` falls back to `initialize` on that answer; `-32022` (unsupported version), which the
+ * gateway used to give, is final for `@ai-sdk/mcp`, so it failed where the server alone works.
+ */
 function claimedModern(header: string | undefined, body: ClassifiedBody): string | undefined {
   if (isRevision(header) && eraOf(header) === 'modern') return header;
   for (const m of body.messages) if (isRevision(m.metaRevision) && eraOf(m.metaRevision) === 'modern') return m.metaRevision;
   return undefined;
-}
-
-/**
- * The answer the v2 SDK client's version negotiation recognises (HTTP 400, JSON-RPC -32022 with
- * `data.supported` and `data.requested`): it then falls back to a session-based initialize on the same URL.
- */
-function unsupportedVersion(res: ServerResponse, requested: string, body: ClassifiedBody): void {
-  const err = new RetrofitError('RETROFIT_ERR_UNSUPPORTED_VERSION', [requested, STATEFUL_REVISIONS.join(', ')]);
-  const only = body.batch ? undefined : body.messages[0];
-  const id = only?.kind === 'request' && only.id !== undefined ? only.id : null;
-  const error = { code: err.rpcCode, message: err.message, data: { code: err.code, supported: [...STATEFUL_REVISIONS], requested } };
-  writeJson(res, err.status, { jsonrpc: '2.0', id, error });
 }
 
 export interface FrontRoutes {
@@ -130,9 +124,12 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
 
     let session: FrontSession;
     if (sessionId === undefined) {
-      const modern = claimedModern(header, body);
-      if (modern !== undefined) return unsupportedVersion(res, modern, body);
-      if (!initialize) return refuse(new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'));
+      if (!initialize) {
+        const modern = claimedModern(header, body);
+        if (modern !== undefined) log.debug({ revision: modern, method: facts.method }, 'a request at a session-less revision, without a session: answered as a stateful server would (session required), for the client to fall back to initialize');
+        const only = body.batch ? undefined : first;
+        return refuse(new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'), only?.kind === 'request' && only.id !== undefined ? only.id : null);
+      }
       if (body.messages.length > 1) return refuse(new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['only one initialization request is allowed']));
       const refused = sessions.admit();
       if (refused) return refuse(refused);
