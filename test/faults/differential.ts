@@ -52,15 +52,18 @@ function writtenFor(upstream: ReadonlyMap<string, Written>, id: string | number)
 }
 
 /**
- * A timeout (or busy) error the gateway rightly gave, in a session whose fault slows its own upstream (a stalled pipe):
+ * A timeout (or busy) error the gateway rightly gave, in a session whose fault slows its own upstream (a stalled pipe),
+ * or (busy) in share mode, where any session's stalled pipe is every session's:
  * the upstream's answer left later than the gateway's timeout after the client sent the request, or never
  * (it was still stuck in the pipe). Nothing to compare then. Anywhere else a timeout is what it looks like.
  */
 function isTimely(reply: Message, written: Written | undefined, r: ExchangeRecord, record: SessionRecord): boolean {
-  if (!(KINDS[record.plan.kind] as KindSpec).slowsUpstream) return false;
   const code = ((reply.error as { data?: { code?: unknown } } | undefined)?.data?.code);
   // A child that stopped reading its stdin: past the bound of bytes waiting for it, the gateway refuses at once
-  // what it would otherwise queue without end (the request never reached the upstream).
+  // what it would otherwise queue without end (the request never reached the upstream). In share mode the
+  // child is every session's: another session's stalled pipe is this one's too.
+  if (code === 'RETROFIT_ERR_UPSTREAM_BUSY' && record.plan.target === 'shared') return written === undefined;
+  if (!(KINDS[record.plan.kind] as KindSpec).slowsUpstream) return false;
   if (code === 'RETROFIT_ERR_UPSTREAM_BUSY') return written === undefined;
   if (code !== 'RETROFIT_ERR_UPSTREAM_TIMEOUT') return false;
   return written?.answeredAt === undefined || written.answeredAt - r.exchange.startedAt >= UPSTREAM_TIMEOUT_MS - 250;

@@ -57,7 +57,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
     onTestFinished(() => client.close());
     const tools = await client.tools({ schemas: { echo: { inputSchema: z.object({ text: z.string() }), outputSchema: z.object({ n: z.number() }) } } });
     // JSON inside prose: the client's own fallback (parsing the text as JSON) cannot read it; the gateway's retrofit did.
-    const value = await tools.echo!.execute!({ text: 'The answer is {"n": 3}, as computed.' }, { toolCallId: 'c1', messages: [] });
+    const value = await tools.echo!.execute!({ text: 'The answer is {"n": 3}, as computed.' }, { toolCallId: 'c1', messages: [], context: {} });
     expect(value).toEqual({ n: 3 });
     const requests = (await gateway.metrics.requests.get()).values.map((v) => v.labels);
     expect(requests).toContainEqual({ upstream: 'fixture', method: 'server/discover', status: 400 });
