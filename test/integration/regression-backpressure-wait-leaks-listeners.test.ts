@@ -2,8 +2,12 @@
  * Regression: every backpressure wait of the relay raced `once(res, 'drain')` against `once(res, 'close')`
  * and left the loser's listeners attached, so a long GET stream to a slow client grew with every wait and
  * warned `MaxListenersExceededWarning`. Now the one wait (src/http/write.ts `drained`) removes both listeners
- * whichever fires: any number of waits, no growth, and the client gets every event in order.
+ * whichever fires: any number of waits, no growth, and the client gets every event in order. And one wait
+ * at a time: the relay wrote the events it had ready one by one, each write that found the socket full
+ * starting a wait of its own (62 at once on one response in bench scenario 7); it writes them all, then
+ * waits once.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { request as httpRequest, type ServerResponse } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
@@ -19,6 +23,15 @@ describe('regression: a slow reader of a long GET stream', () => {
     const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
     process.on('warning', onWarning);
     onTestFinished(() => void process.off('warning', onWarning));
+    // The gateway runs in this process: its response to the GET, seen through node:http's diagnostics channel.
+    const streams: ServerResponse[] = [];
+    const onStart = (message: unknown): void => {
+      const { request, response } = message as { request: { method?: string; url?: string }; response: ServerResponse };
+      if (request.method === 'GET' && request.url === '/remote/mcp') streams.push(response);
+    };
+    subscribe('http.server.request.start', onStart);
+    onTestFinished(() => void unsubscribe('http.server.request.start', onStart));
+    let mostWaits = 0;
 
     const up = await listen((req, res: ServerResponse) => {
       if (req.method !== 'GET') {
@@ -42,6 +55,7 @@ describe('regression: a slow reader of a long GET stream', () => {
         // A slow reader: one chunk, then a pause until the next turn of the event loop has let the gateway
         // fill the socket again — the gateway waits on backpressure over and over.
         res.on('data', (chunk: Buffer) => {
+          for (const s of streams) mostWaits = Math.max(mostWaits, s.listenerCount('drain'));
           buffered += chunk.toString('utf8');
           let end = buffered.indexOf('\n\n');
           while (end !== -1) {
@@ -61,5 +75,7 @@ describe('regression: a slow reader of a long GET stream', () => {
     });
     expect(seen).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
     expect(warnings.filter((w) => w.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    expect(streams).toHaveLength(1);
+    expect(mostWaits).toBe(1);
   });
 });

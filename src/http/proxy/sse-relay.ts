@@ -14,7 +14,7 @@ import { sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
 import { dataHead, dataTail, encodeEvent, messageEvent, parseBlock, type SseEvent } from '../../stream/sse.js';
-import { drained, write } from '../write.js';
+import { drained } from '../write.js';
 import { mayChange, type RelayBody, type RelayContext } from './relay.js';
 
 /** How an SSE relay ended. */
@@ -279,8 +279,10 @@ class SseRelay {
     const out = this.#out;
     if (out.length === 0) return !this.#stopped && !this.#res.destroyed;
     this.#out = [];
+    if (this.#res.destroyed) return false;
+    // Every event is written (the socket buffers what the client has not taken); one wait for all of them.
     let ok = true;
-    for (const bytes of out) ok = write(this.#res, bytes) === true && ok;
+    for (const bytes of out) ok = this.#res.write(bytes) && ok;
     if (this.#stopped) return false;
     return ok || drained(this.#res);
   }
