@@ -126,17 +126,21 @@ export class OwnedSession<S> {
    * the initialize other sessions wait for).
    */
   notify(c: ClassifiedMessage, json: string, send?: SendOptions): SendOutcome | Promise<SendOutcome> {
-    if (this.#cancelsInitialize(c)) {
-      this.#log.warn({ id: cancelledId(c.message) }, 'a client cancelled its initialize request; not forwarded (initialize is never cancelled)');
-      return ACCEPTED;
-    }
-    this.observe(c);
+    if (!this.observe(c)) return ACCEPTED;
     return this.#closed ? this.#refused() : this.link.send(json, send);
   }
 
-  /** What a client notification means to the session (a cancellation releases its request), without sending it. */
-  observe(c: ClassifiedMessage): void {
-    if (c.method === 'notifications/cancelled' && !this.#cancelsInitialize(c)) this.#cancelled(c.message);
+  /**
+   * What a client notification means to the session (a cancellation releases its request), without sending
+   * it. False when it must not reach the upstream: a cancellation of a pending initialize (logged).
+   */
+  observe(c: ClassifiedMessage): boolean {
+    if (this.#cancelsInitialize(c)) {
+      this.#log.warn({ id: cancelledId(c.message) }, 'a client cancelled its initialize request; not forwarded (initialize is never cancelled)');
+      return false;
+    }
+    if (c.method === 'notifications/cancelled') this.#cancelled(c.message);
+    return true;
   }
 
   /**

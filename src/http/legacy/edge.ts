@@ -190,17 +190,22 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
       ids.add(key);
     }
     const registered: Pending<undefined>[] = [];
+    const withheld = new Set<ClassifiedMessage>();
     for (const m of read.body.messages as readonly ClassifiedMessage[]) {
       if (m.kind === 'request') {
         const r = conn.owned.expect(m, { header, policy: snap.policy });
         countRevision(ctx.metrics, name, r.revision, r.source);
         if (r.pending) registered.push(r.pending);
-      } else {
-        conn.owned.observe(m);
+      } else if (!conn.owned.observe(m)) {
+        withheld.add(m);
       }
     }
-    // The body goes upstream as the client sent it, batch and all: one POST for one POST.
-    const outcome: SendOutcome = await conn.owned.send(read.text, registered, { headers: req.headers });
+    // The body goes upstream as the client sent it, batch and all: one POST for one POST — less what may not
+    // reach it (a cancellation of the pending initialize), which then goes as the rest of the batch, re-encoded.
+    const rest = withheld.size === 0 ? undefined : read.body.messages.filter((m) => !withheld.has(m as ClassifiedMessage));
+    if (rest?.length === 0) return void res.writeHead(202, { 'content-length': 0 }).end();
+    const text = rest === undefined ? read.text : JSON.stringify(rest.map((m) => m.message));
+    const outcome: SendOutcome = await conn.owned.send(text, registered, { headers: req.headers });
     if (outcome.answer) {
       const headers = { ...outcome.answer.headers };
       rewriteChallenge(req, snap.upstream as SseUpstreamConfig, outcome.answer.status, headers);
