@@ -110,6 +110,8 @@ export class OwnedSession<S> {
   send(json: string, requests: readonly Pending<S>[], options?: SendOptions): SendOutcome | Promise<SendOutcome> {
     const sent = this.#closed ? this.#refused() : this.link.send(json, options);
     const settle = (outcome: SendOutcome): SendOutcome => {
+      // An upstream that stopped reading what it was sent is an upstream fault the operator should see.
+      if (!outcome.ok && outcome.error.code === 'RETROFIT_ERR_UPSTREAM_BUSY') this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: 'busy' });
       for (const pending of requests) {
         // Only this request's entry: past its deadline it was answered, and its id may be in use again.
         if (!outcome.ok && this.state.pending.peek(pending.id) === pending) this.state.pending.release(pending.id);

@@ -54,6 +54,8 @@ describe.each([
     // Refused at once, not at the deadline.
     expect(Math.max(...busy.map((a) => a.ms))).toBeLessThan(5_000);
     expect(busy[0]!.error).toMatchObject({ code: -32000, message: expect.stringMatching(/^upstream "fixture" is busy: it has not read the \d+ bytes already written to it$/) });
+    const counted = (await gateway.metrics.upstreamErrors.get()).values.find((v) => v.labels.kind === 'busy');
+    expect(counted?.value).toBe(busy.length);
     expect(gateway.app.server.listening).toBe(true);
   });
 });
