@@ -170,6 +170,8 @@ export function buildGateway(
     upstreams: withRecords(upstreams, root, dirname(file)),
     secrets: [],
   };
+  const prefix = str(root.sessionIdPrefix);
+  if (prefix !== undefined) config.sessionIdPrefix = prefix;
   if (root.auth !== undefined) {
     const bearerTokens = strings(obj(root.auth).bearerTokens);
     for (const t of bearerTokens) secrets.add(t);

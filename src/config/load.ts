@@ -145,6 +145,9 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
     }
     issues = validateShape(value);
   }
+  // The session id prefix is in every id the gateway hands its clients: no secret, and scrubbing it would
+  // blank the session of every log line.
+  parsed.fromEnv.delete('/sessionIdPrefix');
   for (const values of parsed.fromEnv.values()) for (const s of values) secrets.add(s);
   for (const issue of issues) {
     // An unset variable already explains whatever is wrong with the string it was in.

@@ -224,6 +224,13 @@ export const CONFIG_SCHEMA = {
       description:
         'Host header values accepted besides loopback ones (localhost, 127.0.0.0/8, [::1]); without a port an entry matches any port, `*.example.com` matches its subdomains, "*" turns the Host check off. The check runs when the gateway is bound to a loopback address, or when this list is set.',
     },
+    sessionIdPrefix: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      patternErrorMessage: 'must be 1 to 64 letters, digits, `_` or `-` (it starts session ids: `<prefix>.<uuid>`)',
+      description:
+        'Starts the id of every session the gateway holds (command and sse upstreams, and legacy HTTP+SSE clients): `<prefix>.<uuid>`. Give each replica its own (e.g. `${HOSTNAME}`) and route on it at the load balancer, so that a session\'s requests reach the replica that holds it. Sessions of url upstreams are the upstream\'s and need no routing.',
+    },
     limits: {
       type: 'object',
       additionalProperties: false,

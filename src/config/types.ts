@@ -92,6 +92,11 @@ export interface GatewayConfig {
    */
   readonly allowedHosts?: readonly string[];
   readonly limits: Limits;
+  /**
+   * Starts the id of every session the gateway holds (`<prefix>.<uuid>`), so that a load balancer in front
+   * of several replicas can send a session's requests to the replica that holds it.
+   */
+  readonly sessionIdPrefix?: string;
   readonly defaults: ToolDefaults;
   /** Upstreams by name, in file order. */
   readonly upstreams: Readonly<Record<string, UpstreamConfig>>;

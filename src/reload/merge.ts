@@ -3,7 +3,8 @@
  *
  * Routes, upstream connectors, stdio children and the listening socket are built once (Fastify cannot add
  * routes after ready, and a session must keep its child). So a reload applies: tool policies (`tools:`,
- * schema files), `defaults`, `auth`, `allowedOrigins`, `limits.maxResultBytes` (for stdio: the line bound of
+ * schema files), `defaults`, `auth`, `allowedOrigins`, `sessionIdPrefix` (sessions opened after the reload),
+ * `limits.maxResultBytes` (for stdio: the line bound of
  * sessions opened after the reload; running children keep theirs), and each upstream's
  * `headers` and `timeoutMs`. It does not apply, and reports as "requires restart" while keeping the running
  * value: `listen`, the server's limits (`maxRequestBytes`, `headersTimeoutMs`, `requestTimeoutMs`,

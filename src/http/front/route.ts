@@ -4,7 +4,6 @@
  * the SDK servers check them (Accept 406, Content-Type 415, body -32700, Mcp-Session-Id 400/404,
  * MCP-Protocol-Version 400), then handed to the session. Each exchange is logged and counted once.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { RetrofitError } from '../../errors.js';
@@ -22,6 +21,7 @@ import { accepts } from '../server/accept.js';
 import { parseBody } from '../server/body.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest, RouteHandler } from '../server/gate.js';
+import { sessionId } from '../server/ids.js';
 import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
@@ -69,7 +69,7 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
   const log = ctx.logger.child({ upstream: target.name });
 
   function create(snap: Snapshot, headers: IncomingHttpHeaders): FrontSession {
-    const id = randomUUID();
+    const id = sessionId(ctx.generations.current.config.sessionIdPrefix);
     const sessionLog = log.child({ session: id });
     const link = target.link(snap, headers, sessionLog);
     const state = new SessionState<PostStream>({ upstream: target.name, bridge: target.bridge(snap), onNegotiated: negotiatedReporter(ctx, target.name, sessionLog) });

@@ -5,7 +5,6 @@
  * registered with the session and forwarded, and their answers, rewritten where they change, arrive on the
  * GET stream. What is not rewritten is forwarded byte for byte (comments and other events included).
  */
-import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
@@ -24,17 +23,19 @@ import { rewriteChallenge } from '../oauth/challenge.js';
 import { parseBody } from '../server/body.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest } from '../server/gate.js';
+import { sessionId } from '../server/ids.js';
 import { writeBody, writeError } from '../write.js';
 
 /** One legacy client's connection: its GET stream is where everything for it goes. */
 class LegacyConnection implements ClientSide<undefined> {
-  readonly id = randomUUID();
+  readonly id: string;
   readonly owned: OwnedSession<undefined>;
   readonly #res: ServerResponse;
   /** A 'drain' listener is on the stream. */
   #watching = false;
 
-  constructor(owned: OwnedSession<undefined>, res: ServerResponse) {
+  constructor(id: string, owned: OwnedSession<undefined>, res: ServerResponse) {
+    this.id = id;
     this.owned = owned;
     this.#res = res;
     owned.attach(this);
@@ -133,7 +134,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
         if (streaming) res.end();
       },
     });
-    const conn = new LegacyConnection(owned, res);
+    const conn = new LegacyConnection(sessionId(ctx.generations.current.config.sessionIdPrefix), owned, res);
     finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, session: conn.id, method: 'GET', started, aborted: false }));
     const done = ctx.inflight.start({ abort: () => void owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down') }, true);
     res.once('close', () => {

@@ -171,3 +171,20 @@ test('an unreadable config file is one clear problem', async () => {
   expect(err).toBeInstanceOf(ConfigError);
   expect(err.problems).toEqual([{ file: '/nonexistent/retrofit.yaml', line: 1, col: 1, message: 'cannot read config file (no such file)' }]);
 });
+
+describe('sessionIdPrefix', () => {
+  const UPSTREAMS = 'upstreams:\n  memory:\n    command: node\n';
+
+  test('is absent by default, and taken from the environment without becoming a secret', async () => {
+    expect((await load(UPSTREAMS)).loaded.config.sessionIdPrefix).toBeUndefined();
+    const { loaded } = await load(`sessionIdPrefix: "\${HOSTNAME}"\n${UPSTREAMS}`, { HOSTNAME: 'mcp-retrofit-2' });
+    expect(loaded.config.sessionIdPrefix).toBe('mcp-retrofit-2');
+    // In every session id the clients get: scrubbing it would blank the session of every log line.
+    expect(loaded.config.secrets).not.toContain('mcp-retrofit-2');
+  });
+
+  test('must be letters, digits, _ or -, with its position', async () => {
+    const { problems } = await problemsOf(`sessionIdPrefix: "a.b"\n${UPSTREAMS}`);
+    expect(problems).toEqual([expect.objectContaining({ line: 1, col: 18, message: expect.stringContaining('must be 1 to 64 letters, digits, `_` or `-`') })]);
+  });
+});
