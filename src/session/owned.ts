@@ -225,6 +225,7 @@ export class OwnedSession<S> {
       this.#options.metrics.latency.observe(this.#options.upstream, methodLabel(pending.method), (performance.now() - pending.started) / 1000);
       const error = errorOf(m.replaced !== undefined && !Buffer.isBuffer(m.replaced) ? m.replaced : message);
       this.#deliver(pending.stream, { json: text, answers: pending.id, ...(raw && { raw }), ...(error && { error }) });
+      this.#disarmWhenIdle();
       return;
     }
     const related = this.#relatedTo(message);
@@ -354,6 +355,14 @@ export class OwnedSession<S> {
     }
     for (const pending of this.state.pending.open()) this.#fail(pending, error);
     this.#options.onclose(closed);
+  }
+
+  /** Nothing is waiting any more: the deadline timer has nothing to do (it would linger up to timeoutMs). */
+  #disarmWhenIdle(): void {
+    if (this.#timer === undefined || this.state.pending.size > 0) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
   }
 
   /** Keep one timer, at the earliest deadline. */
