@@ -60,14 +60,16 @@ export function responseProblem(message: Record<string, unknown>): string | unde
 /**
  * True when the JSON text nests arrays/objects deeper than `limit`: one pass over the text, skipping
  * strings, so a hostile body is refused before anything recurses over it. JSON that deep takes two brackets
- * a level: a shorter text is not read at all (most messages).
+ * a level: a shorter text is not read at all (most messages). Text or its UTF-8 bytes (the brackets, quotes
+ * and backslash are ASCII, and no byte of a multi-byte character is ASCII).
  */
-export function nestedTooDeeply(text: string, limit = MAX_DEPTH): boolean {
+export function nestedTooDeeply(text: string | Uint8Array, limit = MAX_DEPTH): boolean {
   if (text.length <= 2 * limit) return false;
+  const at = typeof text === 'string' ? (i: number): number => text.charCodeAt(i) : (i: number): number => text[i]!;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
+    const c = at(i);
     if (inString) {
       if (c === 0x5c) i++;
       else if (c === 0x22) inString = false;

@@ -5,6 +5,7 @@
  * anything else is piped through as it arrives (src/http/write.ts pipeBody).
  */
 import { RetrofitError } from '../../errors.js';
+import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
 import type { Logger } from '../../log.js';
 import type { Rewriter } from '../../pipeline/rewrite.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
@@ -77,6 +78,13 @@ function rewriteJson(bytes: Buffer, ctx: RelayContext): Buffer | Promise<Buffer>
   const state = ctx.state;
   if (!mayChange(state, bytes)) return bytes;
   const waiting = ctx.own.some((id) => state.pending.has(id));
+  // Nothing may recurse over JSON nested this deep (the stdio and legacy SSE links refuse it as well): an
+  // answer awaited here becomes a JSON-RPC error, anything else passes as it came.
+  if (nestedTooDeeply(bytes)) {
+    if (!waiting) return bytes;
+    ctx.log().warn({ bytes: bytes.length }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
+    throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]);
+  }
   const result = inbound(state, ctx.rewriter, bytes, ctx.log());
   return result instanceof Promise ? result.then((handled) => outcome(bytes, handled, waiting, ctx)) : outcome(bytes, result, waiting, ctx);
 }

@@ -10,7 +10,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
-import { sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
+import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
+import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
 import { dataHead, dataTail, encodeEvent, messageEvent, parseBlock, type SseEvent } from '../../stream/sse.js';
@@ -42,12 +43,26 @@ function eventBytes(event: SseEvent, handled: Inbound): Buffer {
   return encodeEvent(event, handled.out);
 }
 
+/**
+ * A held event nested deeper than MAX_DEPTH: nothing may recurse over it (the stdio and legacy SSE links
+ * refuse such messages too). The request it answers (its id read from its ends) gets UPSTREAM_PROTOCOL in
+ * its place; an event that answers nobody waiting passes as it came.
+ */
+function tooDeep(event: SseEvent, data: string, ctx: RelayContext): Buffer {
+  const id = sniffResponseId(endsOf(data));
+  if (id === undefined || !ctx.state?.pending.has(id)) return event.raw;
+  ctx.log().warn({ bytes: data.length, id }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
+  ctx.state.pending.release(id);
+  return messageEvent(JSON.stringify(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]).toJsonRpc(id)));
+}
+
 /** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
 function transform(event: SseEvent, ctx: RelayContext): Buffer | Promise<Buffer> {
   const state = ctx.state;
   if (!state || !event.complete || event.data.length === 0 || state.pending.empty) return event.raw;
   const data = event.data.join('\n');
   if (!mayChange(state, data)) return event.raw;
+  if (nestedTooDeeply(data)) return tooDeep(event, data, ctx);
   const handled = inbound(state, ctx.rewriter, data, ctx.log());
   if (handled instanceof Promise) return handled.then((h) => eventBytes(event, h));
   if (handled.invalid) ctx.log().debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
