@@ -9,6 +9,7 @@
  */
 import { Agent } from 'node:http';
 import { exchange, type ExchangeOptions } from './client.js';
+import { directiveOf } from './directive.js';
 import { TARGETS } from './harness.js';
 import type { PostPlan, SessionPlan } from './plan.js';
 import { INITIALIZED, initializeRequest, postHeaders, type ExchangeRecord, type SessionRecord } from './record.js';
@@ -27,9 +28,19 @@ export function deadlineFor(requests: number): number {
   return ANSWER_DEADLINE_MS + PER_REQUEST_MS * Math.max(0, requests - 1);
 }
 
-/** The deadline of a POST, by the requests it carries. */
+/**
+ * Passing a message that never ends may take this long per MiB on top (the upstream stops it at its cap, up
+ * to 32 MiB after an answer; on two busy cores that took over 6 s once in 20,000 sessions).
+ */
+const PER_MIB_MS = 250;
+
+/** The deadline of a POST, by the requests it carries and the bytes of an endless message it asks for. */
 export function answerDeadline(post: PostPlan): number {
-  return deadlineFor(post.messages.length);
+  const endless = post.messages.reduce((n, m) => {
+    const fault = directiveOf(m as unknown as Record<string, unknown>)?.fault;
+    return fault?.kind === 'endless' && fault.where === 'after' ? Math.max(n, fault.capBytes) : n;
+  }, 0);
+  return deadlineFor(post.messages.length) + Math.ceil((PER_MIB_MS * endless) / 2 ** 20);
 }
 /** How long a client whose body stalled waits for the gateway to give up on it (FAULT_BODY_DEADLINE_MS). */
 export const STALLED_BODY_DEADLINE_MS = Number(process.env.FAULT_BODY_DEADLINE_MS ?? 10_000);
