@@ -8,12 +8,11 @@
  * request queued behind slow POSTs is answered at its deadline like any other (checked here too; the timer
  * used to be armed when a send settled).
  */
-import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { POST_CONNECTIONS } from '../../src/upstream/sse-link.js';
 import { gatewayConfig, sseUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
-import { listen, readBody } from '../helpers/listen.js';
+import { rawLegacyUpstream, type LegacyMessage } from '../helpers/raw-legacy.js';
 import { post } from '../hostile/harness.js';
 
 const BATCH = 300;
@@ -29,33 +28,24 @@ async function open(url: string): Promise<Record<string, string>> {
 
 describe('regression: a batch through a legacy SSE upstream', () => {
   it(`holds at most ${POST_CONNECTIONS} POST connections to the upstream, and every request is answered`, async () => {
-    let stream: ServerResponse | undefined;
     let sockets = 0;
     let peak = 0;
-    const up = await listen((req, res) => {
-      if (req.method === 'GET') {
-        stream = res;
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write('event: endpoint\ndata: /messages?s=1\n\n');
-        return;
-      }
-      void readBody(req).then((body) => {
-        const m = JSON.parse(body.toString()) as { id?: string | number; method: string };
-        // The upstream takes a moment over each POST, as a real one does: long enough for POSTs to pile up.
-        setTimeout(() => {
-          res.writeHead(202).end('Accepted');
-          if (m.id === undefined) return;
-          const result = m.method === 'initialize' ? { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'legacy', version: '1' } } : {};
-          stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result })}\n\n`);
-        }, 2);
-      });
+    const up = await rawLegacyUpstream((body, res) => {
+      const m = body as LegacyMessage;
+      // The upstream takes a moment over each POST, as a real one does: long enough for POSTs to pile up.
+      setTimeout(() => {
+        res.writeHead(202).end('Accepted');
+        if (m.id === undefined) return;
+        if (m.method === 'initialize') return up.initialized(m.id);
+        up.event(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+      }, 2);
     });
     up.server.on('connection', (socket) => {
       sockets += 1;
       peak = Math.max(peak, sockets);
       socket.once('close', () => (sockets -= 1));
     });
-    const gw = await startGateway(gatewayConfig([sseUpstream('legacy', `${up.origin}/sse`, { timeoutMs: 10_000 })]));
+    const gw = await startGateway(gatewayConfig([sseUpstream('legacy', up.url, { timeoutMs: 10_000 })]));
     const url = gw.url('/legacy/mcp');
 
     const headers = await open(url);
@@ -71,27 +61,17 @@ describe('regression: a batch through a legacy SSE upstream', () => {
 
   it('answers requests queued behind slow POSTs at their deadline, not after the queue drains', async () => {
     const TIMEOUT_MS = 1_000;
-    let stream: ServerResponse | undefined;
-    const up = await listen((req, res) => {
-      if (req.method === 'GET') {
-        stream = res;
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write('event: endpoint\ndata: /messages?s=1\n\n');
-        return;
+    const up = await rawLegacyUpstream((body, res, legacy) => {
+      const m = body as LegacyMessage;
+      if (m.method === 'initialize') {
+        res.writeHead(202).end();
+        return legacy.initialized(m.id, 'slow');
       }
-      void readBody(req).then((body) => {
-        const m = JSON.parse(body.toString()) as { id?: string | number; method: string };
-        if (m.method === 'initialize') {
-          res.writeHead(202).end();
-          stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'slow', version: '1' } } })}\n\n`);
-          return;
-        }
-        // Every other POST is taken slowly (within the gateway's timeout, so no POST fails) and never answered.
-        if (m.id !== undefined) setTimeout(() => res.writeHead(202).end(), TIMEOUT_MS * 0.9);
-        else res.writeHead(202).end();
-      });
+      // Every other POST is taken slowly (within the gateway's timeout, so no POST fails) and never answered.
+      if (m.id !== undefined) setTimeout(() => res.writeHead(202).end(), TIMEOUT_MS * 0.9);
+      else res.writeHead(202).end();
     });
-    const gw = await startGateway(gatewayConfig([sseUpstream('slow', `${up.origin}/sse`, { timeoutMs: TIMEOUT_MS })]));
+    const gw = await startGateway(gatewayConfig([sseUpstream('slow', up.url, { timeoutMs: TIMEOUT_MS })]));
     const url = gw.url('/slow/mcp');
     const headers = await open(url);
 

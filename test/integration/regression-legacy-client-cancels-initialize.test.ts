@@ -4,11 +4,11 @@
  * is never cancelled), and which the gateway already withheld on every other transport. Now the legacy edge
  * withholds it too (202, logged): alone, nothing is sent; in a batch, the rest of the batch goes.
  */
-import { request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { gatewayConfig, sseUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
-import { listen, readBody } from '../helpers/listen.js';
+import { rawLegacyUpstream } from '../helpers/raw-legacy.js';
 
 type Message = { jsonrpc: '2.0'; id?: number; method?: string; params?: Record<string, unknown>; result?: unknown };
 
@@ -18,30 +18,16 @@ const PROGRESS: Message = { jsonrpc: '2.0', method: 'notifications/roots/list_ch
 
 /** A legacy upstream that records every message POSTed to it and answers initialize only when told. */
 async function legacyUpstream(): Promise<{ url: string; got: Message[]; answerInitialize: () => void }> {
-  let stream: ServerResponse | undefined;
   const got: Message[] = [];
   let initialize: Message | undefined;
-  const up = await listen((req, res) => {
-    if (req.method === 'GET') {
-      stream = res;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('event: endpoint\ndata: /messages?s=1\n\n');
-      return;
+  const up = await rawLegacyUpstream((body, res) => {
+    res.writeHead(202).end();
+    for (const m of (Array.isArray(body) ? body : [body]) as Message[]) {
+      got.push(m);
+      if (m.method === 'initialize') initialize = m;
     }
-    void readBody(req).then((body) => {
-      res.writeHead(202).end();
-      const value = JSON.parse(body.toString()) as Message | Message[];
-      for (const m of Array.isArray(value) ? value : [value]) {
-        got.push(m);
-        if (m.method === 'initialize') initialize = m;
-      }
-    });
   });
-  const answerInitialize = (): void => {
-    const result = { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'legacy', version: '1' } };
-    stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: initialize?.id, result })}\n\n`);
-  };
-  return { url: `${up.origin}/sse`, got, answerInitialize };
+  return { url: up.url, got, answerInitialize: () => up.initialized(initialize?.id) };
 }
 
 /** A legacy client's event stream on the gateway: its POST endpoint, and the messages that arrive on it. */

@@ -6,40 +6,29 @@
  * the stdio link does: logged and dropped, the request it answers gets RETROFIT_ERR_UPSTREAM_PROTOCOL, and the
  * session goes on.
  */
-import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { gatewayConfig, sseUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
-import { listen, readBody } from '../helpers/listen.js';
+import { rawLegacyUpstream, type LegacyMessage } from '../helpers/raw-legacy.js';
 import { echoCall, echoed, openSession, post, sessionHeaders } from '../hostile/harness.js';
 
 const DEEP = 100_000;
 
 /** A legacy SSE upstream: `deep-answer` is answered 100k levels deep, `deep-batch` gets a deep batch first. */
 async function legacyUpstream(): Promise<string> {
-  let stream: ServerResponse | undefined;
-  const event = (data: string): void => void stream?.write(`event: message\ndata: ${data}\n\n`);
-  const up = await listen((req, res) => {
-    if (req.method === 'GET') {
-      stream = res;
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('event: endpoint\ndata: /messages?s=1\n\n');
-      return;
-    }
-    void readBody(req).then((body) => {
-      res.writeHead(202).end();
-      const m = JSON.parse(body.toString()) as { id?: string | number; method: string; params?: { arguments?: { text?: string } } };
-      if (m.id === undefined) return;
-      const id = JSON.stringify(m.id);
-      if (m.method === 'initialize') return event(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'legacy', version: '1' } } }));
-      const deepObject = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`;
-      const text = m.params?.arguments?.text;
-      if (text === 'deep-answer') return event(`{"jsonrpc":"2.0","id":${id},"result":{"content":[],"x":${deepObject}}}`);
-      if (text === 'deep-batch') event(`[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}},${deepObject}]`);
-      event(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: text ?? '' }] } }));
-    });
+  const up = await rawLegacyUpstream((body, res, legacy) => {
+    res.writeHead(202).end();
+    const m = body as LegacyMessage & { params?: { arguments?: { text?: string } } };
+    if (m.id === undefined) return;
+    const id = JSON.stringify(m.id);
+    if (m.method === 'initialize') return legacy.initialized(m.id);
+    const deepObject = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`;
+    const text = m.params?.arguments?.text;
+    if (text === 'deep-answer') return legacy.event(`{"jsonrpc":"2.0","id":${id},"result":{"content":[],"x":${deepObject}}}`);
+    if (text === 'deep-batch') legacy.event(`[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}},${deepObject}]`);
+    legacy.event(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: text ?? '' }] } }));
   });
-  return `${up.origin}/sse`;
+  return up.url;
 }
 
 describe('regression: 100,000-deep JSON from a legacy SSE upstream', () => {
