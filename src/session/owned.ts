@@ -31,6 +31,7 @@ import { InOrder } from './in-order.js';
 import type { DropReason, Pending } from './pending.js';
 import type { RequestContext, Registered, SessionState } from './state.js';
 import { errorOf, type ClientSide, type Delivery } from './client-side.js';
+import { DeadlineTimer } from './deadline-timer.js';
 
 export type { ClientSide, Delivery } from './client-side.js';
 
@@ -56,8 +57,7 @@ export class OwnedSession<S> {
   readonly #options: OwnedSessionOptions<S>;
   readonly #order: InOrder;
   #log: Logger;
-  #timer: NodeJS.Timeout | undefined;
-  #timerAt = Infinity;
+  readonly #deadlines = new DeadlineTimer((now) => this.#expire(now));
   #closed: LinkClosed | undefined;
   #paused = false;
 
@@ -102,7 +102,7 @@ export class OwnedSession<S> {
     const registered = this.state.expect(c, { ...ctx, routeAll: true, deadline: Date.now() + this.#options.timeoutMs() });
     // The deadline runs from now, not from when the send settles: a send that waits (a legacy upstream's
     // POSTs queued behind a batch's thousand others, a child's full stdin) counts against it.
-    if (registered.pending) this.#arm(registered.pending.deadline);
+    if (registered.pending) this.#deadlines.arm(registered.pending.deadline);
     return registered;
   }
 
@@ -115,7 +115,7 @@ export class OwnedSession<S> {
       for (const pending of requests) {
         // Only this request's entry: past its deadline it was answered, and its id may be in use again.
         if (!outcome.ok && this.state.pending.peek(pending.id) === pending) this.state.pending.release(pending.id);
-        else this.#arm(pending.deadline);
+        else this.#deadlines.arm(pending.deadline);
       }
       return outcome;
     };
@@ -165,7 +165,7 @@ export class OwnedSession<S> {
 
   /** End the session: what still waits is failed with `code`, then the link is closed. */
   async close(code: ErrorCode = 'RETROFIT_ERR_UPSTREAM_EXITED', reason = 'session closed'): Promise<void> {
-    clearTimeout(this.#timer);
+    this.#deadlines.clear();
     this.#failAll(code, reason);
     await this.link.close();
   }
@@ -225,7 +225,8 @@ export class OwnedSession<S> {
       this.#options.metrics.latency.observe(this.#options.upstream, methodLabel(pending.method), (performance.now() - pending.started) / 1000);
       const error = errorOf(m.replaced !== undefined && !Buffer.isBuffer(m.replaced) ? m.replaced : message);
       this.#deliver(pending.stream, { json: text, answers: pending.id, ...(raw && { raw }), ...(error && { error }) });
-      this.#disarmWhenIdle();
+      // Nothing waiting any more: the timer has nothing to do (it would linger up to timeoutMs).
+      if (this.state.pending.size === 0) this.#deadlines.clear();
       return;
     }
     const related = this.#relatedTo(message);
@@ -346,7 +347,7 @@ export class OwnedSession<S> {
   #linkClosed(closed: LinkClosed): void {
     if (this.#closed) return;
     this.#closed = closed;
-    clearTimeout(this.#timer);
+    this.#deadlines.stop();
     const error = this.#exitError(closed);
     if (closed.kind !== 'requested') {
       this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: closed.kind === 'spawn' ? 'spawn' : closed.kind === 'exited' ? 'exited' : closed.kind });
@@ -357,27 +358,8 @@ export class OwnedSession<S> {
     this.#options.onclose(closed);
   }
 
-  /** Nothing is waiting any more: the deadline timer has nothing to do (it would linger up to timeoutMs). */
-  #disarmWhenIdle(): void {
-    if (this.#timer === undefined || this.state.pending.size > 0) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-  }
-
-  /** Keep one timer, at the earliest deadline. */
-  #arm(deadline: number): void {
-    if (this.#closed || deadline >= this.#timerAt || !Number.isFinite(deadline)) return;
-    clearTimeout(this.#timer);
-    this.#timerAt = deadline;
-    this.#timer = setTimeout(() => this.#expire(), Math.max(0, deadline - Date.now()));
-    this.#timer.unref();
-  }
-
-  #expire(): void {
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-    const now = Date.now();
+  /** The deadline timer went off: what is due fails with a timeout; returns the next deadline. */
+  #expire(now: number): number {
     let next = Infinity;
     for (const pending of this.state.pending.open()) {
       if (pending.deadline > now) {
@@ -391,7 +373,7 @@ export class OwnedSession<S> {
       this.#fail(pending, error);
       this.#abandon(pending, `no answer within ${timeoutMs} ms`, error);
     }
-    this.#arm(next);
+    return next;
   }
 }
 
