@@ -42,6 +42,12 @@ export const ERRORS = {
   // flight than the gateway keeps (the oldest is answered with this): the client may try again later.
   RETROFIT_ERR_UPSTREAM_BUSY: { status: 503, rpcCode: -32000, message: 'upstream "%s" is busy: %s' },
   // The gateway's own fault (the cause is logged, the text says only where): never the upstream's error.
+  // 2026-07-28 clients (src/protocol/modern.ts): the codes and statuses that revision defines for these cases.
+  RETROFIT_ERR_HEADER_MISMATCH: { status: 400, rpcCode: -32020, message: 'header mismatch: %s' },
+  RETROFIT_ERR_UNSUPPORTED_VERSION: { status: 400, rpcCode: -32022, message: 'unsupported protocol version: %s (supported versions: %s)' },
+  RETROFIT_ERR_MISSING_META: { status: 400, rpcCode: -32602, message: 'invalid params: %s' },
+  RETROFIT_ERR_METHOD_NOT_FOUND: { status: 404, rpcCode: -32601, message: 'method not found: %s' },
+  RETROFIT_ERR_REQUEST_STATE: { status: 400, rpcCode: -32602, message: 'invalid params: requestState %s' },
   RETROFIT_ERR_INTERNAL: { status: 500, rpcCode: -32603, message: 'internal error: %s' },
   RETROFIT_ERR_CONFIG: { status: 500, rpcCode: -32603, message: '%s' },
 } as const satisfies Record<string, ErrorSpec>;
@@ -59,17 +65,21 @@ export class RetrofitError extends Error {
   readonly status: number;
   readonly rpcCode: number;
 
-  constructor(code: ErrorCode, args: readonly unknown[] = [], options?: { cause?: unknown }) {
+  /** Members of the error's `data` beside `code` that a protocol defines for it (`supported` of -32022). */
+  readonly data: Readonly<Record<string, unknown>> | undefined;
+
+  constructor(code: ErrorCode, args: readonly unknown[] = [], options?: { cause?: unknown; data?: Readonly<Record<string, unknown>> }) {
     const spec: ErrorSpec = ERRORS[code];
-    super(format(spec.message, args), options);
+    super(format(spec.message, args), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'RetrofitError';
     this.code = code;
     this.status = spec.status;
     this.rpcCode = spec.rpcCode;
+    this.data = options?.data;
   }
 
   /** The JSON-RPC error response body for this error. */
   toJsonRpc(id: string | number | null = null): { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string; data: { code: ErrorCode } } } {
-    return { jsonrpc: '2.0', id, error: { code: this.rpcCode, message: this.message, data: { code: this.code } } };
+    return { jsonrpc: '2.0', id, error: { code: this.rpcCode, message: this.message, data: { ...this.data, code: this.code } } };
   }
 }

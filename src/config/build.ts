@@ -118,9 +118,16 @@ export function buildUpstream(
   const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
   const share = bool(inherited('share'), false);
   const maxSessionsDefault = u.command === undefined ? DEFAULTS.maxSessionsSse : share ? DEFAULTS.maxSessionsShared : DEFAULTS.maxSessionsCommand;
+  // `stateless:` merges key by key: an upstream's poolSize keeps the defaults' serve.
+  const stateless = { ...obj(d.stateless), ...obj(u.stateless) };
   const owned = {
     idleTimeoutMs: int(inherited('idleTimeoutMs'), DEFAULTS.idleTimeoutMs),
     maxSessions: int(inherited('maxSessions'), maxSessionsDefault),
+    stateless: {
+      serve: bool(stateless.serve, true),
+      poolSize: int(stateless.poolSize, DEFAULTS.statelessPoolSize),
+      idleTimeoutMs: int(stateless.idleTimeoutMs, DEFAULTS.statelessIdleTimeoutMs),
+    },
   };
   const tools: Record<string, ToolConfig> = {};
   for (const [key, tool] of Object.entries(obj(u.tools))) {

@@ -25,6 +25,28 @@ const idleTimeoutMs = {
   minimum: 1,
   description: 'command/sse upstream: a client session with no HTTP exchange and nothing in flight for this long is closed, its child stopped (default 900000, 15 minutes).',
 };
+const stateless = {
+  type: 'object',
+  additionalProperties: false,
+  description:
+    'command/sse upstream: how 2026-07-28 (session-less) clients are served. The gateway answers server/discover from the upstream\'s InitializeResult and serves each request on a pooled upstream session it initialized itself (one request at a time per session).',
+  properties: {
+    serve: {
+      type: 'boolean',
+      description: 'Serve 2026-07-28 clients (default true). false: a 2026-07-28 request gets what a server of the upstream\'s own revision answers (400, session required), and the client falls back to initialize.',
+    },
+    poolSize: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Most pooled upstream sessions at once (default 4): for command upstreams, children. A request finding all busy waits for one (up to timeoutMs), then gets 503.',
+    },
+    idleTimeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      description: 'A pooled session unused for this long is closed, its child stopped (default 300000, 5 minutes).',
+    },
+  },
+};
 const share = {
   type: 'boolean',
   description:
@@ -142,6 +164,7 @@ const upstream = {
     maxSessions,
     idleTimeoutMs,
     share,
+    stateless,
   },
   oneOf: [{ required: ['url'] }, { required: ['sse'] }, { required: ['command'] }],
   allOf: [
@@ -168,6 +191,7 @@ const upstream = {
         properties: {
           maxSessions: forbidden('`maxSessions` is only for command and sse upstreams (the gateway does not own url upstreams\' sessions)'),
           idleTimeoutMs: forbidden('`idleTimeoutMs` is only for command and sse upstreams (the gateway does not own url upstreams\' sessions)'),
+          stateless: forbidden('`stateless` is only for command and sse upstreams (a url upstream serves 2026-07-28 clients itself, or not)'),
         },
       },
     },
@@ -267,7 +291,7 @@ export const CONFIG_SCHEMA = {
     defaults: {
       type: 'object',
       additionalProperties: false,
-      description: 'Settings every tool (onInvalid, shadow, legacyRoots, coerce, removeAdditional) and every upstream (bridge, maxSessions, idleTimeoutMs, share, record, shadow) inherits unless it sets its own.',
+      description: 'Settings every tool (onInvalid, shadow, legacyRoots, coerce, removeAdditional) and every upstream (bridge, maxSessions, idleTimeoutMs, share, stateless, record, shadow) inherits unless it sets its own.',
       properties: {
         onInvalid,
         shadow,
@@ -280,6 +304,7 @@ export const CONFIG_SCHEMA = {
         maxSessions,
         idleTimeoutMs,
         share,
+        stateless,
         record: { ...record, required: ['dir'] },
       },
     },

@@ -29,6 +29,18 @@ interface OwnedSessions {
   readonly maxSessions: number;
   /** A session with no HTTP exchange and nothing in flight for this long is closed (ms). */
   readonly idleTimeoutMs: number;
+  /** How 2026-07-28 clients are served (`stateless:`): on pooled sessions the gateway holds. */
+  readonly stateless: StatelessServing;
+}
+
+/** `stateless:` of a command/sse upstream (src/session/pool.ts). */
+export interface StatelessServing {
+  /** Serve 2026-07-28 clients (default true); false: they get what a server of the upstream's revision answers. */
+  readonly serve: boolean;
+  /** Most pooled upstream sessions at once (each serves one request at a time). */
+  readonly poolSize: number;
+  /** A pooled session unused for this long is closed (ms). */
+  readonly idleTimeoutMs: number;
 }
 
 /** A Streamable HTTP upstream (`url:`). */
@@ -115,6 +127,9 @@ export const DEFAULTS = Object.freeze({
   keepAliveTimeoutMs: 72_000,
   maxHeaderBytes: 16 * 1024,
   idleTimeoutMs: 15 * 60_000,
+  /** stateless.poolSize: each pooled session of a `command:` upstream is a child. */
+  statelessPoolSize: 4,
+  statelessIdleTimeoutMs: 5 * 60_000,
   /** maxSessions of a `command:` upstream: a child costs ~57–145 MB and 0.15–0.8 s to start. */
   maxSessionsCommand: 32,
   /** maxSessions of a `command:` upstream with `share: true`: sessions share one child. */
@@ -138,3 +153,6 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   keepAliveTimeoutMs: DEFAULTS.keepAliveTimeoutMs,
   maxHeaderBytes: DEFAULTS.maxHeaderBytes,
 });
+
+/** `stateless:` when nothing sets it. */
+export const STATELESS_DEFAULTS: StatelessServing = Object.freeze({ serve: true, poolSize: DEFAULTS.statelessPoolSize, idleTimeoutMs: DEFAULTS.statelessIdleTimeoutMs });

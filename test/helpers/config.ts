@@ -2,7 +2,7 @@
  * Build a LoadedConfig in code (no YAML), compiling policies the way the loader does.
  */
 import type { LoadedConfig } from '../../src/config/load.js';
-import { DEFAULT_LIMITS, DEFAULTS, type GatewayConfig, type HttpUpstreamConfig, type SseUpstreamConfig, type StdioUpstreamConfig, type ToolConfig, type UpstreamConfig } from '../../src/config/types.js';
+import { DEFAULT_LIMITS, DEFAULTS, STATELESS_DEFAULTS, type GatewayConfig, type HttpUpstreamConfig, type SseUpstreamConfig, type StdioUpstreamConfig, type ToolConfig, type UpstreamConfig } from '../../src/config/types.js';
 import { compileUpstreamPolicy } from '../../src/policy/compile.js';
 import type { UpstreamPolicy } from '../../src/retrofit/policy.js';
 
@@ -26,12 +26,12 @@ export function httpUpstream(
 
 /** A legacy HTTP+SSE upstream from its SSE url and a few optional settings. */
 export function sseUpstream(name: string, sse: string, extra: Partial<Omit<SseUpstreamConfig, 'kind' | 'name' | 'sse'>> = {}): SseUpstreamConfig {
-  return { kind: 'sse', name, sse, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, headers: {}, tools: {}, bridge: true, idleTimeoutMs: DEFAULTS.idleTimeoutMs, maxSessions: DEFAULTS.maxSessionsSse, ...extra };
+  return { kind: 'sse', name, sse, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, headers: {}, tools: {}, bridge: true, idleTimeoutMs: DEFAULTS.idleTimeoutMs, maxSessions: DEFAULTS.maxSessionsSse, stateless: STATELESS_DEFAULTS, ...extra };
 }
 
 /** A stdio upstream from its command and a few optional settings. */
 export function stdioUpstream(name: string, command: string, extra: Partial<Omit<StdioUpstreamConfig, 'kind' | 'name' | 'command'>> = {}): StdioUpstreamConfig {
-  return { kind: 'stdio', name, command, args: [], env: {}, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, tools: {}, bridge: true, share: false, idleTimeoutMs: DEFAULTS.idleTimeoutMs, maxSessions: extra.share ? DEFAULTS.maxSessionsShared : DEFAULTS.maxSessionsCommand, ...extra };
+  return { kind: 'stdio', name, command, args: [], env: {}, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, tools: {}, bridge: true, share: false, idleTimeoutMs: DEFAULTS.idleTimeoutMs, stateless: STATELESS_DEFAULTS, maxSessions: extra.share ? DEFAULTS.maxSessionsShared : DEFAULTS.maxSessionsCommand, ...extra };
 }
 
 /** A whole config around the given upstreams; `overrides` replaces top-level fields. */

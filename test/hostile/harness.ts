@@ -4,7 +4,7 @@
  * wants, and a view of this process's child processes (to prove none is left behind).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { DEFAULTS, type GatewayConfig, type StdioUpstreamConfig, type ToolConfig } from '../../src/config/types.js';
+import { DEFAULTS, STATELESS_DEFAULTS, type GatewayConfig, type StdioUpstreamConfig, type ToolConfig } from '../../src/config/types.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startV1Server } from '../helpers/v1-server.js';
@@ -40,6 +40,7 @@ export function stdioUpstream(name: string, extra: { args?: string[]; tools?: Re
     bridge: true,
     share: false,
     idleTimeoutMs: DEFAULTS.idleTimeoutMs,
+    stateless: STATELESS_DEFAULTS,
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StdioUpstreamConfig } from '../../src/config/types.js';
+import { STATELESS_DEFAULTS, type StdioUpstreamConfig } from '../../src/config/types.js';
 import { gatewayConfig } from '../helpers/config.js';
 import { connectEraClient } from '../helpers/eras-clients.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -17,7 +17,7 @@ const tools = {
 } as const;
 
 function fixture(legacyRoots: 'wrap' | 'drop'): StdioUpstreamConfig {
-  return { kind: 'stdio', name: 'child', path: '/child/mcp', timeoutMs: 10_000, tools: { ...tools, recall: { ...tools.recall, legacyRoots } }, command: process.execPath, args: [FIXTURE_SERVER], env: {}, cwd: process.cwd(), bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32 };
+  return { kind: 'stdio', name: 'child', path: '/child/mcp', timeoutMs: 10_000, tools: { ...tools, recall: { ...tools.recall, legacyRoots } }, command: process.execPath, args: [FIXTURE_SERVER], env: {}, cwd: process.cwd(), bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS };
 }
 
 describe('a stdio upstream with configured non-object schemas, by revision', () => {

@@ -7,10 +7,11 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { RetrofitError } from '../../errors.js';
-import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
+import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
 import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../jsonrpc/strict.js';
 import type { Logger } from '../../log.js';
-import { acceptsHeaderRevision, eraOf, isRevision, STATEFUL_REVISIONS } from '../../protocol/era.js';
+import { acceptsHeaderRevision, STATEFUL_REVISIONS } from '../../protocol/era.js';
+import { claimsModern } from '../../protocol/modern.js';
 import { requestedRevision } from '../../protocol/negotiate.js';
 import { OwnedSession } from '../../session/owned.js';
 import { SessionState } from '../../session/state.js';
@@ -26,6 +27,8 @@ import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
 import { FrontSession } from './session.js';
+import { createModernFront, type ModernFront } from './modern.js';
+import type { StatelessServing } from '../../config/types.js';
 
 /** What the edge needs of one upstream kind. */
 export interface FrontTarget {
@@ -36,25 +39,18 @@ export interface FrontTarget {
   readonly maxSessions: (snap: Snapshot) => number;
   readonly idleTimeoutMs: (snap: Snapshot) => number;
   readonly bridge: (snap: Snapshot) => boolean;
+  /** How 2026-07-28 clients are served (./modern.ts). */
+  readonly stateless: (snap: Snapshot) => StatelessServing;
+  /** What keeps pooled sessions of different client credentials apart (sse: the forwarded Authorization). */
+  readonly credentials?: (headers: IncomingHttpHeaders) => string | undefined;
   /** Keep-alive interval (tests shorten it). */
   readonly keepAliveMs?: number;
 }
 
-/**
- * The modern (session-less) revision a request claims, if any. The gateway does not serve that revision in
- * front of a session-holding upstream yet: such a request without a session is answered as a stateful server
- * answers any request before `initialize` (400, session required). Every client library that probes
- * `server/discover` falls back to `initialize` on that answer; `-32022` (unsupported version), which the
- * gateway used to give, is final for `@ai-sdk/mcp`, so it failed where the server alone works.
- */
-function claimedModern(header: string | undefined, body: ClassifiedBody): string | undefined {
-  if (isRevision(header) && eraOf(header) === 'modern') return header;
-  for (const m of body.messages) if (isRevision(m.metaRevision) && eraOf(m.metaRevision) === 'modern') return m.metaRevision;
-  return undefined;
-}
-
 export interface FrontRoutes {
   readonly sessions: FrontSessions;
+  /** 2026-07-28 clients: the pool, the listeners. */
+  readonly modern: ModernFront;
 }
 
 /** Register POST/GET/DELETE of the edge; `legacyGet` takes GETs without a session (legacy SSE clients). */
@@ -67,6 +63,7 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
     ...(target.keepAliveMs !== undefined && { keepAliveMs: target.keepAliveMs }),
   });
   const log = ctx.logger.child({ upstream: target.name });
+  const modern = createModernFront({ name: target.name, link: target.link, stateless: target.stateless, ...(target.credentials && { credentials: target.credentials }) }, ctx, target.keepAliveMs !== undefined ? { keepAliveMs: target.keepAliveMs } : {});
 
   function create(snap: Snapshot, headers: IncomingHttpHeaders): FrontSession {
     const id = sessionId(ctx.generations.current.config.sessionIdPrefix);
@@ -104,7 +101,7 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
     const sessionId = headerValue(req.headers, 'mcp-session-id');
     // What the client got is known once the exchange ends: the stream's first error answer, if any.
     const answered: { stream?: PostStream; error?: RetrofitError } = {};
-    logged(req, res, () => ({ ...facts, rpcError: answered.stream?.outcome.rpcError ?? answered.error?.rpcCode, errorCode: answered.stream?.outcome.errorCode ?? answered.error?.code }));
+    logged(req, res, () => ({ ...facts, rpcError: answered.stream?.outcome.rpcError ?? answered.error?.rpcCode ?? facts.rpcError, errorCode: answered.stream?.outcome.errorCode ?? answered.error?.code ?? facts.errorCode }));
     const refuse = (error: RetrofitError, id: JsonRpcId = null): void => {
       answered.error = error;
       writeError(res, error, id);
@@ -121,12 +118,17 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
     const header = headerValue(req.headers, 'mcp-protocol-version');
     const snap = snapshot(ctx, target.name, req);
     const initialize = body.messages.some((m) => m.kind === 'request' && m.method === 'initialize');
+    // A 2026-07-28 request: no session, whatever Mcp-Session-Id says (./modern.ts).
+    const claimed = body.messages.some((m) => claimsModern(header, m.metaRevision));
+    if (claimed && target.stateless(snap).serve) return modern.post(req, res, body, facts);
 
     let session: FrontSession;
     if (sessionId === undefined) {
       if (!initialize) {
-        const modern = claimedModern(header, body);
-        if (modern !== undefined) log.debug({ revision: modern, method: facts.method }, 'a request at a session-less revision, without a session: answered as a stateful server would (session required), for the client to fall back to initialize');
+        // Not served (stateless.serve: false): answered as a stateful server answers any request before
+        // initialize (400, session required). Every client library that probes server/discover falls back to
+        // initialize on that answer; -32022 (unsupported version) is final for @ai-sdk/mcp.
+        if (claimed) log.debug({ method: facts.method }, 'a 2026-07-28 request, not served here (stateless.serve: false): session required, for the client to fall back to initialize');
         const only = body.batch ? undefined : first;
         return refuse(new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'), only?.kind === 'request' && only.id !== undefined ? only.id : null);
       }
@@ -226,5 +228,5 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
   gate.route(app, { method: 'POST', url: target.path, guards: 'mcp', upstream: target.name, handle: post });
   gate.route(app, { method: 'GET', url: target.path, guards: 'mcp', upstream: target.name, handle: get });
   gate.route(app, { method: 'DELETE', url: target.path, guards: 'mcp', upstream: target.name, handle: remove });
-  return { sessions };
+  return { sessions, modern };
 }

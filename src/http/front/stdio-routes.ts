@@ -32,7 +32,7 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
   // started gives later sessions a new child; sessions already attached keep theirs until they end.
   let shared: { readonly key: string; readonly child: SharedStdio } | undefined;
   const stdio = (snap: Snapshot): StdioUpstreamConfig => snap.upstream as StdioUpstreamConfig;
-  const { sessions } = registerFront(
+  const { sessions, modern } = registerFront(
     app,
     gate,
     {
@@ -71,6 +71,7 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
       maxSessions: (snap) => stdio(snap).maxSessions,
       idleTimeoutMs: (snap) => options.idleTimeoutMs ?? stdio(snap).idleTimeoutMs,
       bridge: (snap) => snap.upstream.bridge,
+      stateless: (snap) => stdio(snap).stateless,
       ...(options.keepAliveMs !== undefined && { keepAliveMs: options.keepAliveMs }),
     },
     ctx,
@@ -85,13 +86,17 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
       if (lastSpawnFailure !== undefined) return { ok: false, detail: `last spawn failed: ${lastSpawnFailure}` };
       return { ok: true };
     },
-    notifyToolsChanged: () => sessions.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)),
-    drain: (graceMs) => sessions.drain(graceMs),
-    close: () => sessions.closeAll('shutting down'),
-    // One entry per child: sessions of a shared child report its pid once.
-    pids: () => [...new Set(sessions.all().flatMap((s) => (s.owned.link.pid === undefined ? [] : [s.owned.link.pid])))],
+    notifyToolsChanged: () => sessions.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)) + modern.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)),
+    drain: async (graceMs) => {
+      await Promise.all([sessions.drain(graceMs), modern.close()]);
+    },
+    close: async () => {
+      await Promise.all([sessions.closeAll('shutting down'), modern.close()]);
+    },
+    // One entry per child: sessions of a shared child report its pid once; the pool's children too.
+    pids: () => [...new Set([...sessions.all().flatMap((s) => (s.owned.link.pid === undefined ? [] : [s.owned.link.pid])), ...modern.pids()])],
     sessions: () => sessions.size,
-    counts: () => ({ ...sessions.counts(), children: routes.pids().length }),
+    counts: () => ({ ...sessions.counts(), ...modern.counts(), children: routes.pids().length }),
   };
   return routes;
 }

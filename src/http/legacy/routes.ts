@@ -7,6 +7,7 @@
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
+import { headerValue } from '../../upstream/headers.js';
 import { SseLink } from '../../upstream/sse-link.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { registerFront } from '../front/route.js';
@@ -38,7 +39,7 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
   // Legacy connections and Streamable HTTP sessions share the upstream's maxSessions: one registry counts both.
   const registry: { sessions?: FrontSessions } = {};
   const legacy = registerLegacy(app, gate, name, ctx, () => registry.sessions!);
-  const { sessions } = registerFront(
+  const { sessions, modern } = registerFront(
     app,
     gate,
     {
@@ -58,6 +59,9 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
       maxSessions: (snap) => sse(snap).maxSessions,
       idleTimeoutMs: (snap) => sse(snap).idleTimeoutMs,
       bridge: (snap) => snap.upstream.bridge,
+      stateless: (snap) => sse(snap).stateless,
+      // The link forwards the client's Authorization unless the gateway checks its own tokens.
+      credentials: (headers) => (snapshot(ctx, name).loaded.config.auth !== undefined ? undefined : headerValue(headers, 'authorization')),
     },
     ctx,
     legacy.get,
@@ -65,13 +69,13 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
   registry.sessions = sessions;
   return {
     ready: () => reachable(new URL(snapshot<SseUpstreamConfig>(ctx, name).upstream.sse)),
-    notifyToolsChanged: () => legacy.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)) + sessions.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)),
+    notifyToolsChanged: () => legacy.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)) + sessions.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)) + modern.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)),
     drain: async (graceMs) => {
-      await Promise.all([legacy.closeAll(), sessions.drain(graceMs)]);
+      await Promise.all([legacy.closeAll(), sessions.drain(graceMs), modern.close()]);
     },
     close: async () => {
-      await Promise.all([legacy.closeAll(), sessions.closeAll('shutting down')]);
+      await Promise.all([legacy.closeAll(), sessions.closeAll('shutting down'), modern.close()]);
     },
-    counts: () => ({ ...sessions.counts(), ...legacy.counts() }),
+    counts: () => ({ ...sessions.counts(), ...legacy.counts(), ...modern.counts() }),
   };
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ToolConfig, UpstreamConfig } from '../../../src/config/types.js';
+import { STATELESS_DEFAULTS, type ToolConfig, type UpstreamConfig } from '../../../src/config/types.js';
 import { compileUpstreamPolicy } from '../../../src/policy/compile.js';
 
 const DEFAULTS = { onInvalid: 'error', legacyRoots: 'wrap', coerce: true } as const;
 
 function upstream(tools: Record<string, ToolConfig>): UpstreamConfig {
-  return { kind: 'stdio', name: 'fs', path: '/fs/mcp', timeoutMs: 1000, command: 'node', args: [], env: {}, tools, bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32 };
+  return { kind: 'stdio', name: 'fs', path: '/fs/mcp', timeoutMs: 1000, command: 'node', args: [], env: {}, tools, bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS };
 }
 
 describe('compileUpstreamPolicy', () => {

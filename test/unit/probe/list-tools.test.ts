@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_LIMITS, type UpstreamConfig } from '../../../src/config/types.js';
+import { DEFAULT_LIMITS, STATELESS_DEFAULTS, type UpstreamConfig } from '../../../src/config/types.js';
 import { RetrofitError } from '../../../src/errors.js';
 import { listUpstreamTools } from '../../../src/probe/list-tools.js';
 import { startEverythingSse } from '../../helpers/everything-sse.js';
@@ -15,7 +15,7 @@ import { listen } from '../../helpers/listen.js';
 import { startV1Server } from '../../helpers/v1-server.js';
 
 const CONFIG = { file: '/tmp/gw.yaml', secrets: ['licence-key-5ecret'], limits: { ...DEFAULT_LIMITS, maxRequestBytes: 1 << 20, maxResultBytes: 1 << 20 } };
-const common = { path: '/x/mcp', timeoutMs: 60_000, tools: {}, bridge: true, idleTimeoutMs: 900_000, maxSessions: 32 };
+const common = { path: '/x/mcp', timeoutMs: 60_000, tools: {}, bridge: true, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS };
 const http = (url: string, headers: Record<string, string> = {}): UpstreamConfig => ({ ...common, name: 'h', kind: 'http', url, headers });
 const stdio = (command: string, args: string[]): UpstreamConfig => ({ ...common, name: 's', kind: 'stdio', command, args, env: {}, share: false });
 

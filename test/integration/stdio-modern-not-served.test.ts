@@ -1,23 +1,25 @@
 /**
- * A session-less request at 2026-07-28 in front of a stdio upstream (which the gateway does not yet serve at
- * that revision): answered as a stateful server answers any request before `initialize` — 400, "Mcp-Session-Id
- * header is required" — so every client library that probes `server/discover` falls back to `initialize`.
- * The gateway used to answer -32022 (unsupported version), which `@ai-sdk/mcp` treats as final: with its
- * documented defaults it could not connect through the gateway, though it connects to the server alone.
- * No child is spawned for a probe.
+ * A session-less request at 2026-07-28 in front of a stdio upstream that does not serve that revision
+ * (`stateless: { serve: false }`): answered as a stateful server answers any request before `initialize` —
+ * 400, "Mcp-Session-Id header is required" — so every client library that probes `server/discover` falls back
+ * to `initialize` (issue 24, item 3). -32022 (unsupported version), which the gateway once answered, is final
+ * for `@ai-sdk/mcp`: with its documented defaults it could not connect through the gateway, though it
+ * connects to the server alone. No child is spawned for a probe.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
+import { STATELESS_DEFAULTS } from '../../src/config/types.js';
 import { startStdioGateway } from '../helpers/stdio-gateway.js';
 
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const NOT_SERVED = { upstream: { stateless: { ...STATELESS_DEFAULTS, serve: false } } };
 const SESSION_REQUIRED = { code: -32600, message: 'Mcp-Session-Id header is required', data: { code: 'RETROFIT_ERR_SESSION_REQUIRED' } };
 
-describe('stdio upstream: 2026-07-28 requests', () => {
+describe('stdio upstream, stateless.serve: false: 2026-07-28 requests', () => {
   it('answers a server/discover probe (header and _meta) as a stateful server does before initialize', async () => {
-    const gateway = await startStdioGateway();
+    const gateway = await startStdioGateway(NOT_SERVED);
     const res = await fetch(gateway.url, {
       method: 'POST',
       headers: { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
@@ -29,7 +31,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
   });
 
   it('answers a claim in _meta alone the same way', async () => {
-    const gateway = await startStdioGateway();
+    const gateway = await startStdioGateway(NOT_SERVED);
     const res = await fetch(gateway.url, {
       method: 'POST',
       headers,
@@ -40,7 +42,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
   });
 
   it('lets the v2 client with auto negotiation fall back after that answer', async () => {
-    const gateway = await startStdioGateway();
+    const gateway = await startStdioGateway(NOT_SERVED);
     const client = new ClientV2({ name: 'auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     onTestFinished(() => client.close());
     await client.connect(new StreamableHTTPClientTransportV2(new URL(gateway.url)));
@@ -52,7 +54,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
   });
 
   it('lets @ai-sdk/mcp with its documented defaults connect, list, and get the validated structured value', async () => {
-    const gateway = await startStdioGateway({ tools: { echo: { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } } } });
+    const gateway = await startStdioGateway({ ...NOT_SERVED, tools: { echo: { outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } } } });
     const client = await createMCPClient({ transport: { type: 'http', url: gateway.url } });
     onTestFinished(() => client.close());
     const tools = await client.tools({ schemas: { echo: { inputSchema: z.object({ text: z.string() }), outputSchema: z.object({ n: z.number() }) } } });
@@ -65,7 +67,7 @@ describe('stdio upstream: 2026-07-28 requests', () => {
   });
 
   it('still requires a session for legacy requests, 404s unknown sessions, and spawns nothing for refused requests', async () => {
-    const gateway = await startStdioGateway();
+    const gateway = await startStdioGateway(NOT_SERVED);
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const missing = await fetch(gateway.url, { method: 'POST', headers, body });
     expect(missing.status).toBe(400);

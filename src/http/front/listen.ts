@@ -1,0 +1,113 @@
+/**
+ * `subscriptions/listen` of 2026-07-28 clients of one upstream: each listener is a long-lived SSE answer that
+ * starts with `notifications/subscriptions/acknowledged` (the filter the gateway honours) and then carries
+ * the notifications it asked for — the upstream's list changes (from any pooled session), the gateway's own
+ * tools/list_changed after a reload — each with the listener's id in `_meta`, and a keep-alive comment every
+ * KEEP_ALIVE_MS. Writes that find the client behind are dropped past MAX_BACKLOG bytes (a listener is told
+ * of changes, it does not need every copy). On shutdown each gets its graceful closing result.
+ */
+import type { ServerResponse } from 'node:http';
+import { isJsonObject, type JsonObject } from '../../json.js';
+import type { JsonRpcId } from '../../jsonrpc/classify.js';
+import { META_SUBSCRIPTION_ID } from '../../protocol/modern.js';
+import { KEEP_ALIVE, messageEvent } from '../../stream/sse.js';
+import { SSE_HEADERS } from '../write.js';
+import { KEEP_ALIVE_MS } from './registry.js';
+
+/** Bytes a listener's response may have waiting for its client before notifications to it are dropped. */
+export const MAX_BACKLOG = 1024 * 1024;
+
+/** Which filter key lets a notification through. */
+const FILTER_OF: Readonly<Record<string, string>> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
+
+interface Listener {
+  readonly res: ServerResponse;
+  readonly id: JsonRpcId;
+  readonly filter: JsonObject;
+}
+
+/** What the upstream can tell listeners of, from its capabilities (tools changes: the gateway tells of reloads too). */
+export function honouredFilter(asked: JsonObject, capabilities: JsonObject | undefined): JsonObject {
+  const caps = capabilities ?? {};
+  const listChanged = (k: string): boolean => isJsonObject(caps[k]) && (caps[k] as JsonObject).listChanged === true;
+  const out: JsonObject = {};
+  if (asked.toolsListChanged === true) out.toolsListChanged = true;
+  if (asked.promptsListChanged === true && listChanged('prompts')) out.promptsListChanged = true;
+  if (asked.resourcesListChanged === true && listChanged('resources')) out.resourcesListChanged = true;
+  return out;
+}
+
+export class Listeners {
+  readonly #listeners = new Set<Listener>();
+  readonly #keepAliveMs: number;
+  #ticker: NodeJS.Timeout | undefined;
+
+  constructor(keepAliveMs = KEEP_ALIVE_MS) {
+    this.#keepAliveMs = keepAliveMs;
+  }
+
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  /** Open a listener's stream on `res` for request `id`, honouring `filter`. */
+  listen(res: ServerResponse, id: JsonRpcId, filter: JsonObject): void {
+    const listener: Listener = { res, id, filter };
+    res.writeHead(200, SSE_HEADERS);
+    const ack = { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: filter, _meta: { [META_SUBSCRIPTION_ID]: id } } };
+    res.write(messageEvent(JSON.stringify(ack)));
+    this.#listeners.add(listener);
+    res.once('close', () => {
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.#stopTicker();
+    });
+    this.#ticker ??= setInterval(() => this.#tick(), this.#keepAliveMs).unref();
+  }
+
+  /** A notification for every listener whose filter asks for it; returns how many got it. */
+  publish(method: string, json: string): number {
+    const key = FILTER_OF[method];
+    if (key === undefined || this.#listeners.size === 0) return 0;
+    let message: JsonObject;
+    try {
+      const parsed: unknown = JSON.parse(json);
+      if (!isJsonObject(parsed)) return 0;
+      message = parsed;
+    } catch {
+      return 0;
+    }
+    let sent = 0;
+    for (const l of this.#listeners) {
+      if (l.filter[key] !== true || l.res.writableLength > MAX_BACKLOG) continue;
+      const params = isJsonObject(message.params) ? message.params : {};
+      const meta = isJsonObject(params._meta) ? params._meta : {};
+      const out = { ...message, params: { ...params, _meta: { ...meta, [META_SUBSCRIPTION_ID]: l.id } } };
+      l.res.write(messageEvent(JSON.stringify(out)));
+      sent += 1;
+    }
+    return sent;
+  }
+
+  /** End every listener with its graceful closing result (shutdown). */
+  closeAll(): void {
+    for (const l of this.#listeners) {
+      const result = { jsonrpc: '2.0', id: l.id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: l.id } } };
+      if (!l.res.destroyed) l.res.end(messageEvent(JSON.stringify(result)));
+    }
+    this.#listeners.clear();
+    this.#stopTicker();
+  }
+
+  #tick(): void {
+    for (const l of this.#listeners) if (l.res.writableLength <= MAX_BACKLOG) l.res.write(KEEP_ALIVE);
+  }
+
+  #stopTicker(): void {
+    clearInterval(this.#ticker);
+    this.#ticker = undefined;
+  }
+}

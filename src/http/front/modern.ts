@@ -1,0 +1,244 @@
+/**
+ * 2026-07-28 clients of an upstream whose sessions the gateway holds (command, sse). The request is checked
+ * as the revision's Streamable HTTP transport requires (the mirrored headers, the `_meta` envelope: 400 with
+ * -32020 / -32022 / -32602, removed methods 404 / -32601), then:
+ * - `server/discover` is answered from the upstream's InitializeResult (src/protocol/modern.ts);
+ * - `subscriptions/listen` opens a listener (./listen.ts);
+ * - a retry carrying `requestState` resumes the exchange that asked for input (./modern-exchange.ts);
+ * - anything else is served on a pooled upstream session (src/session/pool.ts), one request per session.
+ * Notifications a client sends are accepted (202) and go nowhere: no upstream session is the client's.
+ */
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { StatelessServing } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
+import { isJsonObject, type JsonObject } from '../../json.js';
+import { classifyMessage, type ClassifiedBody, type JsonRpcId } from '../../jsonrpc/classify.js';
+import type { Logger } from '../../log.js';
+import {
+  capabilityKey,
+  checkModernRequest,
+  clientCapabilities,
+  clientInfo,
+  discoverResult,
+  MODERN_REVISION,
+  SERVED_REVISIONS,
+  upstreamRequest,
+  type ModernProblem,
+} from '../../protocol/modern.js';
+import { SessionPool, type PoolRefusal, type PooledSession } from '../../session/pool.js';
+import { headerValue } from '../../upstream/headers.js';
+import type { UpstreamLink } from '../../upstream/link.js';
+import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
+import { countRevision } from '../server/exchange-log.js';
+import type { GatewayRequest } from '../server/gate.js';
+import { writeError, writeJson } from '../write.js';
+import { honouredFilter, Listeners } from './listen.js';
+import { HeldExchanges, ModernExchange } from './modern-exchange.js';
+
+export interface ModernTarget {
+  readonly name: string;
+  /** A link for a new pooled session, opened for the request that needed it. */
+  link(snap: Snapshot, headers: IncomingHttpHeaders, log: Logger): UpstreamLink;
+  /**
+   * What keeps pooled sessions of different credentials apart (an sse upstream's link forwards the client's
+   * Authorization): undefined when the link carries none of the client's.
+   */
+  credentials?(headers: IncomingHttpHeaders): string | undefined;
+  /** The upstream's `stateless:` settings. */
+  stateless(snap: Snapshot): StatelessServing;
+}
+
+/** What the exchange's log line learns. */
+export interface ModernFacts {
+  revision?: string | undefined;
+  revisionSource?: string | undefined;
+  rpcError?: number | undefined;
+  errorCode?: string | undefined;
+}
+
+export interface ModernFront {
+  /** Serve one POST whose body claims 2026-07-28 (see claimsModern). */
+  post(req: GatewayRequest, res: ServerResponse, body: ClassifiedBody, facts: ModernFacts): Promise<void> | void;
+  /** A notification of the gateway's own (tools/list_changed after a reload) for listeners. */
+  notifyAll(json: string): number;
+  counts(): Record<string, number>;
+  pids(): number[];
+  close(): Promise<void>;
+}
+
+function problemError(problem: ModernProblem): RetrofitError {
+  switch (problem.kind) {
+    case 'header':
+      return new RetrofitError('RETROFIT_ERR_HEADER_MISMATCH', [problem.detail]);
+    case 'version':
+      return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_VERSION', [problem.requested, SERVED_REVISIONS.join(', ')], { data: { supported: [...SERVED_REVISIONS], requested: problem.requested } });
+    case 'meta':
+      return new RetrofitError('RETROFIT_ERR_MISSING_META', [problem.detail]);
+    case 'removed':
+      return new RetrofitError('RETROFIT_ERR_METHOD_NOT_FOUND', [`${problem.method} (not part of ${MODERN_REVISION})`]);
+  }
+}
+
+function isRefusal(lent: PooledSession | PoolRefusal): lent is PoolRefusal {
+  return 'refused' in lent;
+}
+
+export function createModernFront(target: ModernTarget, ctx: GatewayContext, options: { keepAliveMs?: number } = {}): ModernFront {
+  const name = target.name;
+  const log = ctx.logger.child({ upstream: name, revision: MODERN_REVISION });
+  const listeners = new Listeners(options.keepAliveMs);
+  const held = new HeldExchanges();
+  const pool = new SessionPool({
+    upstream: name,
+    size: () => target.stateless(snapshot(ctx, name)).poolSize,
+    idleTimeoutMs: () => target.stateless(snapshot(ctx, name)).idleTimeoutMs,
+    timeoutMs: () => snapshot(ctx, name).upstream.timeoutMs,
+    maxResultBytes: () => ctx.generations.current.config.limits.maxResultBytes,
+    link: (headers, linkLog) => target.link(snapshot(ctx, name), headers, linkLog),
+    rewriter: ctx.rewriter,
+    metrics: ctx.metrics,
+    log,
+    onNotification: (method, json) => listeners.publish(method, json),
+  });
+
+  const keyOf = (caps: JsonObject, headers: IncomingHttpHeaders): string => {
+    const credentials = target.credentials?.(headers);
+    const key = capabilityKey(caps);
+    return credentials === undefined ? key : `${key}@${createHash('sha256').update(credentials).digest('hex').slice(0, 16)}`;
+  };
+
+  const lease = (message: JsonObject, req: GatewayRequest, timeoutMs: number): Promise<PooledSession | PoolRefusal> | PooledSession | PoolRefusal => {
+    const capabilities = clientCapabilities(message);
+    return pool.lease({ key: keyOf(capabilities, req.headers), capabilities, clientInfo: clientInfo(message), headers: req.headers, deadline: Date.now() + timeoutMs });
+  };
+
+  function refuse(res: ServerResponse, facts: ModernFacts, error: RetrofitError, id: JsonRpcId): void {
+    facts.rpcError = error.rpcCode;
+    facts.errorCode = error.code;
+    writeError(res, error, id);
+  }
+
+  function refused(res: ServerResponse, facts: ModernFacts, refusal: PoolRefusal, id: JsonRpcId): void {
+    const error = refusal.error;
+    facts.rpcError = typeof error.code === 'number' ? error.code : undefined;
+    if (isJsonObject(error.data) && typeof error.data.code === 'string') facts.errorCode = error.data.code;
+    writeJson(res, refusal.status, { jsonrpc: '2.0', id, error });
+  }
+
+  async function discover(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
+    let init = pool.initializeResult;
+    if (!init) {
+      const lent = await lease(message, req, snap.upstream.timeoutMs);
+      if (isRefusal(lent)) return refused(res, facts, lent, id);
+      init = lent.initialize;
+      pool.release(lent);
+    }
+    log.info({ serverInfo: init?.serverInfo, upstreamRevision: init?.protocolVersion }, 'server/discover answered for a 2026-07-28 client from the upstream\'s InitializeResult');
+    writeJson(res, 200, { jsonrpc: '2.0', id, result: discoverResult(init ?? {}) });
+  }
+
+  async function listen(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
+    const params = isJsonObject(message.params) ? message.params : {};
+    const asked = isJsonObject(params.notifications) ? params.notifications : undefined;
+    if (!asked) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_MISSING_META', ['params.notifications (the filter) is required']), id);
+    let init = pool.initializeResult;
+    if (!init) {
+      const lent = await lease(message, req, snap.upstream.timeoutMs);
+      if (isRefusal(lent)) return refused(res, facts, lent, id);
+      init = lent.initialize;
+      pool.release(lent);
+    }
+    if (res.destroyed) return;
+    listeners.listen(res, id, honouredFilter(asked, isJsonObject(init?.capabilities) ? init.capabilities : undefined));
+  }
+
+  function retry(res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, token: string): void {
+    const exchange = held.take(token);
+    const params = isJsonObject(message.params) ? message.params : {};
+    const targetOf = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
+    if (!exchange) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_REQUEST_STATE', ['is unknown or expired: it is good for one retry, within timeoutMs, on the gateway that issued it']), id);
+    if (exchange.method !== message.method || exchange.target !== targetOf) {
+      return refuse(res, facts, new RetrofitError('RETROFIT_ERR_REQUEST_STATE', [`belongs to another request (${exchange.method} ${exchange.target ?? ''})`]), id);
+    }
+    exchange.resume(res, id, isJsonObject(params.inputResponses) ? params.inputResponses : {});
+  }
+
+  async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
+    const timeoutMs = snap.upstream.timeoutMs;
+    const lent = await lease(message, req, timeoutMs);
+    if (isRefusal(lent)) return refused(res, facts, lent, id);
+    if (res.destroyed) {
+      pool.release(lent);
+      return;
+    }
+    const method = message.method as string;
+    const params = isJsonObject(message.params) ? message.params : {};
+    const exchange = new ModernExchange({
+      session: lent,
+      method,
+      target: typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined,
+      capabilities: clientCapabilities(message),
+      timeoutMs,
+      held,
+      log,
+      release: (s) => pool.release(s),
+      onNotification: (m, json) => listeners.publish(m, json),
+      outcome: facts,
+    });
+    exchange.start(res, id, (stream) => {
+      lent.use(stream);
+      const upstream = upstreamRequest(message, lent.nextId());
+      const c = { ...classifyMessage(upstream), metaRevision: MODERN_REVISION };
+      const { registered, sent } = lent.owned.request(c, JSON.stringify(upstream), { header: MODERN_REVISION, policy: snap.policy, stream }, { headers: req.headers });
+      countRevision(ctx.metrics, name, registered.revision, registered.source);
+      facts.revision = registered.revision;
+      facts.revisionSource = registered.source;
+      const failed = (outcome: Awaited<typeof sent>): void => {
+        if (outcome.ok) return;
+        stream.deliver({ json: JSON.stringify(outcome.error.toJsonRpc(upstream.id as string)), answers: upstream.id as string });
+      };
+      if (sent instanceof Promise) void sent.then(failed);
+      else failed(sent);
+      return registered.pending;
+    });
+  }
+
+  return {
+    post(req, res, body, facts) {
+      const snap = snapshot(ctx, name, req);
+      const first = body.messages[0];
+      if (body.batch || !first) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [`a ${MODERN_REVISION} request is one JSON-RPC message, not a batch`]), null);
+      if (first.kind === 'notification') {
+        res.writeHead(202, { 'content-length': 0 }).end();
+        return;
+      }
+      if (first.kind !== 'request') return refuse(res, facts, new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [`a ${MODERN_REVISION} client sends requests and notifications only`]), null);
+      const message = first.message as JsonObject;
+      const id = first.id ?? null;
+      const problem = checkModernRequest(message, {
+        protocolVersion: headerValue(req.headers, 'mcp-protocol-version'),
+        method: headerValue(req.headers, 'mcp-method'),
+        name: headerValue(req.headers, 'mcp-name'),
+      });
+      if (problem) return refuse(res, facts, problemError(problem), id);
+      facts.revision = MODERN_REVISION;
+      facts.revisionSource = 'meta';
+      const params = isJsonObject(message.params) ? message.params : {};
+      if (first.method === 'server/discover') return discover(req, res, message, id, facts, snap);
+      if (first.method === 'subscriptions/listen') return listen(req, res, message, id, facts, snap);
+      if (typeof params.requestState === 'string') return retry(res, message, id, facts, params.requestState);
+      return call(req, res, message, id, facts, snap);
+    },
+    notifyAll: (json) => {
+      const parsed = JSON.parse(json) as { method?: unknown };
+      return typeof parsed.method === 'string' ? listeners.publish(parsed.method, json) : 0;
+    },
+    counts: () => ({ ...pool.counts(), listeners: listeners.size, heldForRetry: held.size }),
+    pids: () => pool.pids(),
+    close: async () => {
+      listeners.closeAll();
+      await pool.closeAll();
+    },
+  };
+}
