@@ -4,7 +4,8 @@
  * structuredContent — over stdio, Streamable HTTP and legacy HTTP+SSE. Through the gateway, a client that
  * asks for 2025-11-25 is answered 2025-11-25 and gets the configured schemas and validated structuredContent;
  * a 2025-03-26 client gets none of it and its results pass untouched, even when they fail the schema it
- * never saw; a v2 client in auto negotiation falls back to a session-based initialize and is bridged too;
+ * never saw; a v2 client in auto negotiation gets 2026-07-28 itself (served on the gateway's pooled sessions,
+ * test/integration/modern-client-legacy-upstreams.test.ts) and natural roots;
  * with `bridge: false` nothing is bridged.
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -99,16 +100,18 @@ describe('a text-only server on SDK 1.10.2 (2024-11-05) behind the gateway', () 
     await expectStructured(client);
   });
 
-  it('stdio: a v2 client in auto negotiation falls back to a session-based initialize and is bridged', async () => {
+  it('stdio: a v2 client in auto negotiation is served 2026-07-28 on the gateway\'s pooled sessions', async () => {
     const gw = await gatewayFor('stdio');
     const client = new ClientV2({ name: 'auto', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     onTestFinished(() => client.close());
     await client.connect(new TransportV2(new URL(gw.url('/legacy/mcp'))));
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === 'get_weather')?.outputSchema).toMatchObject({ type: 'object' });
     const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
     expect(weather.structuredContent).toEqual({ city: 'Oslo', temperature: -3, conditions: 'snow' });
-    expect(await bridgedCount(gw)).toEqual([{ labels: { upstream: 'legacy', from: '2025-11-25', to: '2024-11-05' }, value: 1 }]);
+    // No client session: nothing was bridged, the gateway's pooled session holds the upstream's revision.
+    expect(await bridgedCount(gw)).toEqual([]);
   });
 
   it('bridge: false leaves the session at the upstream\'s revision (no schemas, no structuredContent)', async () => {

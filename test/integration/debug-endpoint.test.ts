@@ -30,7 +30,7 @@ describe('the debug endpoint', () => {
     process.env.MCP_RETROFIT_DEBUG = '1';
     const gw = await startGateway(config());
     const counts = async () => ((await (await fetch(gw.url('/debug/retrofit'))).json()) as { upstreams: Record<string, Record<string, number>>; inflight: number; timers: number });
-    expect((await counts()).upstreams.local).toEqual({ sessions: 0, pending: 0, streams: 0, closing: 0, children: 0 });
+    expect((await counts()).upstreams.local).toEqual({ sessions: 0, pending: 0, streams: 0, closing: 0, children: 0, pooled: 0, pooledBusy: 0, poolStarting: 0, poolWaiting: 0, listeners: 0, heldForRetry: 0 });
 
     const session = await openSession(gw.url('/local/mcp'));
     const open = await counts();
@@ -39,7 +39,7 @@ describe('the debug endpoint', () => {
     expect(open.timers).toBeGreaterThanOrEqual(2);
 
     expect((await fetch(gw.url('/local/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': session } })).status).toBe(200);
-    expect((await counts()).upstreams.local).toEqual({ sessions: 0, pending: 0, streams: 0, closing: 0, children: 0 });
+    expect((await counts()).upstreams.local).toEqual({ sessions: 0, pending: 0, streams: 0, closing: 0, children: 0, pooled: 0, pooledBusy: 0, poolStarting: 0, poolWaiting: 0, listeners: 0, heldForRetry: 0 });
   });
 
   it('answers loopback peers only', async () => {

@@ -52,18 +52,19 @@ describe('server-everything over stdio through the gateway', () => {
     expect(proxied).toEqual(direct);
   });
 
-  it('serves a v2 client, in legacy mode and with auto version negotiation falling back', async () => {
+  it('serves a v2 client, in legacy mode (a session) and with auto version negotiation (2026-07-28, pooled)', async () => {
     const gateway = await startEverything();
-    for (const versionNegotiation of [undefined, { mode: 'auto' as const }]) {
+    for (const [versionNegotiation, revision] of [[undefined, '2025-11-25'], [{ mode: 'auto' as const }, '2026-07-28']] as const) {
       const client = new ClientV2({ name: 'v2', version: '1.0.0' }, versionNegotiation ? { versionNegotiation } : {});
       onTestFinished(() => client.close());
       await client.connect(new StreamableHTTPClientTransportV2(new URL(gateway.url)));
-      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      expect(client.getNegotiatedProtocolVersion()).toBe(revision);
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain('get-sum');
       const sum = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
       expect(sum.content).toEqual([{ type: 'text', text: 'The sum of 1 and 2 is 3.' }]);
     }
-    expect(gateway.routes.sessions()).toBe(2);
+    expect(gateway.routes.sessions()).toBe(1);
+    expect(gateway.routes.counts!()).toMatchObject({ pooled: 1 });
   });
 });

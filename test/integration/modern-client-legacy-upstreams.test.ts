@@ -1,0 +1,66 @@
+/**
+ * A v2 client pinned to 2026-07-28 in front of servers that never heard of it (issue 24): the text-only
+ * fixture on SDK 1.10.2 (initialize answered 2024-11-05) over legacy HTTP+SSE and over stdio, and
+ * @modelcontextprotocol/server-memory 2025.8.4 (stdio). Through the gateway the client discovers, lists the
+ * configured schemas as they are (an integer root stays an integer root) and gets validated structuredContent
+ * of any root — what a native 2026-07-28 server would give it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import type { UpstreamConfig } from '../../src/config/types.js';
+import { gatewayConfig, sseUpstream, stdioUpstream } from '../helpers/config.js';
+import { startGateway } from '../helpers/gateway.js';
+import { LEGACY_SDK_SERVER, LEGACY_TOOLS, startLegacySdkServer } from '../helpers/legacy-sdk.js';
+import { REPO } from '../helpers/stdio-gateway.js';
+
+const MODERN = '2026-07-28';
+const MEMORY_2025 = resolve(REPO, 'node_modules/server-memory-2025/dist/index.js');
+
+async function modernClient(url: string): Promise<ClientV2> {
+  const client = new ClientV2({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } } as never);
+  onTestFinished(() => client.close());
+  await client.connect(new TransportV2(new URL(url)));
+  return client;
+}
+
+async function legacyUpstream(kind: 'sse' | 'stdio'): Promise<UpstreamConfig> {
+  const common = { tools: LEGACY_TOOLS, timeoutMs: 10_000 };
+  if (kind === 'stdio') return stdioUpstream('legacy', process.execPath, { ...common, args: [LEGACY_SDK_SERVER, 'stdio'], env: { SDK: 'sdk-1-10' }, cwd: REPO });
+  const server = await startLegacySdkServer('sse');
+  onTestFinished(() => server.close());
+  return sseUpstream('legacy', server.url, common);
+}
+
+describe('a 2026-07-28 client in front of legacy-era servers', () => {
+  for (const kind of ['sse', 'stdio'] as const) {
+    it(`SDK 1.10 over ${kind === 'sse' ? 'legacy HTTP+SSE' : 'stdio'}: discover, list, call with natural roots`, async () => {
+      const gw = await startGateway(gatewayConfig([await legacyUpstream(kind)]));
+      const client = await modernClient(gw.url('/legacy/mcp'));
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'get_temperature')?.outputSchema).toEqual({ type: 'integer' });
+      // The v2 client validates each value against the schema it listed: success proves they match.
+      expect((await client.callTool({ name: 'get_temperature', arguments: { city: 'Oslo' } })).structuredContent).toBe(-3);
+      const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Paris' } });
+      expect(weather.structuredContent).toEqual({ city: 'Paris', temperature: 17, conditions: 'cloudy' });
+      const revisions = (await gw.metrics.revisions.get()).values.filter((v) => v.labels.revision === MODERN);
+      expect(revisions.reduce((n, v) => n + v.value, 0)).toBeGreaterThanOrEqual(3);
+    });
+  }
+
+  it('server-memory 2025.8.4 (stdio): entities created and read back as structured values', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retrofit-modern-memory-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const graph = { type: 'object', properties: { entities: { type: 'array' }, relations: { type: 'array' } }, required: ['entities', 'relations'] };
+    const upstream = stdioUpstream('memory', process.execPath, { args: [MEMORY_2025], env: { MEMORY_FILE_PATH: join(dir, 'memory.json') }, cwd: REPO, tools: { read_graph: { outputSchema: graph }, create_entities: { outputSchema: { type: 'array' } } } });
+    const gw = await startGateway(gatewayConfig([upstream]));
+    const client = await modernClient(gw.url('/memory/mcp'));
+    const created = await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] } });
+    expect(created.structuredContent).toEqual([{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }]);
+    const read = await client.callTool({ name: 'read_graph', arguments: {} });
+    expect(read.structuredContent).toMatchObject({ entities: [{ name: 'Ada', entityType: 'person' }], relations: [] });
+  });
+});
