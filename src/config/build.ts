@@ -123,17 +123,23 @@ export function buildUpstream(
   const owned = {
     idleTimeoutMs: int(inherited('idleTimeoutMs'), DEFAULTS.idleTimeoutMs),
     maxSessions: int(inherited('maxSessions'), maxSessionsDefault),
+  };
+  const tools: Record<string, ToolConfig> = {};
+  for (const [key, tool] of Object.entries(obj(u.tools))) {
+    Object.defineProperty(tools, key, { value: buildTool(tool, ctx.schemas.get(key), ctx.defaults, u.shadow), enumerable: true });
+  }
+  const common = {
+    name,
+    path: upstreamPath(name, raw),
+    timeoutMs: int(u.timeoutMs, DEFAULTS.timeoutMs),
+    tools,
+    bridge: bool(inherited('bridge'), true),
     stateless: {
       serve: bool(stateless.serve, true),
       poolSize: int(stateless.poolSize, DEFAULTS.statelessPoolSize),
       idleTimeoutMs: int(stateless.idleTimeoutMs, DEFAULTS.statelessIdleTimeoutMs),
     },
   };
-  const tools: Record<string, ToolConfig> = {};
-  for (const [key, tool] of Object.entries(obj(u.tools))) {
-    Object.defineProperty(tools, key, { value: buildTool(tool, ctx.schemas.get(key), ctx.defaults, u.shadow), enumerable: true });
-  }
-  const common = { name, path: upstreamPath(name, raw), timeoutMs: int(u.timeoutMs, DEFAULTS.timeoutMs), tools, bridge: bool(inherited('bridge'), true) };
   const command = str(u.command);
   if (command !== undefined) {
     const env = stringMap(u.env);

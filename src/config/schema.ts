@@ -29,7 +29,7 @@ const stateless = {
   type: 'object',
   additionalProperties: false,
   description:
-    'command/sse upstream: how 2026-07-28 (session-less) clients are served. The gateway answers server/discover from the upstream\'s InitializeResult and serves each request on a pooled upstream session it initialized itself (one request at a time per session).',
+    'How 2026-07-28 (session-less) clients are served where the upstream does not speak that revision (command and sse upstreams; url upstreams whose server/discover shows no 2026-07-28): the gateway answers server/discover from the upstream\'s InitializeResult and serves each request on a pooled upstream session it initialized itself (one request at a time per session).',
   properties: {
     serve: {
       type: 'boolean',
@@ -191,7 +191,6 @@ const upstream = {
         properties: {
           maxSessions: forbidden('`maxSessions` is only for command and sse upstreams (the gateway does not own url upstreams\' sessions)'),
           idleTimeoutMs: forbidden('`idleTimeoutMs` is only for command and sse upstreams (the gateway does not own url upstreams\' sessions)'),
-          stateless: forbidden('`stateless` is only for command and sse upstreams (a url upstream serves 2026-07-28 clients itself, or not)'),
         },
       },
     },

@@ -21,6 +21,11 @@ interface UpstreamCommon {
   readonly bridge: boolean;
   /** Recording of tools/call results (`record:`); absent when off. */
   readonly record?: RecordConfig;
+  /**
+   * How 2026-07-28 clients are served (`stateless:`) where the upstream does not speak that revision: on
+   * pooled sessions the gateway holds (src/session/pool.ts).
+   */
+  readonly stateless: StatelessServing;
 }
 
 /** Settings of upstreams whose client sessions the gateway owns (stdio, legacy SSE). */
@@ -29,8 +34,6 @@ interface OwnedSessions {
   readonly maxSessions: number;
   /** A session with no HTTP exchange and nothing in flight for this long is closed (ms). */
   readonly idleTimeoutMs: number;
-  /** How 2026-07-28 clients are served (`stateless:`): on pooled sessions the gateway holds. */
-  readonly stateless: StatelessServing;
 }
 
 /** `stateless:` of a command/sse upstream (src/session/pool.ts). */

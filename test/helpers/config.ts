@@ -10,7 +10,7 @@ import type { UpstreamPolicy } from '../../src/retrofit/policy.js';
 export function httpUpstream(
   name: string,
   url: string,
-  extra: { path?: string; timeoutMs?: number; headers?: Record<string, string>; tools?: Record<string, ToolConfig>; bridge?: boolean } = {},
+  extra: { path?: string; timeoutMs?: number; headers?: Record<string, string>; tools?: Record<string, ToolConfig>; bridge?: boolean; stateless?: HttpUpstreamConfig['stateless'] } = {},
 ): HttpUpstreamConfig {
   return {
     kind: 'http',
@@ -21,6 +21,7 @@ export function httpUpstream(
     headers: extra.headers ?? {},
     tools: extra.tools ?? {},
     bridge: extra.bridge ?? true,
+    stateless: extra.stateless ?? STATELESS_DEFAULTS,
   };
 }
 

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../../src/config/types.js';
-import { gatewayConfig, sseUpstream, stdioUpstream } from '../helpers/config.js';
+import { gatewayConfig, httpUpstream, sseUpstream, stdioUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { LEGACY_SDK_SERVER, LEGACY_TOOLS, startLegacySdkServer } from '../helpers/legacy-sdk.js';
 import { REPO } from '../helpers/stdio-gateway.js';
@@ -26,17 +26,19 @@ async function modernClient(url: string): Promise<ClientV2> {
   return client;
 }
 
-async function legacyUpstream(kind: 'sse' | 'stdio'): Promise<UpstreamConfig> {
+async function legacyUpstream(kind: 'sse' | 'stdio' | 'http'): Promise<UpstreamConfig> {
   const common = { tools: LEGACY_TOOLS, timeoutMs: 10_000 };
   if (kind === 'stdio') return stdioUpstream('legacy', process.execPath, { ...common, args: [LEGACY_SDK_SERVER, 'stdio'], env: { SDK: 'sdk-1-10' }, cwd: REPO });
-  const server = await startLegacySdkServer('sse');
+  const server = await startLegacySdkServer(kind);
   onTestFinished(() => server.close());
-  return sseUpstream('legacy', server.url, common);
+  return kind === 'sse' ? sseUpstream('legacy', server.url, common) : httpUpstream('legacy', server.url, common);
 }
 
+const TRANSPORT = { sse: 'legacy HTTP+SSE', stdio: 'stdio', http: 'Streamable HTTP (a url upstream: its server/discover refused, so the gateway serves)' } as const;
+
 describe('a 2026-07-28 client in front of legacy-era servers', () => {
-  for (const kind of ['sse', 'stdio'] as const) {
-    it(`SDK 1.10 over ${kind === 'sse' ? 'legacy HTTP+SSE' : 'stdio'}: discover, list, call with natural roots`, async () => {
+  for (const kind of ['sse', 'stdio', 'http'] as const) {
+    it(`SDK 1.10 over ${TRANSPORT[kind]}: discover, list, call with natural roots`, async () => {
       const gw = await startGateway(gatewayConfig([await legacyUpstream(kind)]));
       const client = await modernClient(gw.url('/legacy/mcp'));
       expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
@@ -48,6 +50,8 @@ describe('a 2026-07-28 client in front of legacy-era servers', () => {
       expect(weather.structuredContent).toEqual({ city: 'Paris', temperature: 17, conditions: 'cloudy' });
       const revisions = (await gw.metrics.revisions.get()).values.filter((v) => v.labels.revision === MODERN);
       expect(revisions.reduce((n, v) => n + v.value, 0)).toBeGreaterThanOrEqual(3);
+      // One pooled upstream session served every request.
+      expect(gw.app.upstreams.get('legacy')?.counts?.()).toMatchObject({ pooled: 1 });
     });
   }
 

@@ -6,11 +6,14 @@
  * (a `map`), round-robin for requests without one. Shown both ways: with the map, a v1 client's whole session
  * (initialize, its GET stream, lists, calls, DELETE) is served by one replica while new sessions spread over
  * all three; with plain round-robin, the session's second request reaches another replica and gets 404. A
- * legacy HTTP+SSE client's POSTs carry the session in `?sessionId=`, which the same map reads.
+ * legacy HTTP+SSE client's POSTs carry the session in `?sessionId=`, which the same map reads. A 2026-07-28
+ * client has no session: with plain round-robin its requests land on all three replicas, each serving them on
+ * its own pooled upstream session.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { gatewayConfig, sseUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -108,5 +111,25 @@ describe('replicas behind nginx', () => {
       const inits = (await g.metrics.requests.get()).values.filter((v) => v.labels.method === 'initialize').reduce((n, v) => n + v.value, 0);
       expect(inits).toBe(1);
     }
+  });
+
+  it('serves a 2026-07-28 client with plain round-robin: its requests land on all three replicas', async () => {
+    const gateways = await replicas();
+    const nginx = await startNginx(nginxConfig(gateways.map((g) => new URL(g.url).host), false));
+    const path = new URL(gateways[0]!.url).pathname;
+    const client = new ClientV2({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as never);
+    onTestFinished(() => client.close());
+    await client.connect(new TransportV2(new URL(`${nginx.origin}${path}`)));
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    for (let n = 0; n < 6; n++) {
+      const result = (await client.callTool({ name: 'echo', arguments: { text: `m${n}` } })) as { content: { text: string }[] };
+      expect(result.content[0]?.text).toBe(`m${n}`);
+    }
+    // server/discover and six calls, round-robin: every replica served some, on a pooled session of its own.
+    const served = await Promise.all(gateways.map(async (g) => (await g.metrics.requests.get()).values.filter((v) => v.labels.method === 'tools/call').reduce((n, v) => n + v.value, 0)));
+    expect(served.every((n) => n > 0)).toBe(true);
+    expect(served.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(gateways.map((g) => g.routes.sessions())).toEqual([0, 0, 0]);
+    expect(gateways.map((g) => g.routes.counts!().pooled)).toEqual([1, 1, 1]);
   });
 });

@@ -24,6 +24,7 @@ import {
   MODERN_REVISION,
   SERVED_REVISIONS,
   upstreamRequest,
+  type ModernHeaders,
   type ModernProblem,
 } from '../../protocol/modern.js';
 import { SessionPool, type PoolRefusal, type PooledSession } from '../../session/pool.js';
@@ -65,6 +66,11 @@ export interface ModernFront {
   counts(): Record<string, number>;
   pids(): number[];
   close(): Promise<void>;
+}
+
+/** The headers a 2026-07-28 request mirrors its body in. */
+export function modernHeaders(headers: IncomingHttpHeaders): ModernHeaders {
+  return { protocolVersion: headerValue(headers, 'mcp-protocol-version'), method: headerValue(headers, 'mcp-method'), name: headerValue(headers, 'mcp-name') };
 }
 
 function problemError(problem: ModernProblem): RetrofitError {
@@ -216,11 +222,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       if (first.kind !== 'request') return refuse(res, facts, new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [`a ${MODERN_REVISION} client sends requests and notifications only`]), null);
       const message = first.message as JsonObject;
       const id = first.id ?? null;
-      const problem = checkModernRequest(message, {
-        protocolVersion: headerValue(req.headers, 'mcp-protocol-version'),
-        method: headerValue(req.headers, 'mcp-method'),
-        name: headerValue(req.headers, 'mcp-name'),
-      });
+      const problem = checkModernRequest(message, modernHeaders(req.headers));
       if (problem) return refuse(res, facts, problemError(problem), id);
       facts.revision = MODERN_REVISION;
       facts.revisionSource = 'meta';

@@ -12,6 +12,7 @@ import type { UpstreamRoutes } from '../upstream-routes.js';
 import { forward, type ProxyTarget } from './forward.js';
 import { TOOLS_LIST_CHANGED } from '../../protocol/list-changed.js';
 import { ServerStreams } from './streams.js';
+import { createUrlModern } from '../front/url-modern.js';
 
 /** Readiness probes wait at most this long for any HTTP answer. */
 const READY_TIMEOUT_MS = 2_000;
@@ -21,13 +22,18 @@ export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: stri
   const upstream = new HttpUpstream(initial.url, ctx.pools);
   const target: ProxyTarget = { name, upstream, streams: new ServerStreams() };
   const route = initial.path.replace(/\/$/, '');
+  // 2026-07-28 clients of an upstream that speaks only session revisions are served by the gateway itself.
+  const modern = createUrlModern(name, ctx, upstream);
 
   gate.route(app, {
     method: ['POST', 'GET', 'DELETE'],
     url: initial.path,
     guards: 'mcp',
     upstream: name,
-    handle: (request, res) => forward(request, res, ctx, target, { path: upstream.mapPath('', request.query), mcp: true }),
+    handle: (request, res) => {
+      const proxy = (): Promise<void> => forward(request, res, ctx, target, { path: upstream.mapPath('', request.query), mcp: true });
+      return modern.claims(request) ? modern.serve(request, res, proxy) : proxy();
+    },
   });
   // Discovery documents are reachable without the gateway's token: it is how a client learns how to get one.
   gate.route(app, {
@@ -59,9 +65,9 @@ export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: stri
         clearTimeout(timer);
       }
     },
-    notifyToolsChanged: () => target.streams.broadcast(TOOLS_LIST_CHANGED),
-    drain: async () => {},
-    close: async () => {},
-    counts: () => ({ streams: target.streams.size }),
+    notifyToolsChanged: () => target.streams.broadcast(TOOLS_LIST_CHANGED) + modern.notifyAll(JSON.stringify(TOOLS_LIST_CHANGED)),
+    drain: () => modern.close(),
+    close: () => modern.close(),
+    counts: () => ({ streams: target.streams.size, ...modern.counts() }),
   };
 }

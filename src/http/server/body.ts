@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { RetrofitError } from '../../errors.js';
 import { classifyBody, type ClassifiedBody } from '../../jsonrpc/classify.js';
+import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../jsonrpc/strict.js';
 import { mediaType } from '../../upstream/headers.js';
 
 /** What became of reading a body: its bytes, a refusal to answer with, or nothing (the client went away). */
@@ -66,4 +67,14 @@ export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefine
   } catch (err) {
     return new RetrofitError('RETROFIT_ERR_PARSE', [err instanceof Error ? err.message : String(err)], { cause: err });
   }
+}
+
+/**
+ * A parsed body as strictly as the SDK servers check what they are sent (routes that hand messages to a
+ * session the gateway holds): 400 -32700 for a message nested deeper than MAX_DEPTH or one that is not a
+ * valid JSON-RPC message.
+ */
+export function strictBodyProblem(read: ParsedBody): RetrofitError | undefined {
+  const problem = nestedTooDeeply(read.text) ? `nested deeper than ${MAX_DEPTH} levels` : read.body.messages.map(strictProblem).find((p) => p !== undefined);
+  return problem === undefined ? undefined : new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (${problem})`]);
 }

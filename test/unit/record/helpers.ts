@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { onTestFinished } from 'vitest';
-import type { RecordConfig, UpstreamConfig } from '../../../src/config/types.js';
+import { STATELESS_DEFAULTS, type RecordConfig, type UpstreamConfig } from '../../../src/config/types.js';
 import type { JsonObject } from '../../../src/json.js';
 import { createMetrics, type Metrics } from '../../../src/metrics.js';
 import type { RecorderConfig } from '../../../src/record/index.js';
@@ -20,7 +20,7 @@ export async function tempRoot(): Promise<string> {
 
 /** A config with one HTTP upstream `w` (recording as given) and one `off` without recording. */
 export function recorderConfig(record: RecordConfig | undefined, secrets: readonly string[] = []): RecorderConfig {
-  const base = { kind: 'http', path: '/w/mcp', timeoutMs: 1000, url: 'http://127.0.0.1:9/mcp', headers: {}, tools: {}, bridge: true } as const;
+  const base = { kind: 'http', path: '/w/mcp', timeoutMs: 1000, url: 'http://127.0.0.1:9/mcp', headers: {}, tools: {}, bridge: true, stateless: STATELESS_DEFAULTS } as const;
   const w: UpstreamConfig = { ...base, name: 'w', ...(record && { record }) };
   const off: UpstreamConfig = { ...base, name: 'off', path: '/off/mcp' };
   return { upstreams: { w, off }, secrets };

@@ -1,0 +1,165 @@
+/**
+ * 2026-07-28 clients of a `url:` upstream. An upstream that speaks 2026-07-28 serves them itself: their
+ * requests are proxied like any other. One that speaks only session revisions (its `server/discover` answers
+ * anything but a DiscoverResult naming 2026-07-28: an old SDK's 400 "Server not initialized", a 404, -32601)
+ * cannot: for it the gateway serves them as it does for `command` and `sse` upstreams (./modern.ts), on pooled
+ * sessions it holds over Streamable HTTP (src/upstream/http-session-link.ts).
+ *
+ * Which one it is, the gateway asks once, on the first 2026-07-28 request, with a `server/discover` of its own
+ * (the client's headers, so the upstream's auth applies) and keeps the answer until a reload or restart: a
+ * result (a DiscoverResult) means it serves them; a refusal (an error answer, a 4xx) means it does not. An
+ * answer that says nothing (unreachable, 401/403, 5xx) decides nothing: that request is proxied, and the next
+ * asks again.
+ */
+import type { ServerResponse } from 'node:http';
+import type { HttpUpstreamConfig } from '../../config/types.js';
+import { RetrofitError } from '../../errors.js';
+import { isJsonObject, type JsonObject } from '../../json.js';
+import { checkModernRequest, MODERN_REVISION } from '../../protocol/modern.js';
+import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
+import { HttpSessionLink } from '../../upstream/http-session-link.js';
+import type { HttpUpstream } from '../../upstream/http.js';
+import { snapshot, type GatewayContext } from '../context.js';
+import { accepts } from '../server/accept.js';
+import { parseBody, strictBodyProblem } from '../server/body.js';
+import { finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
+import type { GatewayRequest } from '../server/gate.js';
+import { writeError } from '../write.js';
+import { createModernFront, modernHeaders, type ModernFacts, type ModernFront } from './modern.js';
+
+/** Bytes of the probe's answer read. */
+const PROBE_BYTES = 64 * 1024;
+
+type Verdict = 'unknown' | 'native' | 'sessions';
+
+export interface UrlModern {
+  /** This request is a 2026-07-28 one the gateway may have to serve itself (ask `serve`). */
+  claims(req: GatewayRequest): boolean;
+  /** Serve it on pooled sessions, or hand it to `proxy` when the upstream serves it itself. */
+  serve(req: GatewayRequest, res: ServerResponse, proxy: () => Promise<void> | void): Promise<void>;
+  /** A notification of the gateway's own for listeners. */
+  notifyAll(json: string): number;
+  counts(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+/** What a probe's answer says: the upstream speaks 2026-07-28, only session revisions, or nothing is known. */
+function verdictOf(status: number, type: string | undefined, text: string): Verdict {
+  if (status === 401 || status === 403 || status >= 500) return 'unknown';
+  const messages: unknown[] = [];
+  const parse = (s: string): void => {
+    try {
+      messages.push(JSON.parse(s));
+    } catch {
+      // not a message
+    }
+  };
+  if (type === 'text/event-stream') for (const line of text.split('\n')) if (line.startsWith('data:')) parse(line.slice(5).trim());
+  if (type === 'application/json') parse(text);
+  // A refusal (an error answer, a 4xx) says the upstream does not speak it; anything else it answered says
+  // it does (whatever else it says, its answers are its own to give).
+  if (status >= 400 || messages.some((m) => isJsonObject(m) && 'error' in m)) return 'sessions';
+  return 'native';
+}
+
+export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUpstream): UrlModern {
+  let verdict: Verdict = 'unknown';
+  let generation = ctx.generations.current;
+  let probing: Promise<Verdict> | undefined;
+  const upstreamOf = (req?: GatewayRequest): HttpUpstreamConfig => snapshot<HttpUpstreamConfig>(ctx, name, req).upstream;
+  const log = ctx.logger.child({ upstream: name });
+  const front: ModernFront = createModernFront(
+    {
+      name,
+      link: (snap, headers, linkLog) => {
+        const upstream = snap.upstream as HttpUpstreamConfig;
+        return new HttpSessionLink({
+          upstream: name,
+          http,
+          clientHeaders: headers,
+          headers: upstream.headers,
+          dropAuthorization: snap.loaded.config.auth !== undefined,
+          timeoutMs: upstream.timeoutMs,
+          maxEventBytes: snap.loaded.config.limits.maxResultBytes,
+          log: linkLog,
+        });
+      },
+      stateless: (snap) => snap.upstream.stateless,
+      credentials: (headers) => (snapshot(ctx, name).loaded.config.auth !== undefined ? undefined : headerValue(headers, 'authorization')),
+    },
+    ctx,
+  );
+
+  async function probe(req: GatewayRequest): Promise<Verdict> {
+    const config = upstreamOf(req);
+    const headers = toUpstreamHeaders(req.headers, { host: http.host, configured: config.headers, dropAuthorization: req.generation.config.auth !== undefined });
+    for (const h of ['mcp-session-id', 'mcp-name', 'last-event-id']) delete headers[h];
+    Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN_REVISION, 'mcp-method': 'server/discover' });
+    const body = { jsonrpc: '2.0', id: 'mcp-retrofit-discover', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_REVISION, 'io.modelcontextprotocol/clientCapabilities': {} } } };
+    try {
+      const res = await http.request({ method: 'POST', path: http.mapPath('', ''), headers, body: Buffer.from(JSON.stringify(body)), headersTimeoutMs: config.timeoutMs });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= PROBE_BYTES) {
+          res.body.destroy();
+          break;
+        }
+      }
+      const found = verdictOf(res.statusCode, mediaType(headerValue(res.headers as HeaderMap, 'content-type')), Buffer.concat(chunks).toString('utf8'));
+      log.info({ status: res.statusCode, verdict: found }, found === 'native' ? 'the upstream serves 2026-07-28 itself: its clients are proxied' : found === 'sessions' ? 'the upstream speaks only session revisions: 2026-07-28 clients are served on pooled sessions' : 'the upstream\'s server/discover said nothing; asked again on the next 2026-07-28 request');
+      return found;
+    } catch (err) {
+      log.warn({ err }, 'server/discover probe of the upstream failed; asked again on the next 2026-07-28 request');
+      return 'unknown';
+    }
+  }
+
+  async function verdictFor(req: GatewayRequest): Promise<Verdict> {
+    // A reload may point the upstream elsewhere in spirit (headers, auth): ask again under a new generation.
+    if (ctx.generations.current !== generation) {
+      generation = ctx.generations.current;
+      verdict = 'unknown';
+    }
+    if (verdict !== 'unknown') return verdict;
+    probing ??= probe(req).finally(() => (probing = undefined));
+    const found = await probing;
+    if (verdict === 'unknown') verdict = found;
+    return found;
+  }
+
+  return {
+    claims(req) {
+      if (req.method !== 'POST' || verdict === 'native') return false;
+      return headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION && upstreamOf(req).stateless.serve;
+    },
+    async serve(req, res, proxy) {
+      if ((await verdictFor(req)) !== 'sessions') return proxy();
+      const facts: ModernFacts & { method: string; tool?: string } = { method: 'POST' };
+      const started = performance.now();
+      const refused: { error?: RetrofitError } = {};
+      finishWhenClosed(res, ctx.logger, ctx.metrics, (): Omit<ExchangeRecord, 'status'> => ({ reqId: req.id, upstream: name, started, ...facts, rpcError: refused.error?.rpcCode ?? facts.rpcError, errorCode: refused.error?.code ?? facts.errorCode }));
+      const refuse = (error: RetrofitError): void => {
+        refused.error = error;
+        writeError(res, error);
+      };
+      if (!accepts(req.headers.accept, 'application/json', 'text/event-stream')) return refuse(new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['both application/json and text/event-stream']));
+      const read = parseBody(req.headers, req.body);
+      if (read instanceof RetrofitError) return refuse(read);
+      facts.method = labelOf(read.body, 'POST');
+      const first = read.body.messages[0];
+      if (!read.body.batch && first?.method === 'tools/call' && first.name !== undefined) facts.tool = first.name;
+      const problem = strictBodyProblem(read);
+      if (problem) return refuse(problem);
+      // Only a well-formed 2026-07-28 request is the gateway's to answer: anything else (a header that
+      // disagrees with _meta, a missing envelope) the upstream answers, as for every other request it gets.
+      if (!read.body.batch && first?.kind === 'request' && checkModernRequest(first.message as JsonObject, modernHeaders(req.headers)) !== undefined) return proxy();
+      return front.post(req, res, read.body, facts);
+    },
+    notifyAll: (json) => front.notifyAll(json),
+    counts: () => front.counts(),
+    close: () => front.close(),
+  };
+}
