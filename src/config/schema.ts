@@ -33,7 +33,7 @@ const stateless = {
   properties: {
     serve: {
       type: 'boolean',
-      description: 'Serve 2026-07-28 clients (default true). false: a 2026-07-28 request gets what a server of the upstream\'s own revision answers (400, session required), and the client falls back to initialize.',
+      description: 'Serve 2026-07-28 clients (default true; `bridge: false` turns it off too). false: a 2026-07-28 request gets what a server of the upstream\'s own revision answers (400, session required; a url upstream answers it itself), and the client falls back to initialize.',
     },
     poolSize: {
       type: 'integer',

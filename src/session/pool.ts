@@ -54,6 +54,8 @@ export interface PoolOptions {
   readonly log: Logger;
   /** A notification of a pooled session that belongs to no request (the pool's listeners take it). */
   readonly onNotification: (method: string, json: string) => void;
+  /** A session's link ended (whoever holds it for longer than a request hears of it). */
+  readonly onEnded?: (session: PooledSession) => void;
 }
 
 /** What a request needs of the pool. */
@@ -239,6 +241,7 @@ export class SessionPool {
   #drop(session: PooledSession): void {
     if (!this.#sessions.delete(session)) return;
     session.stopTimer();
+    this.#options.onEnded?.(session);
     this.#wake();
   }
 

@@ -5,10 +5,13 @@
  * input_required, listen), raw requests for the transport's checks, cancellation when the client closes
  * the stream, a pooled child that dies, the pool's bound, and @ai-sdk/mcp with its defaults.
  */
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
 import { STATELESS_DEFAULTS } from '../../src/config/types.js';
 import { EVERYTHING_SERVER, startStdioGateway } from '../helpers/stdio-gateway.js';
+
+const SUBSCRIBABLE_SERVER = fileURLToPath(new URL('../fixtures/servers/subscribable-server.mjs', import.meta.url));
 
 const MODERN = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
@@ -194,6 +197,33 @@ describe('2026-07-28 clients in front of a stdio upstream', () => {
     await expect.poll(() => changed.length).toBe(1);
     await subscription.close();
     await expect.poll(() => gateway.routes.counts!().listeners).toBe(0);
+  });
+});
+
+describe('subscriptions/listen: resource subscriptions', () => {
+  it('subscribes the upstream once per URI on a session of its own, delivers updates by URI, unsubscribes when the last listener leaves', async () => {
+    const gateway = await startStdioGateway({ name: 'subs', args: [SUBSCRIBABLE_SERVER] });
+    const first = await modernClient(gateway.url);
+    const second = await modernClient(gateway.url);
+    const updates: { who: string; uri: string }[] = [];
+    first.setNotificationHandler('notifications/resources/updated', (n) => void updates.push({ who: 'first', uri: n.params.uri }));
+    second.setNotificationHandler('notifications/resources/updated', (n) => void updates.push({ who: 'second', uri: n.params.uri }));
+    const a = await first.listen({ resourceSubscriptions: ['mem://a'], toolsListChanged: true });
+    expect(a.honoredFilter).toEqual({ resourceSubscriptions: ['mem://a'], toolsListChanged: true });
+    await expect.poll(() => updates).toEqual([{ who: 'first', uri: 'mem://a' }]);
+    const b = await second.listen({ resourceSubscriptions: ['mem://a', 'mem://b'] });
+    expect(b.honoredFilter).toEqual({ resourceSubscriptions: ['mem://a', 'mem://b'] });
+    // mem://a was subscribed already (no second subscribe, no second update); mem://b is new.
+    await expect.poll(() => updates.length).toBe(2);
+    expect(updates[1]).toEqual({ who: 'second', uri: 'mem://b' });
+    // Reads go to the pool's other sessions while one holds the subscriptions.
+    expect((await first.readResource({ uri: 'mem://b' })).contents).toEqual([{ uri: 'mem://b', text: 'contents of mem://b' }]);
+    expect(gateway.routes.counts!()).toMatchObject({ pooled: 2, pooledBusy: 1 });
+    await a.close();
+    await b.close();
+    await gateway.waitForLog((l) => l.line === 'unsubscribed mem://b');
+    await gateway.waitForLog((l) => l.line === 'unsubscribed mem://a');
+    await expect.poll(() => gateway.routes.counts!().pooledBusy).toBe(0);
   });
 });
 

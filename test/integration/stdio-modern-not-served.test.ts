@@ -30,6 +30,18 @@ describe('stdio upstream, stateless.serve: false: 2026-07-28 requests', () => {
     expect(gateway.routes.pids()).toEqual([]);
   });
 
+  it('is not served with bridge: false either', async () => {
+    const gateway = await startStdioGateway({ upstream: { bridge: false } });
+    const res = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'probe-2', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 'probe-2', error: SESSION_REQUIRED });
+    expect(gateway.routes.pids()).toEqual([]);
+  });
+
   it('answers a claim in _meta alone the same way', async () => {
     const gateway = await startStdioGateway(NOT_SERVED);
     const res = await fetch(gateway.url, {

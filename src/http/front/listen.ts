@@ -2,7 +2,8 @@
  * `subscriptions/listen` of 2026-07-28 clients of one upstream: each listener is a long-lived SSE answer that
  * starts with `notifications/subscriptions/acknowledged` (the filter the gateway honours) and then carries
  * the notifications it asked for — the upstream's list changes (from any pooled session), the gateway's own
- * tools/list_changed after a reload — each with the listener's id in `_meta`, and a keep-alive comment every
+ * tools/list_changed after a reload, updates of the resources it subscribed to (./resource-subscriptions.ts)
+ * — each with the listener's id in `_meta`, and a keep-alive comment every
  * KEEP_ALIVE_MS. Writes that find the client behind are dropped past MAX_BACKLOG bytes (a listener is told
  * of changes, it does not need every copy). On shutdown each gets its graceful closing result.
  */
@@ -28,17 +29,29 @@ interface Listener {
   readonly res: ServerResponse;
   readonly id: JsonRpcId;
   readonly filter: JsonObject;
+  /** Its resourceSubscriptions, as a set. */
+  readonly uris: ReadonlySet<string>;
 }
 
-/** What the upstream can tell listeners of, from its capabilities (tools changes: the gateway tells of reloads too). */
-export function honouredFilter(asked: JsonObject, capabilities: JsonObject | undefined): JsonObject {
+/**
+ * What the upstream can tell listeners of, from its capabilities (tools changes: the gateway tells of reloads
+ * too); resource updates where it supports subscriptions, at most `maxUris` URIs.
+ */
+export function honouredFilter(asked: JsonObject, capabilities: JsonObject | undefined, maxUris: number): JsonObject {
   const caps = capabilities ?? {};
-  const listChanged = (k: string): boolean => isJsonObject(caps[k]) && (caps[k] as JsonObject).listChanged === true;
+  const has = (k: string, flag: string): boolean => isJsonObject(caps[k]) && (caps[k] as JsonObject)[flag] === true;
   const out: JsonObject = {};
   if (asked.toolsListChanged === true) out.toolsListChanged = true;
-  if (asked.promptsListChanged === true && listChanged('prompts')) out.promptsListChanged = true;
-  if (asked.resourcesListChanged === true && listChanged('resources')) out.resourcesListChanged = true;
+  if (asked.promptsListChanged === true && has('prompts', 'listChanged')) out.promptsListChanged = true;
+  if (asked.resourcesListChanged === true && has('resources', 'listChanged')) out.resourcesListChanged = true;
+  const uris = Array.isArray(asked.resourceSubscriptions) ? [...new Set(asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string'))] : [];
+  if (uris.length > 0 && has('resources', 'subscribe')) out.resourceSubscriptions = uris.slice(0, maxUris);
   return out;
+}
+
+/** The URIs a filter subscribes to. */
+export function urisOf(filter: JsonObject): string[] {
+  return Array.isArray(filter.resourceSubscriptions) ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string') : [];
 }
 
 export class Listeners {
@@ -54,9 +67,9 @@ export class Listeners {
     return this.#listeners.size;
   }
 
-  /** Open a listener's stream on `res` for request `id`, honouring `filter`. */
-  listen(res: ServerResponse, id: JsonRpcId, filter: JsonObject): void {
-    const listener: Listener = { res, id, filter };
+  /** Open a listener's stream on `res` for request `id`, honouring `filter`; `onClose` once it ends. */
+  listen(res: ServerResponse, id: JsonRpcId, filter: JsonObject, onClose?: () => void): void {
+    const listener: Listener = { res, id, filter, uris: new Set(urisOf(filter)) };
     res.writeHead(200, SSE_HEADERS);
     const ack = { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: filter, _meta: { [META_SUBSCRIPTION_ID]: id } } };
     res.write(messageEvent(JSON.stringify(ack)));
@@ -64,6 +77,7 @@ export class Listeners {
     res.once('close', () => {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0) this.#stopTicker();
+      onClose?.();
     });
     this.#ticker ??= setInterval(() => this.#tick(), this.#keepAliveMs).unref();
   }
@@ -71,7 +85,8 @@ export class Listeners {
   /** A notification for every listener whose filter asks for it; returns how many got it. */
   publish(method: string, json: string): number {
     const key = FILTER_OF[method];
-    if (key === undefined || this.#listeners.size === 0) return 0;
+    const updated = method === 'notifications/resources/updated';
+    if ((key === undefined && !updated) || this.#listeners.size === 0) return 0;
     let message: JsonObject;
     try {
       const parsed: unknown = JSON.parse(json);
@@ -80,9 +95,11 @@ export class Listeners {
     } catch {
       return 0;
     }
+    const uri = isJsonObject(message.params) && typeof message.params.uri === 'string' ? message.params.uri : undefined;
     let sent = 0;
     for (const l of this.#listeners) {
-      if (l.filter[key] !== true || l.res.writableLength > MAX_BACKLOG) continue;
+      const wanted = updated ? uri !== undefined && l.uris.has(uri) : l.filter[key!] === true;
+      if (!wanted || l.res.writableLength > MAX_BACKLOG) continue;
       const params = isJsonObject(message.params) ? message.params : {};
       const meta = isJsonObject(params._meta) ? params._meta : {};
       const out = { ...message, params: { ...params, _meta: { ...meta, [META_SUBSCRIPTION_ID]: l.id } } };

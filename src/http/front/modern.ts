@@ -34,7 +34,8 @@ import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { countRevision } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
 import { writeError, writeJson } from '../write.js';
-import { honouredFilter, Listeners } from './listen.js';
+import { honouredFilter, Listeners, urisOf } from './listen.js';
+import { MAX_URIS_PER_LISTENER, ResourceSubscriptions, type SubscriptionOwner } from './resource-subscriptions.js';
 import { HeldExchanges, ModernExchange } from './modern-exchange.js';
 
 export interface ModernTarget {
@@ -95,6 +96,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
   const log = ctx.logger.child({ upstream: name, revision: MODERN_REVISION });
   const listeners = new Listeners(options.keepAliveMs);
   const held = new HeldExchanges();
+  const subscriptions: { current?: ResourceSubscriptions } = {};
   const pool = new SessionPool({
     upstream: name,
     size: () => target.stateless(snapshot(ctx, name)).poolSize,
@@ -106,7 +108,10 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     metrics: ctx.metrics,
     log,
     onNotification: (method, json) => listeners.publish(method, json),
+    onEnded: (session) => subscriptions.current?.lost(session),
   });
+  subscriptions.current = new ResourceSubscriptions(pool, log);
+  const resources = subscriptions.current;
 
   const keyOf = (caps: JsonObject, headers: IncomingHttpHeaders): string => {
     const credentials = target.credentials?.(headers);
@@ -156,7 +161,18 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       pool.release(lent);
     }
     if (res.destroyed) return;
-    listeners.listen(res, id, honouredFilter(asked, isJsonObject(init?.capabilities) ? init.capabilities : undefined));
+    let filter = honouredFilter(asked, isJsonObject(init?.capabilities) ? init.capabilities : undefined, MAX_URIS_PER_LISTENER);
+    const owner: SubscriptionOwner = { uris: urisOf(filter), lost: () => res.destroy() };
+    if (owner.uris.length > 0) {
+      const capabilities = clientCapabilities(message);
+      const subscribed = await resources.add(owner, { key: keyOf(capabilities, req.headers), capabilities, clientInfo: clientInfo(message), headers: req.headers, timeoutMs: snap.upstream.timeoutMs });
+      if (!subscribed) {
+        const { resourceSubscriptions: _none, ...rest } = filter;
+        filter = rest;
+      }
+    }
+    if (res.destroyed) return resources.remove(owner);
+    listeners.listen(res, id, filter, () => resources.remove(owner));
   }
 
   function retry(res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, token: string): void {

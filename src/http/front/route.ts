@@ -119,15 +119,15 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
     const initialize = body.messages.some((m) => m.kind === 'request' && m.method === 'initialize');
     // A 2026-07-28 request: no session, whatever Mcp-Session-Id says (./modern.ts).
     const claimed = body.messages.some((m) => claimsModern(header, m.metaRevision));
-    if (claimed && target.stateless(snap).serve) return modern.post(req, res, body, facts);
+    if (claimed && target.stateless(snap).serve && target.bridge(snap)) return modern.post(req, res, body, facts);
 
     let session: FrontSession;
     if (sessionId === undefined) {
       if (!initialize) {
-        // Not served (stateless.serve: false): answered as a stateful server answers any request before
+        // Not served (stateless.serve or bridge false): answered as a stateful server answers any request before
         // initialize (400, session required). Every client library that probes server/discover falls back to
         // initialize on that answer; -32022 (unsupported version) is final for @ai-sdk/mcp.
-        if (claimed) log.debug({ method: facts.method }, 'a 2026-07-28 request, not served here (stateless.serve: false): session required, for the client to fall back to initialize');
+        if (claimed) log.debug({ method: facts.method }, 'a 2026-07-28 request, not served here (stateless.serve or bridge false): session required, for the client to fall back to initialize');
         const only = body.batch ? undefined : first;
         return refuse(new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'), only?.kind === 'request' && only.id !== undefined ? only.id : null);
       }

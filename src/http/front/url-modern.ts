@@ -133,7 +133,8 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
   return {
     claims(req) {
       if (req.method !== 'POST' || verdict === 'native') return false;
-      return headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION && upstreamOf(req).stateless.serve;
+            const upstream = upstreamOf(req);
+      return headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION && upstream.stateless.serve && upstream.bridge;
     },
     async serve(req, res, proxy) {
       if ((await verdictFor(req)) !== 'sessions') return proxy();
