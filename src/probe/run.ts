@@ -5,7 +5,8 @@
  * could not be listed. Exit code 1 when any upstream did not answer, else 0 (warnings do not fail).
  */
 import { readFile } from 'node:fs/promises';
-import { eraOf, FIRST_STRUCTURED_REVISION, LATEST_STATEFUL_REVISION } from '../protocol/era.js';
+import { eraOf, FIRST_STRUCTURED_REVISION, LATEST_STATEFUL_REVISION, STATEFUL_REVISIONS } from '../protocol/era.js';
+import { MODERN_REVISION } from '../protocol/modern.js';
 import { negotiate } from '../protocol/negotiate.js';
 import type { LoadedConfig } from '../config/load.js';
 import { parseWithPositions, type PositionIndex } from '../config/positions.js';
@@ -65,6 +66,26 @@ function bridging(upstream: UpstreamConfig, revision: string | undefined): strin
   return `, revision ${revision}`;
 }
 
+/**
+ * The revisions a client is served at through the gateway, and how: each session revision as negotiated
+ * (bridged up, or the upstream's own), 2026-07-28 on pooled sessions (or by a url upstream itself).
+ */
+export function servedRevisions(upstream: UpstreamConfig, revision: string | undefined): string {
+  const parts: string[] = [];
+  const pooled = `pooled sessions, up to ${upstream.stateless.poolSize}`;
+  if (!upstream.stateless.serve || !upstream.bridge) parts.push(upstream.kind === 'http' ? `${MODERN_REVISION} (only if the upstream serves it)` : `${MODERN_REVISION}: no (stateless.serve or bridge false)`);
+  else parts.push(upstream.kind === 'http' ? `${MODERN_REVISION} (by the upstream if it answers server/discover, else on ${pooled})` : `${MODERN_REVISION} (on ${pooled})`);
+  for (const asked of STATEFUL_REVISIONS) {
+    if (revision === undefined) {
+      parts.push(asked);
+      continue;
+    }
+    const n = negotiate(asked, revision, upstream.bridge);
+    parts.push(n.bridged ? `${asked} (bridged)` : n.client === asked ? asked : `${asked} → ${n.client}`);
+  }
+  return `  served at: ${parts.join(', ')}`;
+}
+
 function header(upstream: UpstreamConfig, listed: ListedTools): string {
   const count = `${listed.tools.length} tool${listed.tools.length === 1 ? '' : 's'}`;
   const pages = listed.pages > 1 ? ` in ${listed.pages} pages` : '';
@@ -102,6 +123,7 @@ export async function probeUpstreams(loaded: LoadedConfig, io: ProbeOutput, opti
     const policy = policies.get(upstream.name);
     if (!policy) continue;
     stdout(header(upstream, outcome.listed));
+    stdout(servedRevisions(upstream, outcome.listed.revision));
     const report = reportUpstream(outcome.listed.tools, policy, Object.keys(upstream.tools), config.file);
     for (const line of report.lines) stdout(line);
     const { malformed } = outcome.listed;

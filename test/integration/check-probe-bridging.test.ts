@@ -1,7 +1,7 @@
 /**
  * `check --probe` says, per upstream, which protocol revision the server answered and whether clients will be
  * bridged: a text-only server on SDK 1.10.2 answers 2024-11-05 (bridged, unless `bridge: false`), one on
- * SDK 1.13.3 answers 2025-06-18 (nothing to bridge).
+ * SDK 1.13.3 answers 2025-06-18 (nothing to bridge); and the revisions each client is served at.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,4 +30,9 @@ it('prints each upstream\'s revision and whether clients are bridged', async () 
   expect(header('old')).toMatch(/^old: 4 tools \(stdio, server legacy-text-\S+ 1\.0\.0, revision 2024-11-05: clients asking for 2025-06-18 or later are bridged\)$/);
   expect(header('off')).toMatch(/^off: 4 tools \(stdio, server \S+ 1\.0\.0, revision 2024-11-05: not bridged \(bridge: false\), clients get no structured output\)$/);
   expect(header('newer')).toMatch(/^newer: 4 tools \(stdio, server \S+ 1\.0\.0, revision 2025-06-18\)$/);
+  // The line after each header: the revisions a client is served at through the gateway.
+  const served = (name: string): string | undefined => lines[lines.findIndex((l) => l.startsWith(`${name}: `)) + 1];
+  expect(served('old')).toBe('  served at: 2026-07-28 (on pooled sessions, up to 4), 2025-11-25 (bridged), 2025-06-18 (bridged), 2025-03-26 → 2024-11-05, 2024-11-05');
+  expect(served('off')).toBe('  served at: 2026-07-28: no (stateless.serve or bridge false), 2025-11-25 → 2024-11-05, 2025-06-18 → 2024-11-05, 2025-03-26 → 2024-11-05, 2024-11-05');
+  expect(served('newer')).toBe('  served at: 2026-07-28 (on pooled sessions, up to 4), 2025-11-25 → 2025-06-18, 2025-06-18, 2025-03-26 → 2025-06-18, 2024-11-05 → 2025-06-18');
 });
