@@ -4,6 +4,8 @@
  * DELETEs its session. Works against any Streamable HTTP endpoint (JSON or SSE answers), so every stdio
  * bridge gets the same client. Prints one JSON line: { requests, rps, p50, p99, max, errors, sessions, sse }
  * (`sse`: answers that came as an event stream).
+ * At 2026-07-28 there is no session: the N workers send requests with the revision's `_meta` envelope and
+ * headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name), no initialize and no DELETE.
  * usage: node bench/lib/session-load.js URL SESSIONS SECONDS TOOL ARGS_JSON [REVISION (default 2025-06-18)]
  */
 import { performance } from 'node:perf_hooks';
@@ -24,7 +26,11 @@ function percentile(sorted, p) {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+const MODERN = revision >= '2026-07-28';
+const META = { 'io.modelcontextprotocol/protocolVersion': revision, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } };
+
 async function open() {
+  if (MODERN) return { 'mcp-protocol-version': revision, 'mcp-method': 'tools/call', 'mcp-name': tool };
   const init = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: revision, capabilities: {}, clientInfo: { name: 'bench', version: '1' } } };
   const { res, text } = await post({}, init);
   const id = res.headers.get('mcp-session-id');
@@ -46,7 +52,8 @@ async function worker(headers) {
   while (performance.now() < deadline) {
     const t0 = performance.now();
     try {
-      const { res, text } = await post(headers, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: tool, arguments: toolArgs } });
+      const params = MODERN ? { name: tool, arguments: toolArgs, _meta: META } : { name: tool, arguments: toolArgs };
+      const { res, text } = await post(headers, { jsonrpc: '2.0', id: id++, method: 'tools/call', params });
       if (!res.ok || !text.includes('"result"') || text.includes('"isError":true')) throw new Error(`${res.status} ${text.slice(0, 200)}`);
       latencies.push(performance.now() - t0);
     } catch (err) {

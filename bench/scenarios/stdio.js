@@ -66,14 +66,32 @@ const show = (s) => `${fmt(s.rps)} req/s, ${fmt(s.cpuUs)} µs CPU/req (children 
 /** Client revisions of the resumability rows (issue 15): JSON answers, not resumable; resumable SSE. */
 const PLAIN = '2024-11-05'; // the one revision whose clients cannot resume a Streamable HTTP stream
 const RESUMABLE = '2025-11-25';
+/** The session-less revision (issue 24): served on the gateway's pooled sessions. */
+const MODERN = '2026-07-28';
+
+/** VmRSS (MB) of `root` and, summed, of its descendants. */
+function rssMb(root) {
+  const rss = (pid) => {
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return m ? Number(m[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  let children = 0;
+  for (const pid of descendantsCpu(root).keys()) children += rss(pid);
+  return { gateway: rss(root), children };
+}
 
 export async function stdioBridging({ quick, log, compare }) {
   const sessions = quick ? 4 : 8;
   const seconds = Number(process.env.BENCH_SECONDS) || (quick ? 2 : 10);
   const rounds = Number(process.env.BENCH_ROUNDS) || (quick ? 1 : 2);
   const bridges = await ensureBridges();
+  // The pool as large as the load's concurrency: each of the N clients finds a session, as each stateful one has its own.
   const gateway = (root) => () =>
-    startGateway({ everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], path: '/everything/mcp' } }, { root }).then((g) => ({ url: `${g.address}/everything/mcp`, pid: g.pid, stop: g.stop }));
+    startGateway({ everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], path: '/everything/mcp', ...(root === ROOT && { stateless: { poolSize: sessions } }) } }, { root }).then((g) => ({ url: `${g.address}/everything/mcp`, pid: g.pid, stop: g.stop }));
   // [name, start, client revision]: the bridges are compared at 2025-06-18, the resumability rows at two others.
   const targets = [['mcp-retrofit', gateway(ROOT)]];
   if (bridges.bins) for (const [name, bin] of Object.entries(bridges.bins)) targets.push([name, () => startBridge(name, bin, process.execPath, [EVERYTHING, 'stdio'])]);
@@ -81,6 +99,7 @@ export async function stdioBridging({ quick, log, compare }) {
     targets.push([`mcp-retrofit@${revision}`, gateway(ROOT), revision]);
     if (compare) targets.push([`${compare.label}@${revision}`, gateway(compare.root), revision]);
   }
+  targets.push([`mcp-retrofit@${MODERN}`, gateway(ROOT), MODERN]);
   const results = {};
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < targets.length; i++) {
@@ -88,19 +107,24 @@ export async function stdioBridging({ quick, log, compare }) {
       let server;
       try {
         server = await startIt();
-        if (!quick) await load(server.url, 1, 1, revision); // warm-up: JIT, first spawn
+        // Warm-up: JIT, first spawn; at 2026-07-28, the whole pool (the row measures warm pooled sessions).
+        if (!quick || revision === MODERN) await load(server.url, revision === MODERN ? sessions : 1, 1, revision);
         const cpu0 = cpuMs(server.pid);
         const kids0 = descendantsCpu(server.pid);
         // The children are sampled while the load's sessions hold them (they end with its DELETEs): each
         // one's last reading is kept, so a child gone by the next sample still counts.
         const kids1 = new Map(kids0);
+        let peak = { gateway: 0, children: 0 };
         const sampler = setInterval(() => {
           for (const [pid, ms] of descendantsCpu(server.pid)) kids1.set(pid, ms);
+          const now = rssMb(server.pid);
+          if (now.gateway + now.children > peak.gateway + peak.children) peak = now;
         }, 250);
         const r = await load(server.url, sessions, seconds, revision).finally(() => clearInterval(sampler));
         // Includes the sessions' initialize and DELETE: a few requests in thousands, the same for every bridge.
         r.cpuUs = r.requests > 0 ? ((cpuMs(server.pid) - cpu0) * 1000) / r.requests : NaN;
         r.childUs = r.requests > 0 ? (childrenCpuDelta(kids0, kids1) * 1000) / r.requests : NaN;
+        r.rss = peak;
         log(`  s3 ${name} round ${round + 1}: ${fmt(r.rps)} req/s ${fmt(r.cpuUs)} µs CPU/req (children ${fmt(r.childUs)}) p50 ${fmt(r.p50)} p99 ${fmt(r.p99)} errors ${r.errors} sessions ${r.sessions} sse answers ${r.sse}${r.firstError ? ` (${r.firstError})` : ''}${r.openError ? ` (open: ${r.openError})` : ''}`);
         (results[name] ??= []).push(r);
       } catch (err) {
@@ -122,6 +146,8 @@ export async function stdioBridging({ quick, log, compare }) {
       p99: median(ok.map((r) => r.p99)),
       errors: ok.reduce((n, r) => n + r.errors, 0),
       sseShare: ok.reduce((n, r) => n + (r.sse ?? 0), 0) / Math.max(ok.reduce((n, r) => n + r.requests, 0), 1),
+      rssGateway: median(ok.map((r) => r.rss?.gateway ?? NaN)),
+      rssChildren: median(ok.map((r) => r.rss?.children ?? NaN)),
     };
   };
   const ours = summary(results['mcp-retrofit']);
@@ -133,6 +159,14 @@ export async function stdioBridging({ quick, log, compare }) {
   const answers = (x) => `${Math.round(100 * x.sseShare)} % SSE answers`;
   if (!plain.failed && !resumable.failed) {
     resumability.push(row(`3 stdio, ${sessions} sessions × tools/call echo: client at ${RESUMABLE} (resumable SSE) vs at ${PLAIN} (JSON)`, `${PLAIN} ${show(plain)}, ${answers(plain)}`, `${RESUMABLE} ${show(resumable)}, ${answers(resumable)}`, ratio(resumable.rps, plain.rps)));
+  }
+  // Issue 24: a 2026-07-28 call on a warm pooled session against the same call in a stateful session.
+  const modern = summary(results[`mcp-retrofit@${MODERN}`]);
+  if (!modern.failed && !resumable.failed) {
+    const mem = (x) => `peak RSS gateway ${fmt(x.rssGateway)} MB + children ${fmt(x.rssChildren)} MB`;
+    resumability.push(row(`3 stdio, ${sessions} clients × tools/call echo: ${MODERN} on ${sessions} pooled sessions vs ${RESUMABLE} sessions, p50 latency`, `${RESUMABLE} ${show(resumable)}`, `${MODERN} ${show(modern)}`, ratio(modern.p50, resumable.p50), { max: 1.1 }));
+    resumability.push(row(`3 stdio, ${sessions} clients × tools/call echo: ${MODERN} on pooled sessions vs ${RESUMABLE} sessions, gateway CPU per call`, `${RESUMABLE} ${fmt(resumable.cpuUs)} µs`, `${MODERN} ${fmt(modern.cpuUs)} µs`, ratio(modern.cpuUs, resumable.cpuUs), { max: 1.1 }));
+    resumability.push(row(`3 stdio: memory with the pool at its bound (stateless.poolSize ${sessions}) vs ${sessions} stateful sessions`, `${RESUMABLE} ${mem(resumable)}`, `${MODERN} ${mem(modern)}`, ratio(modern.rssGateway + modern.rssChildren, resumable.rssGateway + resumable.rssChildren)));
   }
   if (compare) {
     for (const revision of [PLAIN, RESUMABLE]) {
