@@ -15,10 +15,9 @@
 import type { Readable } from 'node:stream';
 import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
-import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 import { FIRST_HEADER_REVISION, isRevision } from '../protocol/era.js';
-import { SseSplitter } from '../stream/sse.js';
+import { readJsonAnswer, readSseAnswer, type AnswerReaderOptions } from './answer-reader.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from './headers.js';
 import type { HttpUpstream } from './http.js';
@@ -97,10 +96,13 @@ export class HttpSessionLink implements UpstreamLink {
       return { ok: true };
     }
     if (type === 'application/json') {
-      const text = await this.#readJson(res.body);
-      if (text !== undefined) this.#frame(text);
-      // An error answer with the request's id is the answer; one without (a refused message) is the send's failure.
-      if (res.statusCode < 300 || (text !== undefined && sniffResponseId(endsOf(text)) !== undefined)) return { ok: true };
+      let answered = false;
+      await readJsonAnswer(res.body, { ...this.#reader(), message: (data) => {
+        // An error answer with the request's id is the answer; one without (a refused message) is the send's failure.
+        answered = res.statusCode < 300 || sniffResponseId(endsOf(data)) !== undefined;
+        this.#frame(data);
+      } }).catch(() => {});
+      if (answered || res.statusCode < 300) return { ok: true };
     } else {
       await res.body.dump().catch(() => {});
       if (res.statusCode < 300) return { ok: true };
@@ -108,42 +110,14 @@ export class HttpSessionLink implements UpstreamLink {
     return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [o.upstream], { cause: new Error(`HTTP ${res.statusCode}`) }) };
   }
 
-  /** A JSON body, or undefined when it is over the bound (then reported as dropped). */
-  async #readJson(body: Readable): Promise<string | undefined> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let head: Buffer | undefined;
-    let tail = Buffer.alloc(0);
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size <= this.#o.maxEventBytes) chunks.push(chunk);
-      else {
-        head ??= Buffer.concat(chunks).subarray(0, 1024);
-        chunks.length = 0;
-        tail = Buffer.concat([tail, chunk]).subarray(-1024);
-      }
-    }
-    if (head === undefined) return Buffer.concat(chunks, size).toString('utf8');
-    const id = sniffResponseId({ head: head.toString('utf8'), tail: tail.toString('utf8') });
-    this.#dropped({ reason: 'size', bytes: size, ...(id !== undefined && { id }) });
-    return undefined;
+  #reader(): AnswerReaderOptions {
+    return { maxBytes: this.#o.maxEventBytes, message: (data) => this.#frame(data), dropped: (d) => this.#dropped(d), paused: () => this.#paused?.promise };
   }
 
   async #readStream(body: Readable): Promise<void> {
     this.#bodies.add(body);
-    const splitter = new SseSplitter({ maxEventBytes: this.#o.maxEventBytes });
     try {
-      for await (const chunk of body as AsyncIterable<Buffer>) {
-        for (const event of splitter.push(chunk)) {
-          if (event.overlong) {
-            const id = sniffResponseId({ head: event.overlong.head, tail: event.overlong.tail });
-            this.#dropped({ reason: 'size', bytes: event.overlong.bytes, ...(id !== undefined && { id }) });
-          } else if (event.complete && event.data.length > 0 && (event.event === undefined || event.event === 'message')) {
-            this.#frame(event.data.join('\n'));
-          }
-        }
-        if (this.#paused) await this.#paused.promise;
-      }
+      await readSseAnswer(body, this.#reader());
     } catch (err) {
       // The answer stream broke: whatever it still owed is answered by the session's deadline or the link's end.
       if (!this.#abort.signal.aborted) this.#o.log.warn({ err }, 'an answer stream of the upstream session failed');
@@ -154,12 +128,12 @@ export class HttpSessionLink implements UpstreamLink {
 
   #frame(data: string): void {
     try {
-      if (nestedTooDeeply(data)) return this.#dropped({ reason: 'depth', bytes: data.length, ...idOf(data) });
       if (this.#revision === undefined && data.includes('"protocolVersion"')) this.#learnRevision(data);
       this.onframe({ data });
     } catch (err) {
       this.#o.log.error({ err, bytes: data.length }, 'upstream message could not be handled; dropped');
-      this.#dropped({ reason: 'failed', bytes: data.length, ...idOf(data) });
+      const id = sniffResponseId(endsOf(data));
+      this.#dropped({ reason: 'failed', bytes: data.length, ...(id !== undefined && { id }) });
     }
   }
 
@@ -225,9 +199,4 @@ export class HttpSessionLink implements UpstreamLink {
       this.#o.log.error({ err }, 'the end of an upstream session could not be handled');
     }
   }
-}
-
-function idOf(data: string): { id?: string | number } {
-  const id = sniffResponseId(endsOf(data));
-  return id === undefined ? {} : { id };
 }

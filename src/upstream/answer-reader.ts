@@ -1,0 +1,71 @@
+/**
+ * Reading the answer to one POST of a link that speaks Streamable HTTP to an upstream itself (./http-session-
+ * link.ts, ./modern-link.ts): a JSON body or an SSE stream, each message handed on as it arrives. Bounded: a
+ * JSON body or SSE event over `maxBytes` is dropped as it comes (never held whole) and reported with the id read
+ * from its ends; one nested deeper than MAX_DEPTH too. While `paused()` gives a promise, nothing more is read.
+ */
+import type { Readable } from 'node:stream';
+import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { nestedTooDeeply } from '../jsonrpc/strict.js';
+import { SseSplitter } from '../stream/sse.js';
+import type { LinkDropped } from './link.js';
+
+export interface AnswerReaderOptions {
+  readonly maxBytes: number;
+  /** One message's JSON text. */
+  readonly message: (data: string) => void;
+  readonly dropped: (dropped: LinkDropped) => void;
+  /** A promise while the reader must wait (the session is backed up). */
+  readonly paused: () => Promise<void> | undefined;
+}
+
+function idOf(head: string, tail: string): { id?: string | number } {
+  const id = sniffResponseId({ head, tail });
+  return id === undefined ? {} : { id };
+}
+
+/** One message, unless it is nested too deeply. */
+function pass(data: string, o: AnswerReaderOptions): void {
+  if (nestedTooDeeply(data)) {
+    const ends = endsOf(data);
+    o.dropped({ reason: 'depth', bytes: data.length, ...idOf(ends.head, ends.tail) });
+    return;
+  }
+  o.message(data);
+}
+
+/** A JSON body: its one message. */
+export async function readJsonAnswer(body: Readable, o: AnswerReaderOptions): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let head: Buffer | undefined;
+  let tail = Buffer.alloc(0);
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size <= o.maxBytes) chunks.push(chunk);
+    else {
+      head ??= Buffer.concat(chunks).subarray(0, 1024);
+      chunks.length = 0;
+      tail = Buffer.concat([tail, chunk]).subarray(-1024);
+    }
+  }
+  if (head !== undefined) {
+    o.dropped({ reason: 'size', bytes: size, ...idOf(head.toString('utf8'), tail.toString('utf8')) });
+    return;
+  }
+  const text = Buffer.concat(chunks, size).toString('utf8');
+  if (text.trim() !== '') pass(text, o);
+}
+
+/** An SSE stream: each `message` event's data, as it comes. */
+export async function readSseAnswer(body: Readable, o: AnswerReaderOptions): Promise<void> {
+  const splitter = new SseSplitter({ maxEventBytes: o.maxBytes });
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    for (const event of splitter.push(chunk)) {
+      if (event.overlong) o.dropped({ reason: 'size', bytes: event.overlong.bytes, ...idOf(event.overlong.head, event.overlong.tail) });
+      else if (event.complete && event.data.length > 0 && (event.event === undefined || event.event === 'message')) pass(event.data.join('\n'), o);
+    }
+    const waiting = o.paused();
+    if (waiting) await waiting;
+  }
+}
