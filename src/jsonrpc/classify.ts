@@ -33,6 +33,11 @@ export interface ClassifiedBody {
   readonly messages: readonly ClassifiedMessage[];
 }
 
+/** A map key for a request id: ids of different JSON types are different requests (1 and "1" must not collide). */
+export function idKey(id: JsonRpcId): string {
+  return typeof id === 'number' ? `n${id}` : `s${String(id)}`;
+}
+
 function isId(value: unknown): value is JsonRpcId {
   return typeof value === 'string' || typeof value === 'number' || value === null;
 }

@@ -9,7 +9,7 @@
  * An entry that leaves unanswered — evicted past `max`, or expired — is handed to `onDropped`, so whoever
  * keeps the request elsewhere (a client stream waiting for its answer, share mode's in-flight ids) hears of it.
  */
-import type { JsonRpcId } from '../jsonrpc/classify.js';
+import { idKey, type JsonRpcId } from '../jsonrpc/classify.js';
 import type { PendingRequest } from '../pipeline/request.js';
 
 /** Why an unanswered entry left the table. */
@@ -49,10 +49,7 @@ function isStrict(pending: Pending<unknown>): boolean {
   return pending.expect.kind !== 'rewrite' || pending.expect.nativeOnly !== true;
 }
 
-/** Ids of different JSON types are different requests: 1 and "1" must not collide. */
-export function idKey(id: JsonRpcId): string {
-  return typeof id === 'number' ? `n${id}` : `s${String(id)}`;
-}
+export { idKey } from '../jsonrpc/classify.js';
 
 export interface PendingOptions {
   /** Most entries kept; the oldest is evicted beyond it (default 1000). */

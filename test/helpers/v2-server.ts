@@ -42,9 +42,12 @@ async function toNode(handler: (request: Request) => Promise<Response>, req: Inc
   res.end();
 }
 
-/** `build` replaces the default tools (add, hang) with a server of the caller's own. */
-export async function startV2Server(build: () => McpServer = factory): Promise<Listening & { url: string; seen: SeenRequest[]; notify: ServerNotifier }> {
-  const handler = createMcpHandler(build);
+/**
+ * `build` replaces the default tools (add, hang) with a server of the caller's own; `legacy: 'reject'` makes it a
+ * server of 2026-07-28 only (initialize and every session revision refused with 400 / -32022).
+ */
+export async function startV2Server(build: () => McpServer = factory, options: { legacy?: 'reject' | 'stateless' } = {}): Promise<Listening & { url: string; seen: SeenRequest[]; notify: ServerNotifier }> {
+  const handler = createMcpHandler(build, options as never);
   onTestFinished(() => handler.close());
   const seen: SeenRequest[] = [];
   let origin = '';

@@ -60,7 +60,8 @@ it('lists every tool of server-filesystem 2025.7.1 with its repairs and retrofit
   const lines = out().split('\n').filter(Boolean);
   expect(lines[0]).toBe('ok');
   expect(lines[1]).toMatch(/^fs: \d+ tools \(stdio, server secure-filesystem-server [\d.]+, revision \d{4}-\d{2}-\d{2}\)$/);
-  const tools = lines.slice(2, -1);
+  expect(lines[2]).toMatch(/^ {2}served at: 2026-07-28 \(on pooled sessions, up to 4\), /);
+  const tools = lines.slice(3, -1);
   expect(tools.length).toBeGreaterThanOrEqual(10);
   for (const line of tools) expect(line).toMatch(/^fs\/\w+: /);
 

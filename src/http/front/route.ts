@@ -52,8 +52,24 @@ export interface FrontRoutes {
   readonly modern: ModernFront;
 }
 
+/** The edge's handlers, for a route that serves them among others (src/http/front/url-modern.ts). */
+export interface FrontHandlers extends FrontRoutes {
+  readonly post: RouteHandler;
+  readonly get: RouteHandler;
+  readonly remove: RouteHandler;
+}
+
 /** Register POST/GET/DELETE of the edge; `legacyGet` takes GETs without a session (legacy SSE clients). */
 export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTarget, ctx: GatewayContext, legacyGet?: RouteHandler): FrontRoutes {
+  const front = createFront(target, ctx, legacyGet);
+  gate.route(app, { method: 'POST', url: target.path, guards: 'mcp', upstream: target.name, handle: front.post });
+  gate.route(app, { method: 'GET', url: target.path, guards: 'mcp', upstream: target.name, handle: front.get });
+  gate.route(app, { method: 'DELETE', url: target.path, guards: 'mcp', upstream: target.name, handle: front.remove });
+  return front;
+}
+
+/** The edge's handlers and what they hold, for the routes to serve. */
+export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?: RouteHandler): FrontHandlers {
   const sessions = new FrontSessions({
     upstream: target.name,
     metrics: ctx.metrics,
@@ -224,8 +240,5 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
     res.writeHead(200, { 'content-length': 0 }).end();
   }
 
-  gate.route(app, { method: 'POST', url: target.path, guards: 'mcp', upstream: target.name, handle: post });
-  gate.route(app, { method: 'GET', url: target.path, guards: 'mcp', upstream: target.name, handle: get });
-  gate.route(app, { method: 'DELETE', url: target.path, guards: 'mcp', upstream: target.name, handle: remove });
-  return { sessions, modern };
+  return { sessions, modern, post, get, remove };
 }

@@ -1,6 +1,9 @@
 /**
- * 2026-07-28 clients of a `url:` upstream. An upstream that speaks 2026-07-28 serves them itself: their
- * requests are proxied like any other. One that speaks only session revisions (its `server/discover` answers
+ * A `url:` upstream and the clients of the other era. Every request is proxied (src/http/proxy/) unless the
+ * upstream cannot serve the client's revision:
+ *
+ * 2026-07-28 clients. An upstream that speaks 2026-07-28 serves them itself: their requests are proxied like
+ * any other. One that speaks only session revisions (its `server/discover` answers
  * anything but a DiscoverResult naming 2026-07-28: an old SDK's 400 "Server not initialized", a 404, -32601)
  * cannot: for it the gateway serves them as it does for `command` and `sse` upstreams (./modern.ts), on pooled
  * sessions it holds over Streamable HTTP (src/upstream/http-session-link.ts).
@@ -10,14 +13,24 @@
  * result (a DiscoverResult) means it serves them; a refusal (an error answer, a 4xx) means it does not. An
  * answer that says nothing (unreachable, 401/403, 5xx) decides nothing: that request is proxied, and the next
  * asks again.
+ *
+ * Older clients (2024-11-05 … 2025-11-25). An upstream that serves only 2026-07-28 refuses their `initialize`
+ * (400, -32022, `data.supported` naming session-less revisions only) and cannot hold their sessions: the
+ * gateway holds them (./route.ts's edge, as for `command` upstreams) over links that speak 2026-07-28 to it
+ * (src/upstream/modern-link.ts). Learnt from the first refusal (src/http/proxy/forward.ts hands that exchange
+ * over: nothing extra is ever sent to an upstream that accepts `initialize`) and kept as above; later
+ * initializes go to the gateway's edge at once. Requests naming a session the gateway holds go to that edge;
+ * all others are proxied.
  */
 import type { ServerResponse } from 'node:http';
-import type { HttpUpstreamConfig } from '../../config/types.js';
+import { DEFAULTS, type HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { checkModernRequest, MODERN_REVISION } from '../../protocol/modern.js';
 import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
 import { HttpSessionLink } from '../../upstream/http-session-link.js';
+import { ModernUpstreamLink } from '../../upstream/modern-link.js';
+import { isRevision, isStateless } from '../../protocol/era.js';
 import type { HttpUpstream } from '../../upstream/http.js';
 import { snapshot, type GatewayContext } from '../context.js';
 import { accepts } from '../server/accept.js';
@@ -26,15 +39,23 @@ import { finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchan
 import type { GatewayRequest } from '../server/gate.js';
 import { writeError } from '../write.js';
 import { createModernFront, modernHeaders, type ModernFacts, type ModernFront } from './modern.js';
+import { createFront, type FrontHandlers } from './route.js';
 
 /** Bytes of the probe's answer read. */
 const PROBE_BYTES = 64 * 1024;
 
 type Verdict = 'unknown' | 'native' | 'sessions';
+/** Whether older clients' sessions are the gateway's (`held`: the upstream serves only 2026-07-28). */
+type LegacyVerdict = 'unknown' | 'held';
 
 export interface UrlModern {
-  /** This request is a 2026-07-28 one the gateway may have to serve itself (ask `serve`). */
+  /** This request may be one the gateway serves itself (ask `serve`). */
   claims(req: GatewayRequest): boolean;
+  /**
+   * The upstream refused `req`, an initialize, with this body: when it serves only 2026-07-28, the gateway
+   * holds the client's session from here on and answers `res` itself (true).
+   */
+  refusedInitialize(req: GatewayRequest, res: ServerResponse, body: Buffer): boolean;
   /** Serve it on pooled sessions, or hand it to `proxy` when the upstream serves it itself. */
   serve(req: GatewayRequest, res: ServerResponse, proxy: () => Promise<void> | void): Promise<void>;
   /** A notification of the gateway's own for listeners. */
@@ -64,6 +85,7 @@ function verdictOf(status: number, type: string | undefined, text: string): Verd
 
 export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUpstream): UrlModern {
   let verdict: Verdict = 'unknown';
+  let legacy: LegacyVerdict = 'unknown';
   let generation = ctx.generations.current;
   let probing: Promise<Verdict> | undefined;
   const upstreamOf = (req?: GatewayRequest): HttpUpstreamConfig => snapshot<HttpUpstreamConfig>(ctx, name, req).upstream;
@@ -117,12 +139,42 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
     }
   }
 
+  // Older clients' sessions, when the gateway must hold them (an upstream that serves only 2026-07-28).
+  const held: FrontHandlers = createFront(
+    {
+      name,
+      path: upstreamOf().path,
+      link: (snap, headers, linkLog) => {
+        const upstream = snap.upstream as HttpUpstreamConfig;
+        return new ModernUpstreamLink({
+          upstream: name,
+          http,
+          clientHeaders: headers,
+          headers: upstream.headers,
+          dropAuthorization: snap.loaded.config.auth !== undefined,
+          timeoutMs: upstream.timeoutMs,
+          maxEventBytes: snap.loaded.config.limits.maxResultBytes,
+          log: linkLog,
+        });
+      },
+      maxSessions: () => DEFAULTS.maxSessionsSse,
+      idleTimeoutMs: () => DEFAULTS.idleTimeoutMs,
+      bridge: (snap) => snap.upstream.bridge,
+      stateless: (snap) => snap.upstream.stateless,
+    },
+    ctx,
+  );
+
+  /** A reload may point the upstream elsewhere in spirit (headers, auth): what was learnt is asked again. */
+  function current(): void {
+    if (ctx.generations.current === generation) return;
+    generation = ctx.generations.current;
+    verdict = 'unknown';
+    legacy = 'unknown';
+  }
+
   async function verdictFor(req: GatewayRequest): Promise<Verdict> {
-    // A reload may point the upstream elsewhere in spirit (headers, auth): ask again under a new generation.
-    if (ctx.generations.current !== generation) {
-      generation = ctx.generations.current;
-      verdict = 'unknown';
-    }
+    current();
     if (verdict !== 'unknown') return verdict;
     probing ??= probe(req).finally(() => (probing = undefined));
     const found = await probing;
@@ -132,11 +184,45 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
 
   return {
     claims(req) {
-      if (req.method !== 'POST' || verdict === 'native') return false;
-            const upstream = upstreamOf(req);
-      return headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION && upstream.stateless.serve && upstream.bridge;
+      const session = headerValue(req.headers, 'mcp-session-id');
+      if (session !== undefined) return held.sessions.get(session) !== undefined;
+      if (req.method !== 'POST') return false;
+      const upstream = upstreamOf(req);
+      if (!upstream.bridge) return false;
+      if (headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION) return verdict !== 'native' && upstream.stateless.serve;
+      // An older client's initialize, once the upstream showed it serves only 2026-07-28.
+      current();
+      return legacy === 'held';
+    },
+    refusedInitialize(req, res, body) {
+      const upstream = upstreamOf(req);
+      if (!upstream.bridge) return false;
+      let refusal: unknown;
+      try {
+        refusal = JSON.parse(body.toString('utf8'));
+      } catch {
+        return false;
+      }
+      const error = isJsonObject(refusal) && isJsonObject(refusal.error) ? refusal.error : undefined;
+      const supported = isJsonObject(error?.data) && Array.isArray(error.data.supported) ? error.data.supported : undefined;
+      const modernOnly = error?.code === -32022 && supported !== undefined && supported.length > 0 && supported.every((v) => isRevision(v) && isStateless(v));
+      if (!modernOnly) return false;
+      current();
+      if (legacy !== 'held') log.info({ supported }, 'the upstream serves only 2026-07-28: older clients get sessions the gateway holds');
+      legacy = 'held';
+      void held.post(req, res);
+      return true;
     },
     async serve(req, res, proxy) {
+      if (headerValue(req.headers, 'mcp-session-id') !== undefined) {
+        const handle = req.method === 'POST' ? held.post : req.method === 'GET' ? held.get : held.remove;
+        return handle(req, res);
+      }
+      if (headerValue(req.headers, 'mcp-protocol-version') !== MODERN_REVISION) {
+        const read = parseBody(req.headers, req.body);
+        const initialize = !(read instanceof RetrofitError) && read.body.messages.some((m) => m.kind === 'request' && m.method === 'initialize');
+        return initialize ? held.post(req, res) : proxy();
+      }
       if ((await verdictFor(req)) !== 'sessions') return proxy();
       const facts: ModernFacts & { method: string; tool?: string } = { method: 'POST' };
       const started = performance.now();
@@ -159,8 +245,13 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       if (!read.body.batch && first?.kind === 'request' && checkModernRequest(first.message as JsonObject, modernHeaders(req.headers)) !== undefined) return proxy();
       return front.post(req, res, read.body, facts);
     },
-    notifyAll: (json) => front.notifyAll(json),
-    counts: () => front.counts(),
-    close: () => front.close(),
+    notifyAll: (json) => front.notifyAll(json) + held.sessions.notifyAll(json),
+    counts: () => {
+      const sessions = held.sessions.counts();
+      return { ...front.counts(), heldSessions: sessions.sessions, heldPending: sessions.pending, heldClosing: sessions.closing };
+    },
+    close: async () => {
+      await Promise.all([front.close(), held.sessions.closeAll('shutting down')]);
+    },
   };
 }

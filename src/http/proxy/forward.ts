@@ -46,7 +46,16 @@ export interface ForwardOptions {
   readonly path: string;
   /** False for discovery documents: no body handling, no message awareness. */
   readonly mcp: boolean;
+  /**
+   * The upstream refused an `initialize` with 400: its answer's body (at most REFUSAL_BYTES). True when the
+   * hook took the exchange over and answers the client itself (src/http/front/url-modern.ts: an upstream that
+   * serves only 2026-07-28); otherwise the refusal is passed on.
+   */
+  readonly refusedInitialize?: (body: Buffer) => boolean;
 }
+
+/** How much of a refused initialize's answer is read for `refusedInitialize`. */
+const REFUSAL_BYTES = 64 * 1024;
 
 type Verb = 'GET' | 'POST' | 'DELETE';
 
@@ -104,6 +113,8 @@ class ProxyExchange {
   /** The gateway's own error, when it answered with one. */
   #error: RetrofitError | undefined;
   #aborted = false;
+  /** The exchange was handed to another edge (refusedInitialize), which answers and logs it. */
+  #handedOver = false;
 
   constructor(request: GatewayRequest, res: ServerResponse, ctx: GatewayContext, target: ProxyTarget, options: ForwardOptions) {
     this.#request = request;
@@ -224,6 +235,7 @@ class ProxyExchange {
     const type = this.#options.mcp ? mediaType(headerValue(answer.headers, 'content-type')) : undefined;
     const state = this.#state;
     try {
+      if (status === 400 && type === 'application/json' && this.#options.refusedInitialize && this.#first?.method === 'initialize') return await this.#refused(answer);
       if (type === 'text/event-stream') await this.#relaySse(answer);
       else if (type === 'application/json' && state !== undefined && !state.pending.empty) await this.#relayJson(answer);
       else {
@@ -237,6 +249,36 @@ class ProxyExchange {
       if (!this.#aborted) this.#logger().warn({ err, method: this.#method }, 'upstream stream failed mid-body');
       res.destroy();
     }
+  }
+
+  /** An initialize the upstream refused: taken over by the hook, or passed on as it came. */
+  async #refused(answer: UpstreamAnswer): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of answer.body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > REFUSAL_BYTES) break;
+    }
+    const body = Buffer.concat(chunks, size);
+    this.#release();
+    if (size <= REFUSAL_BYTES && this.#options.refusedInitialize!(body)) {
+      // Another edge answers the client, and logs the exchange.
+      this.#handedOver = true;
+      return;
+    }
+    if (size > REFUSAL_BYTES) {
+      // Too long to be a refusal worth reading: the rest follows as it comes.
+      this.#res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: false }));
+      this.#res.write(body);
+      if (await pipeBody(this.#res, answer.body)) this.#res.end();
+      else this.#aborted = true;
+      return;
+    }
+    const out = toClientHeaders(answer.headers, { dropLength: true });
+    out['content-length'] = body.length;
+    this.#res.writeHead(answer.statusCode, out);
+    this.#res.end(body);
   }
 
   async #relaySse(answer: UpstreamAnswer): Promise<void> {
@@ -323,6 +365,10 @@ class ProxyExchange {
 
   /** The one place an exchange ends. */
   #finish(): void {
+    if (this.#handedOver) {
+      this.#done?.();
+      return;
+    }
     const { name } = this.#target;
     const state = this.#state;
     // The initialize answer named a new session: what was learnt of it goes where its next exchanges look.

@@ -31,7 +31,7 @@ export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: stri
     guards: 'mcp',
     upstream: name,
     handle: (request, res) => {
-      const proxy = (): Promise<void> => forward(request, res, ctx, target, { path: upstream.mapPath('', request.query), mcp: true });
+      const proxy = (): Promise<void> => forward(request, res, ctx, target, { path: upstream.mapPath('', request.query), mcp: true, refusedInitialize: (body) => modern.refusedInitialize(request, res, body) });
       return modern.claims(request) ? modern.serve(request, res, proxy) : proxy();
     },
   });

@@ -1,0 +1,457 @@
+/**
+ * A link from a client session the gateway holds to a `url:` upstream that serves only 2026-07-28 (no
+ * `initialize`, no sessions): the older client (2024-11-05 … 2025-11-25) keeps its session with the gateway,
+ * and each of its requests goes upstream as a request of the session-less revision.
+ *
+ * - `initialize` is answered by the gateway from the upstream's `server/discover` (its capabilities,
+ *   instructions and serverInfo; the revision the client asked for, a session one). `ping` and
+ *   `logging/setLevel` are answered here (the level goes on later requests as `_meta` logLevel).
+ * - Every other request goes upstream with the `_meta` envelope (revision, the client's capabilities and
+ *   info from its initialize) and the mirrored headers (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`).
+ *   Its answer — JSON or SSE, progress and log messages first — comes back as messages of the session; a
+ *   complete result loses the revision's `resultType`, `ttlMs`, `cacheScope`, which older clients do not know.
+ * - An `input_required` result becomes server→client requests on the client's session (ids `mrtr-<n>`); once
+ *   the client answered all of them, the request is sent again with `inputResponses` and `requestState`.
+ * - `notifications/cancelled` for a request closes its answer stream (the revision's cancellation).
+ * - The client's server stream is fed by a `subscriptions/listen` of its own (list changes the upstream
+ *   announces, and updates of the resources the client subscribed to with `resources/subscribe`, answered
+ *   here), reopened with backoff if the upstream ends it.
+ */
+import type { Readable } from 'node:stream';
+import { RetrofitError } from '../errors.js';
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
+import type { Logger } from '../log.js';
+import { isKnownRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION } from '../protocol/era.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION } from '../protocol/modern.js';
+import { readJsonAnswer, readSseAnswer, type AnswerReaderOptions } from './answer-reader.js';
+import { failureError, failureKind } from './errors.js';
+import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from './headers.js';
+import type { HttpUpstream } from './http.js';
+import type { LinkClosed, LinkDropped, LinkFrame, SendOptions, SendOutcome, UpstreamLink } from './link.js';
+
+/** Client headers that belong to its session with the gateway, never to the upstream. */
+const NOT_FORWARDED = ['mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id', 'accept', 'content-type'];
+/** Requests whose Mcp-Name header mirrors `params.name` / `params.uri`. */
+const NAMED: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** Result members of 2026-07-28 that the session revisions do not have. */
+const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
+/** Longest wait before a listen stream that ended is opened again (ms). */
+const MAX_RELISTEN_MS = 30_000;
+/** Input requests of one request waiting for the client's answers, at most. */
+const MAX_INPUTS = 64;
+
+/** A header value in the revision's Base64 form when it cannot go as plain ASCII. */
+export function encodeHeaderValue(value: string): string {
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith('=?base64?');
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+export interface ModernLinkOptions {
+  readonly upstream: string;
+  readonly http: HttpUpstream;
+  /** The headers of the client request that opened the session (forwarded, filtered). */
+  readonly clientHeaders: HeaderMap;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly dropAuthorization: boolean;
+  readonly timeoutMs: number;
+  readonly maxEventBytes: number;
+  readonly log: Logger;
+}
+
+/** One client request in flight upstream. */
+interface Call {
+  readonly clientId: JsonRpcId;
+  readonly message: JsonObject;
+  readonly abort: AbortController;
+  /** The input requests the client has not answered yet, by the upstream's key. */
+  readonly waiting: Set<string>;
+  responses: JsonObject;
+  requestState: string | undefined;
+  attempt: number;
+}
+
+export class ModernUpstreamLink implements UpstreamLink {
+  onframe: (frame: LinkFrame) => void = () => {};
+  ondropped: (dropped: LinkDropped) => void = () => {};
+  onclose: (closed: LinkClosed) => void = () => {};
+  readonly #o: ModernLinkOptions;
+  readonly #abort = new AbortController();
+  readonly #bodies = new Set<Readable>();
+  readonly #calls = new Map<string, Call>();
+  /** The server→client requests made of input requests: our id → the call and its key. */
+  readonly #asks = new Map<string, { readonly call: Call; readonly key: string }>();
+  readonly #subscribed = new Set<string>();
+  #capabilities: JsonObject = {};
+  #clientInfo: JsonObject | undefined;
+  #logLevel: string | undefined;
+  #discovered: JsonObject | undefined;
+  #listen: AbortController | undefined;
+  #relisten: NodeJS.Timeout | undefined;
+  #relistenMs = 1000;
+  #asked = 0;
+  #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  #closed: LinkClosed | undefined;
+
+  constructor(options: ModernLinkOptions) {
+    this.#o = options;
+  }
+
+  get alive(): boolean {
+    return this.#closed === undefined;
+  }
+
+  async send(json: string, options: SendOptions = {}): Promise<SendOutcome> {
+    if (this.#closed) return { ok: false, error: this.#error() };
+    let message: unknown;
+    try {
+      message = JSON.parse(json);
+    } catch {
+      return { ok: true };
+    }
+    const c = classifyMessage(message);
+    const m = message as JsonObject;
+    if (c.kind === 'response') return this.#answered(m);
+    if (c.kind === 'notification') {
+      if (c.method === 'notifications/cancelled') this.#cancelled(m);
+      return { ok: true };
+    }
+    if (c.kind !== 'request' || c.id === undefined || c.id === null) return { ok: true };
+    const params = isJsonObject(m.params) ? m.params : {};
+    switch (c.method) {
+      case 'initialize':
+        return this.#initialize(c.id, params, options);
+      case 'ping':
+        return this.#reply(c.id, {});
+      case 'logging/setLevel':
+        if (typeof params.level === 'string') this.#logLevel = params.level;
+        return this.#reply(c.id, {});
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        if (typeof params.uri === 'string') {
+          if (c.method === 'resources/subscribe') this.#subscribed.add(params.uri);
+          else this.#subscribed.delete(params.uri);
+          this.#openListen(options.headers ?? this.#o.clientHeaders);
+        }
+        return this.#reply(c.id, {});
+      default: {
+        const call: Call = { clientId: c.id, message: m, abort: new AbortController(), waiting: new Set(), responses: {}, requestState: undefined, attempt: 0 };
+        this.#calls.set(idKey(c.id), call);
+        return this.#post(call, options.headers ?? this.#o.clientHeaders);
+      }
+    }
+  }
+
+  #reply(id: JsonRpcId, result: JsonObject): SendOutcome {
+    this.#frame(JSON.stringify({ jsonrpc: '2.0', id, result }));
+    return { ok: true };
+  }
+
+  #replyError(id: JsonRpcId, error: RetrofitError): void {
+    this.#frame(JSON.stringify(error.toJsonRpc(id)));
+  }
+
+  /** The upstream's identity and capabilities, asked once per session. */
+  async #discover(headers: HeaderMap): Promise<JsonObject | RetrofitError> {
+    if (this.#discovered) return this.#discovered;
+    const message: JsonObject = { jsonrpc: '2.0', id: 'mcp-retrofit-discover', method: 'server/discover', params: { _meta: this.#envelope() } };
+    let found: JsonObject | RetrofitError = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#o.upstream]);
+    try {
+      const res = await this.#o.http.request({ method: 'POST', path: this.#o.http.mapPath('', ''), headers: this.#headers(headers, 'server/discover', undefined), body: Buffer.from(JSON.stringify(message)), signal: this.#abort.signal, headersTimeoutMs: this.#o.timeoutMs });
+      const read = (data: string): void => {
+        const parsed: unknown = JSON.parse(data);
+        if (isJsonObject(parsed) && isJsonObject(parsed.result)) found = parsed.result;
+      };
+      const reader = { ...this.#reader(), message: read };
+      if (mediaType(headerValue(res.headers as HeaderMap, 'content-type')) === 'text/event-stream') await readSseAnswer(res.body, reader);
+      else await readJsonAnswer(res.body, reader);
+    } catch (err) {
+      found = failureError(err, failureKind(err), this.#o.upstream, this.#o.timeoutMs) ?? found;
+    }
+    if (!(found instanceof RetrofitError)) this.#discovered = found;
+    return found;
+  }
+
+  async #initialize(id: JsonRpcId, params: JsonObject, options: SendOptions): Promise<SendOutcome> {
+    if (isJsonObject(params.capabilities)) this.#capabilities = params.capabilities;
+    if (isJsonObject(params.clientInfo)) this.#clientInfo = params.clientInfo;
+    const headers = options.headers ?? this.#o.clientHeaders;
+    const found = await this.#discover(headers);
+    if (found instanceof RetrofitError) {
+      this.#replyError(id, found);
+      return { ok: true };
+    }
+    const asked = params.protocolVersion;
+    const protocolVersion = isKnownRevision(asked) && !isStateless(asked) ? asked : LATEST_STATEFUL_REVISION;
+    const meta = isJsonObject(found._meta) ? found._meta : {};
+    const serverInfo = isJsonObject(meta['io.modelcontextprotocol/serverInfo']) ? meta['io.modelcontextprotocol/serverInfo'] : { name: this.#o.upstream, version: '0' };
+    const capabilities = isJsonObject(found.capabilities) ? { ...found.capabilities } : {};
+    const result: JsonObject = { protocolVersion, capabilities, serverInfo };
+    if (typeof found.instructions === 'string') result.instructions = found.instructions;
+    this.#reply(id, result);
+    this.#openListen(headers);
+    return { ok: true };
+  }
+
+  #envelope(): JsonObject {
+    const meta: JsonObject = { [META_PROTOCOL_VERSION]: MODERN_REVISION, [META_CLIENT_CAPABILITIES]: this.#capabilities };
+    if (this.#clientInfo) meta[META_CLIENT_INFO] = this.#clientInfo;
+    if (this.#logLevel !== undefined) meta[META_LOG_LEVEL] = this.#logLevel;
+    return meta;
+  }
+
+  #headers(client: HeaderMap, method: string, name: string | undefined): Record<string, string | string[]> {
+    const out = toUpstreamHeaders(client, { host: this.#o.http.host, configured: this.#o.headers, dropAuthorization: this.#o.dropAuthorization });
+    for (const h of NOT_FORWARDED) delete out[h];
+    out['content-type'] = 'application/json';
+    out.accept = 'application/json, text/event-stream';
+    out['mcp-protocol-version'] = MODERN_REVISION;
+    out['mcp-method'] = method;
+    if (name !== undefined) out['mcp-name'] = encodeHeaderValue(name);
+    return out;
+  }
+
+  /** Send (or send again, with the client's input) one call. */
+  async #post(call: Call, client: HeaderMap): Promise<SendOutcome> {
+    const method = call.message.method as string;
+    const params = isJsonObject(call.message.params) ? call.message.params : {};
+    const field = NAMED[method];
+    const name = field === undefined ? undefined : typeof params[field] === 'string' ? (params[field] as string) : undefined;
+    const upstreamParams: JsonObject = { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...this.#envelope() } };
+    if (call.attempt > 0) {
+      upstreamParams.inputResponses = call.responses;
+      if (call.requestState !== undefined) upstreamParams.requestState = call.requestState;
+    }
+    const id = call.attempt === 0 ? call.clientId : `${String(call.clientId)}~retry-${call.attempt}`;
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: upstreamParams });
+    let res;
+    try {
+      res = await this.#o.http.request({ method: 'POST', path: this.#o.http.mapPath('', ''), headers: this.#headers(client, method, name), body: Buffer.from(body), signal: call.abort.signal, headersTimeoutMs: this.#o.timeoutMs });
+    } catch (err) {
+      this.#forget(call);
+      if (call.abort.signal.aborted) return { ok: true };
+      const kind = this.#abort.signal.aborted ? 'aborted' : failureKind(err);
+      return { ok: false, error: failureError(err, kind === 'aborted' ? 'unreachable' : kind, this.#o.upstream, this.#o.timeoutMs)! };
+    }
+    const reader = { ...this.#reader(), message: (data: string) => this.#fromCall(call, data) };
+    const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
+    void this.#read(res.body, type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader).then(() => {
+      // An answer that ended without the call's result: it is owed one.
+      if (this.#calls.get(idKey(call.clientId)) === call && call.waiting.size === 0 && !call.abort.signal.aborted) {
+        this.#forget(call);
+        this.#replyError(call.clientId, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#o.upstream], { cause: new Error(`HTTP ${res.statusCode} ended without an answer`) }));
+      }
+    });
+    return { ok: true };
+  }
+
+  async #read(body: Readable, how: typeof readSseAnswer, reader: AnswerReaderOptions): Promise<void> {
+    this.#bodies.add(body);
+    try {
+      await how(body, reader);
+    } catch (err) {
+      if (!this.#abort.signal.aborted) this.#o.log.debug({ err }, 'an answer stream of the 2026-07-28 upstream ended early');
+    } finally {
+      this.#bodies.delete(body);
+    }
+  }
+
+  /** A message of a call's answer. */
+  #fromCall(call: Call, data: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      this.#frame(data);
+      return;
+    }
+    if (!isJsonObject(message)) return this.#frame(data);
+    if (typeof message.method === 'string') {
+      // Progress and log messages of the call (a request on an answer stream is not of this revision: dropped).
+      if (message.id === undefined) this.#frame(data);
+      else this.#o.log.warn({ method: message.method }, 'the 2026-07-28 upstream sent a request on an answer stream; dropped');
+      return;
+    }
+    if (this.#calls.get(idKey(call.clientId)) !== call) return;
+    const result = isJsonObject(message.result) ? message.result : undefined;
+    if (result?.resultType === 'input_required') return this.#inputRequired(call, result);
+    this.#forget(call);
+    const out: JsonObject = { ...message, id: call.clientId };
+    if (result) {
+      const plain: JsonObject = { ...result };
+      for (const k of MODERN_ONLY) delete plain[k];
+      out.result = plain;
+    }
+    this.#frame(JSON.stringify(out));
+  }
+
+  /** The upstream needs the client's input: each input request becomes a request on the client's session. */
+  #inputRequired(call: Call, result: JsonObject): void {
+    call.requestState = typeof result.requestState === 'string' ? result.requestState : undefined;
+    call.responses = {};
+    const requests = isJsonObject(result.inputRequests) ? Object.entries(result.inputRequests).slice(0, MAX_INPUTS) : [];
+    for (const [key, request] of requests) {
+      if (!isJsonObject(request) || typeof request.method !== 'string') continue;
+      this.#asked += 1;
+      const id = `mrtr-${this.#asked}`;
+      this.#asks.set(id, { call, key });
+      call.waiting.add(key);
+      this.#frame(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }));
+    }
+    // Nothing to ask (only state to echo): the request goes again at once.
+    if (call.waiting.size === 0) this.#retry(call);
+  }
+
+  /** The client answered one of the requests made of input requests. */
+  #answered(message: JsonObject): SendOutcome {
+    const id = message.id;
+    const ask = typeof id === 'string' ? this.#asks.get(id) : undefined;
+    if (!ask) return { ok: true };
+    this.#asks.delete(id as string);
+    const { call, key } = ask;
+    // An error answer has no place among inputResponses: left out, the upstream asks again or gives up.
+    if ('result' in message) call.responses[key] = message.result as Json;
+    call.waiting.delete(key);
+    if (call.waiting.size === 0 && this.#calls.get(idKey(call.clientId)) === call) this.#retry(call);
+    return { ok: true };
+  }
+
+  #retry(call: Call): void {
+    call.attempt += 1;
+    void this.#post(call, this.#o.clientHeaders).then((outcome) => {
+      if (!outcome.ok) this.#replyError(call.clientId, outcome.error);
+    });
+  }
+
+  #cancelled(message: JsonObject): void {
+    const params = isJsonObject(message.params) ? message.params : {};
+    const id = params.requestId;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const call = this.#calls.get(idKey(id));
+    if (!call) return;
+    this.#forget(call);
+    // Closing the answer stream is the revision's cancellation.
+    call.abort.abort();
+  }
+
+  #forget(call: Call): void {
+    if (this.#calls.get(idKey(call.clientId)) === call) this.#calls.delete(idKey(call.clientId));
+    for (const [id, ask] of this.#asks) if (ask.call === call) this.#asks.delete(id);
+  }
+
+  /** (Re)open the listen stream for what the upstream announces and the client subscribed to. */
+  #openListen(client: HeaderMap): void {
+    this.#listen?.abort();
+    this.#listen = undefined;
+    if (this.#relisten) clearTimeout(this.#relisten);
+    this.#relisten = undefined;
+    if (this.#closed) return;
+    const caps = isJsonObject(this.#discovered?.capabilities) ? this.#discovered.capabilities : {};
+    const flag = (k: string, f: string): boolean => isJsonObject(caps[k]) && (caps[k] as JsonObject)[f] === true;
+    const filter: JsonObject = {};
+    if (flag('tools', 'listChanged')) filter.toolsListChanged = true;
+    if (flag('prompts', 'listChanged')) filter.promptsListChanged = true;
+    if (flag('resources', 'listChanged')) filter.resourcesListChanged = true;
+    if (this.#subscribed.size > 0 && flag('resources', 'subscribe')) filter.resourceSubscriptions = [...this.#subscribed];
+    if (Object.keys(filter).length === 0) return;
+    const abort = new AbortController();
+    this.#listen = abort;
+    const message = { jsonrpc: '2.0', id: 'mcp-retrofit-listen', method: 'subscriptions/listen', params: { notifications: filter, _meta: this.#envelope() } };
+    const again = (): void => {
+      if (this.#listen !== abort || this.#closed) return;
+      this.#relisten = setTimeout(() => this.#openListen(client), this.#relistenMs);
+      this.#relisten.unref();
+      this.#relistenMs = Math.min(this.#relistenMs * 2, MAX_RELISTEN_MS);
+    };
+    void (async () => {
+      try {
+        const res = await this.#o.http.request({ method: 'POST', path: this.#o.http.mapPath('', ''), headers: this.#headers(client, 'subscriptions/listen', undefined), body: Buffer.from(JSON.stringify(message)), signal: abort.signal, headersTimeoutMs: this.#o.timeoutMs });
+        if (res.statusCode !== 200 || mediaType(headerValue(res.headers as HeaderMap, 'content-type')) !== 'text/event-stream') {
+          await res.body.dump().catch(() => {});
+          this.#o.log.info({ status: res.statusCode }, 'the 2026-07-28 upstream refused subscriptions/listen; the session\'s server stream gets the gateway\'s own messages only');
+          return;
+        }
+        this.#relistenMs = 1000;
+        await this.#read(res.body, readSseAnswer, { ...this.#reader(), message: (data) => this.#listened(data) });
+      } catch (err) {
+        if (!abort.signal.aborted) this.#o.log.debug({ err }, 'the listen stream of the 2026-07-28 upstream failed');
+      }
+      again();
+    })();
+  }
+
+  /** A message of the listen stream: notifications go to the client's server stream, without the subscription id. */
+  #listened(data: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (!isJsonObject(message) || typeof message.method !== 'string' || message.id !== undefined) return;
+    if (message.method === 'notifications/subscriptions/acknowledged') return;
+    const params = isJsonObject(message.params) ? { ...message.params } : undefined;
+    if (params && isJsonObject(params._meta)) {
+      const { [META_SUBSCRIPTION_ID]: _id, ...meta } = params._meta;
+      if (Object.keys(meta).length > 0) params._meta = meta;
+      else delete params._meta;
+    }
+    this.#frame(JSON.stringify(params ? { ...message, params } : message));
+  }
+
+  #reader(): AnswerReaderOptions {
+    return { maxBytes: this.#o.maxEventBytes, message: (data) => this.#frame(data), dropped: (d) => this.#dropped(d), paused: () => this.#paused?.promise };
+  }
+
+  #frame(data: string): void {
+    try {
+      this.onframe({ data });
+    } catch (err) {
+      this.#o.log.error({ err, bytes: data.length }, 'upstream message could not be handled; dropped');
+      this.#dropped({ reason: 'failed', bytes: data.length });
+    }
+  }
+
+  #dropped(dropped: LinkDropped): void {
+    try {
+      this.ondropped(dropped);
+    } catch (err) {
+      this.#o.log.error({ err, reason: dropped.reason }, 'a dropped upstream message could not be reported');
+    }
+  }
+
+  #error(): RetrofitError {
+    return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [this.#o.upstream], this.#closed?.error ? { cause: this.#closed.error } : undefined);
+  }
+
+  pause(): void {
+    if (this.#paused) return;
+    let resume!: () => void;
+    const promise = new Promise<void>((r) => (resume = r));
+    this.#paused = { promise, resume };
+  }
+
+  resume(): void {
+    const paused = this.#paused;
+    this.#paused = undefined;
+    paused?.resume();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#abort.abort();
+    this.#listen?.abort();
+    if (this.#relisten) clearTimeout(this.#relisten);
+    for (const call of this.#calls.values()) call.abort.abort();
+    this.#calls.clear();
+    this.#asks.clear();
+    this.resume();
+    for (const body of this.#bodies) body.destroy();
+    this.#closed = { kind: 'requested', reason: 'session closed' };
+    try {
+      this.onclose(this.#closed);
+    } catch (err) {
+      this.#o.log.error({ err }, 'the end of a session could not be handled');
+    }
+  }
+}
