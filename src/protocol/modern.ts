@@ -45,9 +45,14 @@ export type ModernProblem =
   | { readonly kind: 'meta'; readonly detail: string }
   | { readonly kind: 'removed'; readonly method: string };
 
-/** The revision a request claims by its header or its `_meta`, when it is the session-less era's. */
+/**
+ * A request of the session-less era, by its header (a revision from 2026-07-28 on) or its `_meta` (any
+ * revision there that is not a session one: `_meta` carries the revision only from 2026-07-28 on, so an
+ * unknown value — `v999.0.0` — is a session-less client asking for what the gateway does not serve, -32022).
+ */
 export function claimsModern(header: string | undefined, metaRevision: unknown): boolean {
-  return (isRevision(header) && header >= MODERN_REVISION) || (isRevision(metaRevision) && metaRevision >= MODERN_REVISION);
+  if (isRevision(header) && header >= MODERN_REVISION) return true;
+  return typeof metaRevision === 'string' && !(isRevision(metaRevision) && metaRevision < MODERN_REVISION);
 }
 
 /**
@@ -103,6 +108,13 @@ export function clientCapabilities(message: JsonObject): JsonObject {
   const meta = isJsonObject(message.params) && isJsonObject(message.params._meta) ? message.params._meta : {};
   const caps = meta[META_CLIENT_CAPABILITIES];
   return isJsonObject(caps) ? caps : {};
+}
+
+/** The request's `_meta` logLevel, if given. */
+export function logLevelOf(message: JsonObject): string | undefined {
+  const meta = isJsonObject(message.params) && isJsonObject(message.params._meta) ? message.params._meta : {};
+  const level = meta[META_LOG_LEVEL];
+  return typeof level === 'string' ? level : undefined;
 }
 
 /** The client's self-reported name and version, if given. */

@@ -56,6 +56,11 @@ export interface PoolOptions {
   readonly onNotification: (method: string, json: string) => void;
   /** A session's link ended (whoever holds it for longer than a request hears of it). */
   readonly onEnded?: (session: PooledSession) => void;
+  /**
+   * A request must wait for a session: free one held for something that can give way (a request waiting for
+   * its client's retry); true if one will come back.
+   */
+  readonly reclaim?: () => boolean;
 }
 
 /** What a request needs of the pool. */
@@ -221,6 +226,7 @@ export class SessionPool {
         }, Math.max(0, request.deadline - Date.now())),
       };
       this.#waiters.push(waiter);
+      this.#options.reclaim?.();
     });
   }
 

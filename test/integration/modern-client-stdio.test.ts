@@ -227,6 +227,56 @@ describe('subscriptions/listen: resource subscriptions', () => {
   });
 });
 
+describe('2026-07-28 clients: what the revision asks of a server, on behalf of session-era upstreams', () => {
+  it('an unknown revision in _meta, even one that is no date, gets 400 / -32022 listing the served ones', async () => {
+    const gateway = await startStdioGateway();
+    const meta = { ...META, 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' };
+    const res = await post(gateway.url, { id: 1, method: 'server/discover', params: { _meta: meta } }, { 'mcp-protocol-version': 'v999.0.0' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ id: 1, error: { code: -32022, data: { supported: expect.arrayContaining([MODERN]), requested: 'v999.0.0' } } });
+    expect(gateway.routes.pids()).toEqual([]);
+  });
+
+  it('an upstream\'s -32021 reaches the client with 400, as the revision requires', async () => {
+    const gateway = await startStdioGateway({ name: 'subs', args: [SUBSCRIBABLE_SERVER] });
+    const res = await post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'needs-sampling', arguments: {}, _meta: META } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ id: 2, error: { code: -32021, data: { requiredCapabilities: { sampling: {} } } } });
+  });
+
+  it('log messages reach a request\'s client only at or above its _meta logLevel, none without one', async () => {
+    const gateway = await startStdioGateway({ name: 'subs', args: [SUBSCRIBABLE_SERVER] });
+    const levels = async (logLevel?: string): Promise<unknown[]> => {
+      const meta = logLevel === undefined ? META : { ...META, 'io.modelcontextprotocol/logLevel': logLevel };
+      const res = await post(gateway.url, { id: 3, method: 'tools/call', params: { name: 'log', arguments: {}, _meta: meta } });
+      const text = await res.text();
+      const messages = res.headers.get('content-type') === 'text/event-stream' ? text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>) : [JSON.parse(text) as Record<string, unknown>];
+      expect(messages.at(-1)).toMatchObject({ id: 3, result: { content: [{ type: 'text', text: 'logged' }] } });
+      return messages.filter((m) => m.method === 'notifications/message').map((m) => (m.params as { level: string }).level);
+    };
+    expect(await levels()).toEqual([]);
+    expect(await levels('info')).toEqual(['info', 'error']);
+    expect(await levels('debug')).toEqual(['debug', 'info', 'error']);
+  });
+
+  it('a request waiting for its client\'s retry gives its pooled session up to a request that needs one; the late retry gets -32602', async () => {
+    const gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'], upstream: { stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });
+    const sampling = { ...META, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    const first = await post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'trigger-sampling-request', arguments: { prompt: 'x', maxTokens: 5 }, _meta: sampling } });
+    const asked = (await first.json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, { method: string }> } };
+    expect(asked.result.resultType).toBe('input_required');
+    expect(Object.values(asked.result.inputRequests).map((r) => r.method)).toEqual(['sampling/createMessage']);
+    // The only session waits for that retry; another client's request takes it over at once.
+    const other = await post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' }, _meta: META } });
+    expect(other.status).toBe(200);
+    expect(((await other.json()) as { result: { content: unknown } }).result.content).toEqual([{ type: 'text', text: 'Echo: hi' }]);
+    const key = Object.keys(asked.result.inputRequests)[0]!;
+    const retry = await post(gateway.url, { id: 3, method: 'tools/call', params: { name: 'trigger-sampling-request', arguments: { prompt: 'x', maxTokens: 5 }, requestState: asked.result.requestState, inputResponses: { [key]: { role: 'assistant', model: 'm', content: { type: 'text', text: 'late' } } }, _meta: sampling } });
+    expect(retry.status).toBe(400);
+    expect(await retry.json()).toMatchObject({ id: 3, error: { code: -32602, data: { code: 'RETROFIT_ERR_REQUEST_STATE' } } });
+  });
+});
+
 describe('client libraries with their defaults, 2026-07-28 served', () => {
   it('@ai-sdk/mcp connects at 2026-07-28, lists and gets the validated structured value', async () => {
     const { createMCPClient } = await import('@ai-sdk/mcp');

@@ -35,6 +35,9 @@ const LISTENED: ReadonlySet<string> = new Set([
   'notifications/resources/updated',
 ]);
 
+/** How long the upstream's requests of one round are collected before the client is asked (ms). */
+export const INPUT_WINDOW_MS = 10;
+
 /** The exchanges waiting for a retry, by `requestState` (one table per upstream). */
 export class HeldExchanges {
   readonly #held = new Map<string, ModernExchange>();
@@ -47,6 +50,12 @@ export class HeldExchanges {
     const token = randomUUID();
     this.#held.set(token, exchange);
     return token;
+  }
+
+  /** Cancel the exchange that has waited longest for its retry (its session is needed); false if none waits. */
+  reclaimOldest(reason: string): boolean {
+    for (const exchange of this.#held.values()) if (exchange.reclaim(reason)) return true;
+    return false;
   }
 
   /** The exchange a retry names (taken: a requestState is good for one retry). */
@@ -68,6 +77,8 @@ export interface ExchangeOptions {
   /** `params.name` / `params.uri`, for matching a retry to it. */
   readonly target: string | undefined;
   readonly capabilities: JsonObject;
+  /** The request's `_meta` logLevel: log messages below it (all, without one) are not the client's. */
+  readonly logLevel: string | undefined;
   readonly timeoutMs: number;
   readonly held: HeldExchanges;
   readonly log: Logger;
@@ -166,6 +177,7 @@ export class ModernExchange implements PoolStream {
     if (!isJsonObject(message) || typeof message.method !== 'string') return;
     if (message.id !== undefined) return this.#upstreamRequest(message);
     if (LISTENED.has(message.method)) return this.#o.onNotification(message.method, text);
+    if (message.method === 'notifications/message' && !logPasses(isJsonObject(message.params) ? message.params.level : undefined, this.#o.logLevel)) return;
     // Progress and log messages of this request, while the client listens.
     if (this.#attached()) this.#event(text);
   }
@@ -215,11 +227,14 @@ export class ModernExchange implements PoolStream {
     if (this.#attached()) this.#scheduleInputRequired();
   }
 
-  /** The upstream's requests that arrive together go to the client in one input_required result. */
+  /**
+   * The upstream's requests that arrive together go to the client in one input_required result: those within
+   * INPUT_WINDOW_MS of the first (a child's stdout splits requests written at once over several reads).
+   */
   #scheduleInputRequired(): void {
     if (this.#flushing) return;
     this.#flushing = true;
-    setImmediate(() => {
+    setTimeout(() => {
       this.#flushing = false;
       if (!this.#attached() || this.#done) return;
       const inputRequests: JsonObject = {};
@@ -243,7 +258,17 @@ export class ModernExchange implements PoolStream {
         this.#cancel('the client did not retry with the input it was asked for');
       }, this.#o.timeoutMs);
       this.#retryTimer.unref();
-    });
+    }, INPUT_WINDOW_MS);
+  }
+
+  /** Cancel it while it waits for the client's retry (the pool needs its session); true if it did. */
+  reclaim(reason: string): boolean {
+    if (this.#done || this.#token === undefined) return false;
+    this.#o.held.forget(this.#token);
+    this.#token = undefined;
+    this.#o.log.info({ method: this.#o.method }, `an input_required request waiting for its retry was cancelled: ${reason}`);
+    this.#cancel(reason);
+    return true;
   }
 
   /** The answer of the upstream request: the client's, as a complete result, under its id. */
@@ -266,8 +291,8 @@ export class ModernExchange implements PoolStream {
       this.#o.outcome.rpcError ??= typeof error.code === 'number' ? error.code : undefined;
       const data = isJsonObject(error.data) && typeof error.data.code === 'string' ? error.data.code : undefined;
       if (data !== undefined) this.#o.outcome.errorCode ??= data;
-      // The revision's status for a method the server does not have.
-      if (error.code === -32601) status = 404;
+      // The revision's statuses: a method the server does not have, and what its transport refuses with 400.
+      status = statusOfError(error.code);
     } else {
       const error = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#o.session.owned.state.upstream]);
       out = error.toJsonRpc(this.#clientId) as unknown as JsonObject;
@@ -330,6 +355,29 @@ export class ModernExchange implements PoolStream {
     this.#released = true;
     this.#o.release(this.#o.session);
   }
+}
+
+/** HTTP statuses the revision gives its own error codes (basic/transports/streamable-http). */
+const ERROR_STATUS: ReadonlyMap<unknown, number> = new Map([
+  [-32601, 404],
+  [-32020, 400],
+  [-32021, 400],
+  [-32022, 400],
+]);
+
+function statusOfError(code: unknown): number {
+  return ERROR_STATUS.get(code) ?? 200;
+}
+
+/** Log levels of the revision, least severe first (RFC 5424's order). */
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** A log message reaches a request's client only at or above the level its `_meta` asked for; none without one. */
+export function logPasses(level: unknown, wanted: string | undefined): boolean {
+  if (wanted === undefined) return false;
+  const at = LOG_LEVELS.indexOf(typeof level === 'string' ? level : '');
+  const min = LOG_LEVELS.indexOf(wanted);
+  return min === -1 || at === -1 || at >= min;
 }
 
 function serverInfo(session: PooledSession): JsonObject | undefined {

@@ -17,6 +17,7 @@ import { classifyMessage, type ClassifiedBody, type JsonRpcId } from '../../json
 import type { Logger } from '../../log.js';
 import {
   capabilityKey,
+  logLevelOf,
   checkModernRequest,
   clientCapabilities,
   clientInfo,
@@ -109,6 +110,8 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     log,
     onNotification: (method, json) => listeners.publish(method, json),
     onEnded: (session) => subscriptions.current?.lost(session),
+    // Requests waiting for their client's retry give way to requests that cannot be served otherwise.
+    reclaim: () => held.reclaimOldest('its pooled session was needed by another request (stateless.poolSize)'),
   });
   subscriptions.current = new ResourceSubscriptions(pool, log);
   const resources = subscriptions.current;
@@ -201,6 +204,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       method,
       target: typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined,
       capabilities: clientCapabilities(message),
+      logLevel: logLevelOf(message),
       timeoutMs,
       held,
       log,
