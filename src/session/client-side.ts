@@ -17,6 +17,21 @@ export interface Delivery {
   readonly error?: { readonly code: number; readonly data?: string };
 }
 
+/** A delivery's JSON text. */
+export function deliveryText(delivery: Delivery): string {
+  return typeof delivery.json === 'string' ? delivery.json : delivery.json.toString('utf8');
+}
+
+/** A delivery's message, parsed; an empty object when it is not one (a client side that must look into it). */
+export function deliveryMessage(text: string): JsonObject {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isJsonObject(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The error part of an answer, for Delivery.error. */
 export function errorOf(message: JsonObject): Delivery['error'] {
   const error = message.error;

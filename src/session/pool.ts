@@ -22,7 +22,7 @@ import type { Rewriter } from '../pipeline/rewrite.js';
 import { LATEST_STATEFUL_REVISION } from '../protocol/era.js';
 import { initializeCapabilities } from '../protocol/modern.js';
 import type { UpstreamLink } from '../upstream/link.js';
-import type { ClientSide, Delivery } from './client-side.js';
+import { deliveryMessage, deliveryText, type ClientSide, type Delivery } from './client-side.js';
 import { OwnedSession } from './owned.js';
 import { SessionState } from './state.js';
 
@@ -263,14 +263,9 @@ export class SessionPool {
 
   /** A message of a session that no request waits for (see the module comment). */
   unrouted(session: PooledSession, delivery: Delivery): void {
-    const text = typeof delivery.json === 'string' ? delivery.json : delivery.json.toString('utf8');
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (!isJsonObject(message) || typeof message.method !== 'string') return;
+    const text = deliveryText(delivery);
+    const message = deliveryMessage(text);
+    if (typeof message.method !== 'string') return;
     if (message.id === undefined) {
       this.#options.onNotification(message.method, text);
       return;
@@ -353,7 +348,7 @@ export class SessionPool {
       };
       owned.request(classifyMessage(message), JSON.stringify(message), { header: undefined, policy: undefined, stream: init }, { headers: request.headers });
       const answer = await init.answer;
-      const parsed: unknown = JSON.parse(typeof answer.json === 'string' ? answer.json : answer.json.toString('utf8'));
+      const parsed = deliveryMessage(deliveryText(answer));
       const result = isJsonObject(parsed) && isJsonObject(parsed.result) ? parsed.result : undefined;
       if (!result) {
         void owned.close('RETROFIT_ERR_UPSTREAM_EXITED', 'initialize failed');

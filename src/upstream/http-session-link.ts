@@ -21,6 +21,7 @@ import { readJsonAnswer, readSseAnswer, type AnswerReaderOptions } from './answe
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from './headers.js';
 import type { HttpUpstream } from './http.js';
+import { ReadGate } from './gate.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOptions, SendOutcome, UpstreamLink } from './link.js';
 
 /** Client headers that belong to the client's own exchange, never to the gateway's session. */
@@ -28,7 +29,8 @@ const NOT_FORWARDED = ['mcp-session-id', 'mcp-protocol-version', 'mcp-method', '
 /** How long the DELETE that ends the session may take. */
 const DELETE_TIMEOUT_MS = 2_000;
 
-export interface HttpSessionLinkOptions {
+/** What a link that speaks Streamable HTTP to a `url:` upstream itself needs (this one, ./modern-link.ts). */
+export interface HttpLinkOptions {
   readonly upstream: string;
   readonly http: HttpUpstream;
   /** The headers of the client request that opened the session (forwarded, filtered). */
@@ -47,15 +49,15 @@ export class HttpSessionLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
   ondropped: (dropped: LinkDropped) => void = () => {};
   onclose: (closed: LinkClosed) => void = () => {};
-  readonly #o: HttpSessionLinkOptions;
+  readonly #o: HttpLinkOptions;
   readonly #abort = new AbortController();
   readonly #bodies = new Set<Readable>();
   #session: string | undefined;
   #revision: string | undefined;
-  #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  readonly #paused = new ReadGate();
   #closed: LinkClosed | undefined;
 
-  constructor(options: HttpSessionLinkOptions) {
+  constructor(options: HttpLinkOptions) {
     this.#o = options;
   }
 
@@ -111,7 +113,7 @@ export class HttpSessionLink implements UpstreamLink {
   }
 
   #reader(): AnswerReaderOptions {
-    return { maxBytes: this.#o.maxEventBytes, message: (data) => this.#frame(data), dropped: (d) => this.#dropped(d), paused: () => this.#paused?.promise };
+    return { maxBytes: this.#o.maxEventBytes, message: (data) => this.#frame(data), dropped: (d) => this.#dropped(d), paused: () => this.#paused.wait };
   }
 
   async #readStream(body: Readable): Promise<void> {
@@ -161,16 +163,11 @@ export class HttpSessionLink implements UpstreamLink {
   }
 
   pause(): void {
-    if (this.#paused) return;
-    let resume!: () => void;
-    const promise = new Promise<void>((r) => (resume = r));
-    this.#paused = { promise, resume };
+    this.#paused.close();
   }
 
   resume(): void {
-    const paused = this.#paused;
-    this.#paused = undefined;
-    paused?.resume();
+    this.#paused.open();
   }
 
   /** End the session at the upstream (DELETE, best effort) and stop reading. */

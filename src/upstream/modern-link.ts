@@ -21,13 +21,13 @@ import type { Readable } from 'node:stream';
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
-import type { Logger } from '../log.js';
 import { isKnownRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION } from '../protocol/era.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION } from '../protocol/modern.js';
 import { readJsonAnswer, readSseAnswer, type AnswerReaderOptions } from './answer-reader.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from './headers.js';
-import type { HttpUpstream } from './http.js';
+import type { HttpLinkOptions } from './http-session-link.js';
+import { ReadGate } from './gate.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOptions, SendOutcome, UpstreamLink } from './link.js';
 
 /** Client headers that belong to its session with the gateway, never to the upstream. */
@@ -47,17 +47,8 @@ export function encodeHeaderValue(value: string): string {
   return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
-export interface ModernLinkOptions {
-  readonly upstream: string;
-  readonly http: HttpUpstream;
-  /** The headers of the client request that opened the session (forwarded, filtered). */
-  readonly clientHeaders: HeaderMap;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly dropAuthorization: boolean;
-  readonly timeoutMs: number;
-  readonly maxEventBytes: number;
-  readonly log: Logger;
-}
+/** As a session link's (./http-session-link.ts). */
+export type ModernLinkOptions = HttpLinkOptions;
 
 /** One client request in flight upstream. */
 interface Call {
@@ -90,7 +81,7 @@ export class ModernUpstreamLink implements UpstreamLink {
   #relisten: NodeJS.Timeout | undefined;
   #relistenMs = 1000;
   #asked = 0;
-  #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  readonly #paused = new ReadGate();
   #closed: LinkClosed | undefined;
 
   constructor(options: ModernLinkOptions) {
@@ -400,7 +391,7 @@ export class ModernUpstreamLink implements UpstreamLink {
   }
 
   #reader(): AnswerReaderOptions {
-    return { maxBytes: this.#o.maxEventBytes, message: (data) => this.#frame(data), dropped: (d) => this.#dropped(d), paused: () => this.#paused?.promise };
+    return { maxBytes: this.#o.maxEventBytes, message: (data) => this.#frame(data), dropped: (d) => this.#dropped(d), paused: () => this.#paused.wait };
   }
 
   #frame(data: string): void {
@@ -425,16 +416,11 @@ export class ModernUpstreamLink implements UpstreamLink {
   }
 
   pause(): void {
-    if (this.#paused) return;
-    let resume!: () => void;
-    const promise = new Promise<void>((r) => (resume = r));
-    this.#paused = { promise, resume };
+    this.#paused.close();
   }
 
   resume(): void {
-    const paused = this.#paused;
-    this.#paused = undefined;
-    paused?.resume();
+    this.#paused.open();
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,7 @@ import type { Logger } from '../log.js';
 import { SseSplitter, type SseEvent } from '../stream/sse.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, toUpstreamHeaders } from './headers.js';
+import { ReadGate } from './gate.js';
 import type { LinkClosed, LinkDropped, LinkFrame, LinkHttpAnswer, SendOptions, SendOutcome, UpstreamLink } from './link.js';
 
 /** Connections one link may hold open for its POSTs at once; further POSTs queue in order behind them. */
@@ -85,7 +86,7 @@ export class SseLink implements UpstreamLink {
   #endpointEvent: SseEvent | undefined;
   #streamHeaders: Record<string, string | string[]> = {};
   #closed: LinkClosed | undefined;
-  #paused: { promise: Promise<void>; resume: () => void } | undefined;
+  readonly #paused = new ReadGate();
   /** The POST endpoint's pool, made once the endpoint is known (closed with the link). */
   #posts: Pool | undefined;
   #announce!: (url: URL) => void;
@@ -146,7 +147,7 @@ export class SseLink implements UpstreamLink {
     try {
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         for (const event of splitter.push(chunk)) this.#guarded(event);
-        if (this.#paused) await this.#paused.promise;
+        if (this.#paused.wait) await this.#paused.wait;
       }
       for (const event of splitter.end()) this.#guarded(event);
       clearTimeout(silent);
@@ -231,16 +232,11 @@ export class SseLink implements UpstreamLink {
   }
 
   pause(): void {
-    if (this.#paused) return;
-    let resume!: () => void;
-    const promise = new Promise<void>((r) => (resume = r));
-    this.#paused = { promise, resume };
+    this.#paused.close();
   }
 
   resume(): void {
-    const paused = this.#paused;
-    this.#paused = undefined;
-    paused?.resume();
+    this.#paused.open();
   }
 
   async close(): Promise<void> {

@@ -21,7 +21,7 @@ import { isJsonObject, type JsonObject } from '../../json.js';
 import { classifyMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import { completeResult, INPUT_CAPABILITY, INPUT_REQUIRED_METHODS, inputRequest } from '../../protocol/modern.js';
-import type { Delivery } from '../../session/client-side.js';
+import { deliveryMessage, deliveryText, type Delivery } from '../../session/client-side.js';
 import type { Pending } from '../../session/pending.js';
 import type { PooledSession, PoolStream } from '../../session/pool.js';
 import { messageEvent } from '../../stream/sse.js';
@@ -167,14 +167,9 @@ export class ModernExchange implements PoolStream {
       else if (!this.#done) this.#answer = delivery;
       return;
     }
-    const text = typeof delivery.json === 'string' ? delivery.json : delivery.json.toString('utf8');
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (!isJsonObject(message) || typeof message.method !== 'string') return;
+    const text = deliveryText(delivery);
+    const message = deliveryMessage(text);
+    if (typeof message.method !== 'string') return;
     if (message.id !== undefined) return this.#upstreamRequest(message);
     if (LISTENED.has(message.method)) return this.#o.onNotification(message.method, text);
     if (message.method === 'notifications/message' && !logPasses(isJsonObject(message.params) ? message.params.level : undefined, this.#o.logLevel)) return;
@@ -273,14 +268,7 @@ export class ModernExchange implements PoolStream {
 
   /** The answer of the upstream request: the client's, as a complete result, under its id. */
   #finish(delivery: Delivery): void {
-    const text = typeof delivery.json === 'string' ? delivery.json : delivery.json.toString('utf8');
-    let message: JsonObject;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      message = isJsonObject(parsed) ? parsed : {};
-    } catch {
-      message = {};
-    }
+    const message = deliveryMessage(deliveryText(delivery));
     let status = 200;
     let out: JsonObject;
     if (isJsonObject(message.result)) {

@@ -88,8 +88,8 @@ function problemError(problem: ModernProblem): RetrofitError {
   }
 }
 
-function isRefusal(lent: PooledSession | PoolRefusal): lent is PoolRefusal {
-  return 'refused' in lent;
+function isRefusal(lent: PooledSession | PoolRefusal | JsonObject): lent is PoolRefusal {
+  return 'refused' in lent && lent.refused === true;
 }
 
 export function createModernFront(target: ModernTarget, ctx: GatewayContext, options: { keepAliveMs?: number } = {}): ModernFront {
@@ -140,31 +140,31 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     writeJson(res, refusal.status, { jsonrpc: '2.0', id, error });
   }
 
+  /** The upstream's InitializeResult: the newest a pooled session got, else a session started for it. */
+  async function initializeResult(message: JsonObject, req: GatewayRequest, snap: Snapshot): Promise<JsonObject | PoolRefusal> {
+    const known = pool.initializeResult;
+    if (known) return known;
+    const lent = await lease(message, req, snap.upstream.timeoutMs);
+    if (isRefusal(lent)) return lent;
+    pool.release(lent);
+    return lent.initialize ?? {};
+  }
+
   async function discover(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
-    let init = pool.initializeResult;
-    if (!init) {
-      const lent = await lease(message, req, snap.upstream.timeoutMs);
-      if (isRefusal(lent)) return refused(res, facts, lent, id);
-      init = lent.initialize;
-      pool.release(lent);
-    }
+    const init = await initializeResult(message, req, snap);
+    if (isRefusal(init)) return refused(res, facts, init, id);
     log.info({ serverInfo: init?.serverInfo, upstreamRevision: init?.protocolVersion }, 'server/discover answered for a 2026-07-28 client from the upstream\'s InitializeResult');
-    writeJson(res, 200, { jsonrpc: '2.0', id, result: discoverResult(init ?? {}) });
+    writeJson(res, 200, { jsonrpc: '2.0', id, result: discoverResult(init) });
   }
 
   async function listen(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
     const params = isJsonObject(message.params) ? message.params : {};
     const asked = isJsonObject(params.notifications) ? params.notifications : undefined;
     if (!asked) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_MISSING_META', ['params.notifications (the filter) is required']), id);
-    let init = pool.initializeResult;
-    if (!init) {
-      const lent = await lease(message, req, snap.upstream.timeoutMs);
-      if (isRefusal(lent)) return refused(res, facts, lent, id);
-      init = lent.initialize;
-      pool.release(lent);
-    }
+    const init = await initializeResult(message, req, snap);
+    if (isRefusal(init)) return refused(res, facts, init, id);
     if (res.destroyed) return;
-    let filter = honouredFilter(asked, isJsonObject(init?.capabilities) ? init.capabilities : undefined, MAX_URIS_PER_LISTENER);
+    let filter = honouredFilter(asked, isJsonObject(init.capabilities) ? init.capabilities : undefined, MAX_URIS_PER_LISTENER);
     const owner: SubscriptionOwner = { uris: urisOf(filter), lost: () => res.destroy() };
     if (owner.uris.length > 0) {
       const capabilities = clientCapabilities(message);

@@ -28,11 +28,12 @@ import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { checkModernRequest, MODERN_REVISION } from '../../protocol/modern.js';
 import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
-import { HttpSessionLink } from '../../upstream/http-session-link.js';
+import { HttpSessionLink, type HttpLinkOptions } from '../../upstream/http-session-link.js';
+import type { Logger } from '../../log.js';
 import { ModernUpstreamLink } from '../../upstream/modern-link.js';
 import { isRevision, isStateless } from '../../protocol/era.js';
 import type { HttpUpstream } from '../../upstream/http.js';
-import { snapshot, type GatewayContext } from '../context.js';
+import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { accepts } from '../server/accept.js';
 import { parseBody, strictBodyProblem } from '../server/body.js';
 import { finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
@@ -90,22 +91,23 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
   let probing: Promise<Verdict> | undefined;
   const upstreamOf = (req?: GatewayRequest): HttpUpstreamConfig => snapshot<HttpUpstreamConfig>(ctx, name, req).upstream;
   const log = ctx.logger.child({ upstream: name });
+  const linkOptions = (snap: Snapshot, headers: HeaderMap, linkLog: Logger): HttpLinkOptions => {
+    const upstream = snap.upstream as HttpUpstreamConfig;
+    return {
+      upstream: name,
+      http,
+      clientHeaders: headers,
+      headers: upstream.headers,
+      dropAuthorization: snap.loaded.config.auth !== undefined,
+      timeoutMs: upstream.timeoutMs,
+      maxEventBytes: snap.loaded.config.limits.maxResultBytes,
+      log: linkLog,
+    };
+  };
   const front: ModernFront = createModernFront(
     {
       name,
-      link: (snap, headers, linkLog) => {
-        const upstream = snap.upstream as HttpUpstreamConfig;
-        return new HttpSessionLink({
-          upstream: name,
-          http,
-          clientHeaders: headers,
-          headers: upstream.headers,
-          dropAuthorization: snap.loaded.config.auth !== undefined,
-          timeoutMs: upstream.timeoutMs,
-          maxEventBytes: snap.loaded.config.limits.maxResultBytes,
-          log: linkLog,
-        });
-      },
+      link: (snap, headers, linkLog) => new HttpSessionLink(linkOptions(snap, headers, linkLog)),
       stateless: (snap) => snap.upstream.stateless,
       credentials: (headers) => (snapshot(ctx, name).loaded.config.auth !== undefined ? undefined : headerValue(headers, 'authorization')),
     },
@@ -144,19 +146,7 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
     {
       name,
       path: upstreamOf().path,
-      link: (snap, headers, linkLog) => {
-        const upstream = snap.upstream as HttpUpstreamConfig;
-        return new ModernUpstreamLink({
-          upstream: name,
-          http,
-          clientHeaders: headers,
-          headers: upstream.headers,
-          dropAuthorization: snap.loaded.config.auth !== undefined,
-          timeoutMs: upstream.timeoutMs,
-          maxEventBytes: snap.loaded.config.limits.maxResultBytes,
-          log: linkLog,
-        });
-      },
+      link: (snap, headers, linkLog) => new ModernUpstreamLink(linkOptions(snap, headers, linkLog)),
       maxSessions: () => DEFAULTS.maxSessionsSse,
       idleTimeoutMs: () => DEFAULTS.idleTimeoutMs,
       bridge: (snap) => snap.upstream.bridge,
