@@ -40,6 +40,8 @@ const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
 const MAX_RELISTEN_MS = 30_000;
 /** Input requests of one request waiting for the client's answers, at most. */
 const MAX_INPUTS = 64;
+/** Resources one session may subscribe to. */
+const MAX_SUBSCRIPTIONS = 1000;
 
 /** A header value in the revision's Base64 form when it cannot go as plain ASCII. */
 export function encodeHeaderValue(value: string): string {
@@ -120,6 +122,10 @@ export class ModernUpstreamLink implements UpstreamLink {
       case 'resources/subscribe':
       case 'resources/unsubscribe':
         if (typeof params.uri === 'string') {
+          if (c.method === 'resources/subscribe' && !this.#subscribed.has(params.uri) && this.#subscribed.size >= MAX_SUBSCRIPTIONS) {
+            this.#replyError(c.id, new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [this.#o.upstream, `a session subscribes to at most ${MAX_SUBSCRIPTIONS} resources`]));
+            return { ok: true };
+          }
           if (c.method === 'resources/subscribe') this.#subscribed.add(params.uri);
           else this.#subscribed.delete(params.uri);
           this.#openListen(options.headers ?? this.#o.clientHeaders);

@@ -17,6 +17,8 @@ import { KEEP_ALIVE_MS } from './registry.js';
 
 /** Bytes a listener's response may have waiting for its client before notifications to it are dropped. */
 export const MAX_BACKLOG = 1024 * 1024;
+/** Listeners of one upstream at once; beyond it a listen gets 503 (each holds a connection and a keep-alive). */
+export const MAX_LISTENERS = 1024;
 
 /** Which filter key lets a notification through. */
 const FILTER_OF: Readonly<Record<string, string>> = {
@@ -65,6 +67,11 @@ export class Listeners {
 
   get size(): number {
     return this.#listeners.size;
+  }
+
+  /** Room for one more listener. */
+  get full(): boolean {
+    return this.#listeners.size >= MAX_LISTENERS;
   }
 
   /** Open a listener's stream on `res` for request `id`, honouring `filter`; `onClose` once it ends. */

@@ -35,7 +35,7 @@ import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { countRevision } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
 import { writeError, writeJson } from '../write.js';
-import { honouredFilter, Listeners, urisOf } from './listen.js';
+import { honouredFilter, Listeners, MAX_LISTENERS, urisOf } from './listen.js';
 import { MAX_URIS_PER_LISTENER, ResourceSubscriptions, type SubscriptionOwner } from './resource-subscriptions.js';
 import { HeldExchanges, ModernExchange } from './modern-exchange.js';
 
@@ -161,6 +161,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     const params = isJsonObject(message.params) ? message.params : {};
     const asked = isJsonObject(params.notifications) ? params.notifications : undefined;
     if (!asked) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_MISSING_META', ['params.notifications (the filter) is required']), id);
+    if (listeners.full) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [name, `${MAX_LISTENERS} subscriptions/listen streams are open`]), id);
     const init = await initializeResult(message, req, snap);
     if (isRefusal(init)) return refused(res, facts, init, id);
     if (res.destroyed) return;
