@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../../src/json.js';
+import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, upstreamRequest } from '../../../src/protocol/modern.js';
+import { encodeHeaderValue } from '../../../src/upstream/modern-link.js';
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const call = (name: string, meta: JsonObject = META): JsonObject => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
+const headers = { protocolVersion: '2026-07-28', method: 'tools/call', name: 'echo' };
+
+describe('2026-07-28 requests', () => {
+  it('claims: a header from 2026-07-28 on, or any _meta revision that is no session one', () => {
+    expect(claimsModern('2026-07-28', undefined)).toBe(true);
+    expect(claimsModern(undefined, 'v999.0.0')).toBe(true);
+    expect(claimsModern(undefined, '2099-01-01')).toBe(true);
+    expect(claimsModern('2025-11-25', undefined)).toBe(false);
+    expect(claimsModern(undefined, '2025-11-25')).toBe(false);
+    expect(claimsModern('v999', undefined)).toBe(false);
+  });
+
+  it('checks the mirrored headers before the version, the version before the envelope', () => {
+    expect(checkModernRequest(call('echo'), headers)).toBeUndefined();
+    expect(checkModernRequest(call('echo'), { ...headers, name: 'pid' })).toMatchObject({ kind: 'header' });
+    expect(checkModernRequest(call('echo'), { ...headers, method: undefined })).toMatchObject({ kind: 'header' });
+    expect(checkModernRequest(call('echo'), { ...headers, protocolVersion: undefined })).toMatchObject({ kind: 'header' });
+    expect(checkModernRequest(call('echo', { ...META, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }), { ...headers, protocolVersion: '2027-01-01' })).toEqual({ kind: 'version', requested: '2027-01-01' });
+    expect(checkModernRequest(call('echo', { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' }), headers)).toMatchObject({ kind: 'meta' });
+    expect(checkModernRequest({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: META } }, { protocolVersion: '2026-07-28', method: 'ping', name: undefined })).toEqual({ kind: 'removed', method: 'ping' });
+  });
+
+  it('reads and writes Mcp-Name in the revision\'s Base64 form', () => {
+    for (const value of ['echo', 'file:///a b.txt', 'Hello, 世界', ' padded ', 'line1\nline2', '=?base64?literal?=']) expect(decodeHeaderValue(encodeHeaderValue(value))).toBe(value);
+    expect(encodeHeaderValue('echo')).toBe('echo');
+    expect(encodeHeaderValue(' padded ')).toBe(`=?base64?${Buffer.from(' padded ').toString('base64')}?=`);
+    expect(decodeHeaderValue('=?base64?%%%?=')).toBeUndefined();
+    expect(checkModernRequest(call('世界'), { ...headers, name: encodeHeaderValue('世界') })).toBeUndefined();
+  });
+
+  it('keys pooled sessions by the capabilities that decide what an upstream may ask', () => {
+    expect(capabilityKey({})).toBe('none');
+    expect(capabilityKey({ roots: {}, sampling: {}, experimental: {} })).toBe('sampling+roots');
+  });
+
+  it('sends the upstream the request under its own id, without the envelope and the retry members', () => {
+    const message = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x', arguments: { a: 1 }, inputResponses: {}, requestState: 's', _meta: { ...META, progressToken: 'p' } } };
+    expect(upstreamRequest(message, 'rf-1')).toEqual({ jsonrpc: '2.0', id: 'rf-1', method: 'tools/call', params: { name: 'x', arguments: { a: 1 }, _meta: { progressToken: 'p' } } });
+    expect(upstreamRequest({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }, 'rf-2')).toEqual({ jsonrpc: '2.0', id: 'rf-2', method: 'tools/list', params: {} });
+  });
+});
+
+describe('2026-07-28 results', () => {
+  it('are complete, with the caching fields on cacheable methods only, and the server named', () => {
+    const info = { name: 's', version: '1' };
+    expect(completeResult('tools/call', { content: [] }, info)).toEqual({ content: [], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': info } });
+    expect(completeResult('tools/list', { tools: [], ttlMs: 5000, cacheScope: 'public' }, undefined)).toEqual({ tools: [], ttlMs: 5000, cacheScope: 'public', resultType: 'complete' });
+    expect(completeResult('resources/read', { contents: [], ttlMs: -1 }, undefined)).toEqual({ contents: [], ttlMs: 0, cacheScope: 'private', resultType: 'complete' });
+  });
+
+  it('server/discover from an InitializeResult: its capabilities less tasks, the served revisions', () => {
+    const result = discoverResult({ protocolVersion: '2024-11-05', capabilities: { tools: {}, tasks: {} }, serverInfo: { name: 'old', version: '1' }, instructions: 'hi' });
+    expect(result).toEqual({
+      supportedVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+      capabilities: { tools: {} },
+      instructions: 'hi',
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'old', version: '1' } },
+    });
+  });
+});
