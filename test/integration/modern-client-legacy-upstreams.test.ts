@@ -15,6 +15,7 @@ import { gatewayConfig, httpUpstream, sseUpstream, stdioUpstream } from '../help
 import { startGateway } from '../helpers/gateway.js';
 import { LEGACY_SDK_SERVER, LEGACY_TOOLS, startLegacySdkServer } from '../helpers/legacy-sdk.js';
 import { REPO } from '../helpers/stdio-gateway.js';
+import { startEverything } from '../helpers/everything.js';
 
 const MODERN = '2026-07-28';
 const MEMORY_2025 = resolve(REPO, 'node_modules/server-memory-2025/dist/index.js');
@@ -66,5 +67,30 @@ describe('a 2026-07-28 client in front of legacy-era servers', () => {
     expect(created.structuredContent).toEqual([{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }]);
     const read = await client.callTool({ name: 'read_graph', arguments: {} });
     expect(read.structuredContent).toMatchObject({ entities: [{ name: 'Ada', entityType: 'person' }], relations: [] });
+  });
+});
+
+describe('a 2026-07-28 client in front of server-everything over Streamable HTTP (a url upstream of session revisions)', () => {
+  it('progress, sampling through input_required, and cancellation, on the pooled sessions the gateway holds over HTTP', async () => {
+    const upstream = await startEverything();
+    const gw = await startGateway(gatewayConfig([httpUpstream('everything', upstream.url, { timeoutMs: 10_000 })]));
+    const client = new ClientV2({ name: 'modern', version: '1.0.0' }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: MODERN } } } as never);
+    onTestFinished(() => client.close());
+    await client.connect(new TransportV2(new URL(gw.url('/everything/mcp'))));
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const progress: number[] = [];
+    await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 2 } }, { onprogress: (p) => progress.push(p.progress) });
+    expect(progress).toEqual([1, 2]);
+    client.setRequestHandler('sampling/createMessage', async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'sampled over HTTP' } }));
+    const sampled = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'p', maxTokens: 5 } });
+    expect(JSON.stringify(sampled.content)).toContain('sampled over HTTP');
+    // A call the client gives up on: its answer stream closes, the upstream request is cancelled, the session is lent again.
+    const controller = new AbortController();
+    const slow = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, { signal: controller.signal });
+    await expect.poll(() => gw.app.upstreams.get('everything')?.counts?.().pooledBusy).toBe(1);
+    controller.abort();
+    await expect(slow).rejects.toThrow();
+    await expect.poll(() => gw.app.upstreams.get('everything')?.counts?.().pooledBusy).toBe(0);
+    expect((await client.callTool({ name: 'echo', arguments: { message: 'after' } })).content).toEqual([{ type: 'text', text: 'Echo: after' }]);
   });
 });
