@@ -80,8 +80,13 @@ export function servedRevisions(upstream: UpstreamConfig, revision: string | und
       parts.push(asked);
       continue;
     }
+    // A server answers a revision it has as asked, a newer one with its own (the probe saw its newest).
+    if (asked <= revision) {
+      parts.push(asked);
+      continue;
+    }
     const n = negotiate(asked, revision, upstream.bridge);
-    parts.push(n.bridged ? `${asked} (bridged)` : n.client === asked ? asked : `${asked} → ${n.client}`);
+    parts.push(n.bridged ? `${asked} (bridged)` : `${asked} → ${revision}`);
   }
   return `  served at: ${parts.join(', ')}`;
 }

@@ -34,5 +34,5 @@ it('prints each upstream\'s revision and whether clients are bridged', async () 
   const served = (name: string): string | undefined => lines[lines.findIndex((l) => l.startsWith(`${name}: `)) + 1];
   expect(served('old')).toBe('  served at: 2026-07-28 (on pooled sessions, up to 4), 2025-11-25 (bridged), 2025-06-18 (bridged), 2025-03-26 → 2024-11-05, 2024-11-05');
   expect(served('off')).toBe('  served at: 2026-07-28: no (stateless.serve or bridge false), 2025-11-25 → 2024-11-05, 2025-06-18 → 2024-11-05, 2025-03-26 → 2024-11-05, 2024-11-05');
-  expect(served('newer')).toBe('  served at: 2026-07-28 (on pooled sessions, up to 4), 2025-11-25 → 2025-06-18, 2025-06-18, 2025-03-26 → 2025-06-18, 2024-11-05 → 2025-06-18');
+  expect(served('newer')).toBe('  served at: 2026-07-28 (on pooled sessions, up to 4), 2025-11-25 → 2025-06-18, 2025-06-18, 2025-03-26, 2024-11-05');
 });

@@ -10,9 +10,9 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import { McpServer, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import { McpServer, inputRequired, inputResponse, type ServerNotifier } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -36,7 +36,7 @@ function modernOnly(): McpServer {
   return server;
 }
 
-async function gateway(): Promise<{ gw: TestGateway; url: string }> {
+async function gateway(): Promise<{ gw: TestGateway; url: string; notify: ServerNotifier }> {
   const upstream = await startV2Server(modernOnly, { legacy: 'reject' });
   // The server alone refuses every session-era client.
   const direct = await fetch(upstream.url, {
@@ -47,7 +47,7 @@ async function gateway(): Promise<{ gw: TestGateway; url: string }> {
   expect(direct.status).toBe(400);
   expect(((await direct.json()) as { error: { code: number } }).error.code).toBe(-32022);
   const gw = await startGateway(gatewayConfig([httpUpstream('modern', upstream.url, { tools: { primes: { outputSchema: { type: 'array', items: { type: 'integer' } } } } })]));
-  return { gw, url: gw.url('/modern/mcp') };
+  return { gw, url: gw.url('/modern/mcp'), notify: upstream.notify };
 }
 
 /** A v1 client, at its default 2025-11-25 or made to ask for 2025-03-26. */
@@ -88,6 +88,22 @@ describe('session-era clients in front of a 2026-07-28-only server', () => {
     expect(asked).toEqual([[{ role: 'user', content: { type: 'text', text: 'capital of France?' } }]]);
     expect(answered.content).toEqual([{ type: 'text', text: 'sampled: Paris' }]);
     expect(gw.app.upstreams.get('modern')?.counts?.()).toMatchObject({ heldSessions: 1 });
+  });
+
+  it('the session\'s GET stream carries the list changes the upstream announces on the gateway\'s subscriptions/listen', async () => {
+    const { url, notify } = await gateway();
+    const { client } = await v1(url, '2025-11-25');
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed += 1;
+    });
+    // The v1 client opens its GET stream after initialize; the gateway's listen stream is open once acknowledged.
+    await expect
+      .poll(() => {
+        notify.toolsChanged();
+        return changed;
+      }, { interval: 50 })
+      .toBeGreaterThan(0);
   });
 
   it('a v1 client at 2025-03-26 gets no structured output (its revision has none) and the same texts', async () => {

@@ -48,7 +48,8 @@ describe('probeUpstreams', () => {
     const web = lines.findIndex((l) => /^web: 2 tools in 2 pages \(http, server paged 2\.0\.0, revision \d{4}-\d{2}-\d{2}\)$/.test(l));
     expect(lines[0]).toMatch(/^kid: \d+ tools \(stdio, server stdio-fixture 1\.0\.0, revision 2025-11-25\)$/);
     expect(web).toBeGreaterThan(0);
-    expect(lines.slice(web + 1)).toEqual(['web/one: repair input_type_added (root type "object" added)', 'web/two: outputSchema inline, extract auto', 'probe: 2 of 2 upstreams answered']);
+    expect(lines[web + 1]).toMatch(/^ {2}served at: 2026-07-28 \(by the upstream if it answers server\/discover, else on pooled sessions, up to 4\), /);
+    expect(lines.slice(web + 2)).toEqual(['web/one: repair input_type_added (root type "object" added)', 'web/two: outputSchema inline, extract auto', 'probe: 2 of 2 upstreams answered']);
     expect(err()).toBe('probe: warning: web: 1 tools/list entry without a string name was skipped\n');
   });
 });
