@@ -1,12 +1,14 @@
 /**
  * 2026-07-28 clients have no GET stream: after a reload that changes an upstream's tools, a v2 client whose
  * `subscriptions/listen` stream opted in to `toolsListChanged` gets `notifications/tools/list_changed` on it,
- * stamped with its subscription id; a listen stream that did not opt in gets nothing, and keeps working.
+ * stamped with its subscription id; a listen stream that did not opt in gets nothing, and keeps working. The
+ * same for a 2026-07-28 client of a stdio upstream, which the gateway serves on pooled sessions itself.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startServe } from '../helpers/serve.js';
 import { startV2Server } from '../helpers/v2-server.js';
+import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
 
 function configText(url: string, title: string): string {
   return `
@@ -62,5 +64,28 @@ describe('tools/list_changed after a reload, on 2026-07-28 listen streams', () =
 
     await subscription.close();
     await quiet.close();
+  });
+});
+
+describe('tools/list_changed after a reload, for 2026-07-28 listeners of a stdio upstream the gateway serves', () => {
+  it('reaches the listener, and the next list shows the new schema, natural root and all', async () => {
+    const stdio = (title: string): string => `
+upstreams:
+  local:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(FIXTURE_SERVER)}]
+    tools:
+      recall: { outputSchema: { type: array, title: ${title} } }
+`;
+    const gw = await startServe(stdio('one'));
+    const client = await connect(`${gw.origin}/local/mcp`);
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler('notifications/tools/list_changed', () => resolve()));
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect((await client.listTools()).tools.find((t) => t.name === 'recall')?.outputSchema).toEqual({ type: 'array', title: 'one' });
+    gw.write(stdio('two'));
+    expect(await gw.sighup()).toMatchObject({ ok: true, toolsChanged: ['local'] });
+    await changed;
+    expect((await client.listTools()).tools.find((t) => t.name === 'recall')?.outputSchema).toEqual({ type: 'array', title: 'two' });
+    await subscription.close();
   });
 });
