@@ -8,11 +8,13 @@
  * - strings: `format` (date-time, email, uri) only when every string there matches it, checked with the
  *   gateway's own ajv; `uri` only for `scheme://…`.
  * - `enum` only for a small closed set seen many times: a string-only position with at least
- *   ENUM_MIN_SAMPLES strings, at most ENUM_MAX_VALUES distinct values, each seen at least twice.
+ *   ENUM_MIN_SAMPLES strings, at most ENUM_MAX_VALUES distinct values, each seen at least twice, none of them
+ *   the recordings' placeholder for a redacted value (src/record/scrub.ts), which stands for any string.
  * - positions deeper than MAX_DEPTH accept anything.
  * The schema validates every sample it was inferred from (a property test holds it to that).
  */
 import type { JsonObject, JsonSchema, Json } from '../json.js';
+import { CENSOR } from '../record/scrub.js';
 import { ENUM_MAX_VALUES, FORMATS, statsOf, type Stats } from './stats.js';
 
 export { ENUM_MAX_VALUES, MAX_DEPTH } from './stats.js';
@@ -43,6 +45,8 @@ function enumOf(stats: Stats, types: readonly string[]): string[] | undefined {
   if (types.length !== 1 || types[0] !== 'string' || !stats.values || stats.strings < ENUM_MIN_SAMPLES) return undefined;
   const values = [...stats.values];
   if (values.length > ENUM_MAX_VALUES || values.some(([, n]) => n < ENUM_MIN_REPEATS)) return undefined;
+  // A recording's placeholder stands for any string: a position that held one is no closed set.
+  if (values.some(([v]) => v === CENSOR)) return undefined;
   return values.map(([v]) => v);
 }
 

@@ -24,7 +24,7 @@ import { recordingFileName, type Recording } from './files.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { parseJson } from '../retrofit/safe-json.js';
 import { BoundedQueue } from './queue.js';
-import { argumentNames, scrubResult } from './scrub.js';
+import { argumentNames, recordSecrets, scrubResult } from './scrub.js';
 import { writeRecording } from './write.js';
 
 /** One tools/call result offered for recording. */
@@ -62,7 +62,7 @@ export interface Recorder {
 }
 
 /** What the recorder reads from the config. */
-export type RecorderConfig = Pick<GatewayConfig, 'upstreams' | 'secrets'>;
+export type RecorderConfig = Pick<GatewayConfig, 'upstreams' | 'secrets' | 'auth'>;
 
 /** Bounds of the queue between `offer` and the writer, and the clock. */
 export interface RecorderOptions {
@@ -120,7 +120,8 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
   const made = new Set<string>();
   const lastWarn = new Map<string, number>();
   let settings = new Map<string, RecordConfig>();
-  let secrets: readonly string[] = [];
+  /** Each recording upstream's secrets (src/record/scrub.ts recordSecrets). */
+  let secrets = new Map<string, readonly string[]>();
   let seq = 0;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -130,7 +131,7 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
 
   function configure(next: RecorderConfig): void {
     settings = new Map(Object.values(next.upstreams).flatMap((u) => (u.record ? [[u.name, u.record] as const] : [])));
-    secrets = next.secrets;
+    secrets = new Map(Object.values(next.upstreams).flatMap((u) => (u.record ? [[u.name, recordSecrets(u, next)] as const] : [])));
   }
 
   function drop(upstream: string, reason: 'queue_full' | 'too_large' | 'write_failed' | 'superseded'): void {
@@ -237,7 +238,7 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
         if (typeof result === 'object' && !Buffer.isBuffer(result) && !isSample(result)) return;
         const bytes = measure(sample);
         if (bytes > own.maxBytes) return drop(sample.upstream, 'too_large');
-        if (!queue.push({ sample, bytes, settings: own, secrets, at: now(), seq: ++seq }, bytes)) return drop(sample.upstream, 'queue_full');
+        if (!queue.push({ sample, bytes, settings: own, secrets: secrets.get(sample.upstream) ?? [], at: now(), seq: ++seq }, bytes)) return drop(sample.upstream, 'queue_full');
         waiting.set(keyOf(sample), (waiting.get(keyOf(sample)) ?? 0) + 1);
         kick();
       } catch {

@@ -1,13 +1,34 @@
 /**
- * What a recording must not hold: the config's secrets (GatewayConfig.secrets, as the logs scrub them) and the
- * call's argument values, which a result often echoes ("Weather for <city>", a path, a query). Both are
- * replaced by REDACTED in every string of the result, keys included, with the logs' Redactor (so strings
- * shorter than 4 characters stay). A bare word, not the logs' `[Redacted]`: in a `city: Paris` report the
- * latter would read back as a YAML list and teach infer the wrong type. Argument names are kept; number and
- * boolean arguments are not searched for (scrubbing `1` from every number would ruin the sample).
+ * What a recording must not hold: the call's argument values, which a result often echoes ("Weather for
+ * <city>", a path, a query), and the upstream's own secrets. Redaction never changes a sample's structure,
+ * since `infer` learns from it: keys, numbers, booleans and null are never touched, only strings —
+ * - a string value of the result equal to an argument value or a secret becomes REDACTED (unless it reads as
+ *   a JSON literal: a text block `42` is a number);
+ * - inside a string (a text block that holds JSON, or prose), a quoted JSON string equal to one becomes
+ *   "REDACTED" unless it is a key (followed by `:`); elsewhere, a whole-word occurrence of one becomes
+ *   REDACTED unless it starts a `key:` line, is shorter than MIN_WORD characters, or reads as a JSON literal
+ *   (`true`, `1`, `null`: replacing those would change a value's type, not hide it).
+ * A bare word, not the logs' `[Redacted]`: in a `city: Paris` report the latter would read back as a YAML
+ * list and teach infer the wrong type; infer takes it for "a string" (never an enum member).
+ *
+ * Secrets (recordSecrets): only values that are secrets by their name — an `env:` variable or header whose
+ * name says TOKEN, KEY, SECRET, PASSWORD, AUTH, CREDENTIAL, COOKIE or SESSION — of that upstream, and the
+ * gateway's bearer tokens; never shorter than MIN_SECRET characters. A switch like `DEBUG: "true"` is no secret.
  */
+import type { GatewayConfig, UpstreamConfig } from '../config/types.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import { Redactor } from '../log.js';
+
+/** What a scrubbed string shows in place of a secret or an argument value. */
+export const CENSOR = 'REDACTED';
+/** Shortest value replaced inside a longer string (shorter ones only where a whole string equals them). */
+export const MIN_WORD = 4;
+/** Shortest value taken for a secret. */
+export const MIN_SECRET = 8;
+/** Most argument strings searched for per sample (the longest ones). */
+const MAX_VALUES = 64;
+
+const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION/i;
+const LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
 
 /** Every string inside an argument value (nested objects and arrays included). */
 export function argumentStrings(args: Json | undefined, out: string[] = [], depth = 0): string[] {
@@ -22,26 +43,120 @@ export function argumentNames(args: Json | undefined): string[] {
   return isJsonObject(args) ? Object.keys(args) : [];
 }
 
-/** What a scrubbed string shows in place of a secret or an argument value. */
-export const CENSOR = 'REDACTED';
+/** The values a recording of `upstream` hides as secrets (see the module comment). */
+export function recordSecrets(upstream: UpstreamConfig, config: Pick<GatewayConfig, 'auth'>): string[] {
+  const named = upstream.kind === 'stdio' ? upstream.env : upstream.headers;
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(named)) if (SECRET_NAME.test(name) && value.length >= MIN_SECRET) out.push(value);
+  for (const token of config.auth?.bearerTokens ?? []) if (token.length >= MIN_SECRET) out.push(token);
+  return out;
+}
 
-function scrubValue(value: Json, redactor: Redactor): Json {
-  if (typeof value === 'string') return redactor.scrub(value);
-  if (Array.isArray(value)) return value.map((v) => scrubValue(v, redactor));
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The replacer of one sample: its values, and the whole-word pattern for those long enough. */
+class Scrubber {
+  readonly #values: ReadonlySet<string>;
+  readonly #words: RegExp | undefined;
+
+  constructor(values: readonly string[]) {
+    const kept = [...new Set(values.filter((v) => v !== ''))].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES);
+    this.#values = new Set(kept);
+    const words = kept.filter((v) => v.length >= MIN_WORD && !LITERAL.test(v.trim()));
+    // Whole words only: not inside a longer word, number or name.
+    this.#words = words.length === 0 ? undefined : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}_])`, 'gu');
+  }
+
+  get empty(): boolean {
+    return this.#values.size === 0;
+  }
+
+  /**
+   * A string of the result: replaced whole when it equals a value (unless it reads as a JSON literal: a text
+   * block `42` holds a number), else within (see the module comment).
+   */
+  string(text: string): string {
+    if (this.#values.has(text) && !LITERAL.test(text.trim())) return CENSOR;
+    let out = '';
+    let i = 0;
+    while (i < text.length) {
+      const quote = text.indexOf('"', i);
+      if (quote === -1) {
+        out += this.#prose(text, i, text.length);
+        break;
+      }
+      out += this.#prose(text, i, quote);
+      const end = closingQuote(text, quote);
+      if (end === -1) {
+        // A lone quote (prose): the text goes on after it.
+        out += '"';
+        i = quote + 1;
+        continue;
+      }
+      out += this.#quoted(text, quote, end);
+      i = end + 1;
+    }
+    return out;
+  }
+
+  /** A quoted JSON string `text[start..end]`: "REDACTED" when its value is one, unless it is a key. */
+  #quoted(text: string, start: number, end: number): string {
+    const token = text.slice(start, end + 1);
+    let value: unknown;
+    try {
+      value = JSON.parse(token);
+    } catch {
+      return token;
+    }
+    if (typeof value !== 'string' || !this.#values.has(value)) return token;
+    const after = /^\s*:/.test(text.slice(end + 1, end + 33));
+    return after ? token : `"${CENSOR}"`;
+  }
+
+  /** Text outside quoted strings: whole words replaced, except a `key:` at the start of a line. */
+  #prose(text: string, start: number, end: number): string {
+    const part = text.slice(start, end);
+    if (!this.#words) return part;
+    return part.replace(this.#words, (match, offset: number) => {
+      const at = start + offset;
+      const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+      const keyPosition = /^[\s\-*]*$/.test(text.slice(lineStart, at)) && /^\s*:/.test(text.slice(at + match.length, at + match.length + 32));
+      return keyPosition ? match : CENSOR;
+    });
+  }
+}
+
+/** Where the JSON string opened at `start` closes (a backslash escapes the next character); -1 if it does not. */
+function closingQuote(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x22) return i;
+    else if (c === 0x0a) return -1;
+  }
+  return -1;
+}
+
+function scrubValue(value: Json, scrubber: Scrubber): Json {
+  if (typeof value === 'string') return scrubber.string(value);
+  if (Array.isArray(value)) return value.map((v) => scrubValue(v, scrubber));
   if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
   for (const [key, v] of Object.entries(value)) {
-    // defineProperty: a key may be `__proto__` (values parsed by the gateway have none, hand-made ones may).
-    Object.defineProperty(out, redactor.scrub(key), { value: scrubValue(v, redactor), enumerable: true, writable: true, configurable: true });
+    // Keys are never touched. defineProperty: a key may be `__proto__` (values parsed by the gateway have none).
+    Object.defineProperty(out, key, { value: scrubValue(v, scrubber), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
 /**
- * A copy of `result` with every secret and every argument string replaced. Throws RangeError on values
- * nested deeper than the stack allows (the caller counts that sample as not written).
+ * A copy of `result` with the call's argument strings and the upstream's secrets replaced (see the module
+ * comment). Throws RangeError on values nested deeper than the stack allows (the caller counts that sample as
+ * not written).
  */
 export function scrubResult(result: JsonObject, secrets: readonly string[], args: Json | undefined): JsonObject {
-  const redactor = new Redactor([...secrets, ...argumentStrings(args)], CENSOR);
-  return redactor.size === 0 ? result : (scrubValue(result, redactor) as JsonObject);
+  const scrubber = new Scrubber([...secrets, ...argumentStrings(args)]);
+  return scrubber.empty ? result : (scrubValue(result, scrubber) as JsonObject);
 }

@@ -18,10 +18,14 @@ export async function tempRoot(): Promise<string> {
   return dir;
 }
 
-/** A config with one HTTP upstream `w` (recording as given) and one `off` without recording. */
-export function recorderConfig(record: RecordConfig | undefined, secrets: readonly string[] = []): RecorderConfig {
+/**
+ * A config with one HTTP upstream `w` (recording as given) and one `off` without recording; `secrets` are
+ * `w`'s header values under secret names (X-Api-Key-<n>), `switches` its header values under plain names.
+ */
+export function recorderConfig(record: RecordConfig | undefined, secrets: readonly string[] = [], switches: readonly string[] = []): RecorderConfig {
   const base = { kind: 'http', path: '/w/mcp', timeoutMs: 1000, url: 'http://127.0.0.1:9/mcp', headers: {}, tools: {}, bridge: true, stateless: STATELESS_DEFAULTS } as const;
-  const w: UpstreamConfig = { ...base, name: 'w', ...(record && { record }) };
+  const headers = Object.fromEntries([...secrets.map((s, i) => [`X-Api-Key-${i}`, s]), ...switches.map((s, i) => [`X-Switch-${i}`, s])]);
+  const w: UpstreamConfig = { ...base, name: 'w', headers, ...(record && { record }) };
   const off: UpstreamConfig = { ...base, name: 'off', path: '/off/mcp' };
   return { upstreams: { w, off }, secrets };
 }

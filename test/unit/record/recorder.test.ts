@@ -15,11 +15,11 @@ function clock(): () => number {
   return () => t++;
 }
 
-async function setup(record: { maxPerTool?: number; maxBytes?: number } = {}, secrets: readonly string[] = []) {
+async function setup(record: { maxPerTool?: number; maxBytes?: number } = {}, secrets: readonly string[] = [], switches: readonly string[] = []) {
   const dir = await tempRoot();
   const m = metrics();
   const { log, lines } = capturingLogger();
-  const config = recorderConfig({ dir, maxPerTool: record.maxPerTool ?? 20, maxBytes: record.maxBytes ?? 10_000 }, secrets);
+  const config = recorderConfig({ dir, maxPerTool: record.maxPerTool ?? 20, maxBytes: record.maxBytes ?? 10_000 }, secrets, switches);
   const recorder = createRecorder(config, m, log, { now: clock() });
   return { dir, m, lines, recorder, config };
 }
@@ -36,20 +36,41 @@ describe('createRecorder', () => {
     expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(1);
   });
 
-  it('scrubs secrets and argument string values from every string (keys too), and keeps argument names', async () => {
+  it('scrubs the upstream\'s secrets and argument string values from string values, never keys, and keeps argument names', async () => {
     const { dir, recorder } = await setup({}, ['s3cr3t-token']);
     const result = { content: [{ type: 'text', text: 'Weather for Reykjavik (key s3cr3t-token): cold' }], structuredContent: { Reykjavik: { note: 'in Reykjavik' } } };
     recorder.offer({ upstream: 'w', tool: 't', result, arguments: { city: 'Reykjavik', opts: { lang: ['Icelandic'] }, n: 3 } });
     await recorder.flush();
     const [file] = await filesIn(toolDir(dir, 'w', 't'));
-    const written = JSON.stringify(file?.json);
-    expect(written).not.toContain('Reykjavik');
-    expect(written).not.toContain('s3cr3t-token');
+    expect(JSON.stringify(file?.json)).not.toContain('s3cr3t-token');
     expect(file?.json.argumentNames).toEqual(['city', 'opts', 'n']);
     expect(file?.json.result).toEqual({
       content: [{ type: 'text', text: 'Weather for REDACTED (key REDACTED): cold' }],
-      structuredContent: { REDACTED: { note: 'in REDACTED' } },
+      structuredContent: { Reykjavik: { note: 'in REDACTED' } },
     });
+  });
+
+  it('never touches keys, numbers, booleans or null inside a text\'s JSON (issue 25: memory and sequential-thinking)', async () => {
+    const { dir, recorder } = await setup();
+    // server-memory search_nodes {"query":"name"}: the key `name` stays; a value equal to the argument goes.
+    recorder.offer({ upstream: 'w', tool: 'search', result: text('{\n  "entities": [{"name": "Grace", "entityType": "name"}]\n}'), arguments: { query: 'name' } });
+    // sequential-thinking with branchId "true": the boolean stays a boolean.
+    recorder.offer({ upstream: 'w', tool: 'think', result: text('{"thoughtNumber": 1, "nextThoughtNeeded": true, "branches": ["true"]}'), arguments: { branchId: 'true', thought: 'I think' } });
+    // A key: value report: the key line stays, the value goes.
+    recorder.offer({ upstream: 'w', tool: 'report', result: text('city: Reykjavik\nnote: cold in Reykjavik'), arguments: { city: 'city', place: 'Reykjavik' } });
+    await recorder.flush();
+    const texts = async (tool: string): Promise<string | undefined> => ((await filesIn(toolDir(dir, 'w', tool)))[0]?.json.result as { content: { text: string }[] }).content[0]?.text;
+    expect(await texts('search')).toBe('{\n  "entities": [{"name": "Grace", "entityType": "REDACTED"}]\n}');
+    expect(await texts('think')).toBe('{"thoughtNumber": 1, "nextThoughtNeeded": true, "branches": ["REDACTED"]}');
+    expect(await texts('report')).toBe('city: REDACTED\nnote: cold in REDACTED');
+  });
+
+  it('takes no switch for a secret: values under plain names, or short ones, are left alone', async () => {
+    const { dir, recorder } = await setup({}, ['on'], ['true', 'verbose-mode']);
+    recorder.offer({ upstream: 'w', tool: 't', result: text('{"on": true, "mode": "verbose-mode", "flag": "on"}') });
+    await recorder.flush();
+    const [file] = await filesIn(toolDir(dir, 'w', 't'));
+    expect((file?.json.result as { content: { text: string }[] }).content[0]?.text).toBe('{"on": true, "mode": "verbose-mode", "flag": "on"}');
   });
 
   it('keeps the newest maxPerTool per tool, pruning as it writes', async () => {
