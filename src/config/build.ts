@@ -145,7 +145,8 @@ export function buildUpstream(
     const env = stringMap(u.env);
     for (const v of Object.values(env)) ctx.secrets.add(v);
     const cwd = str(u.cwd);
-    return { ...common, ...owned, kind: 'stdio', command, args: strings(u.args), env, cwd: cwd === undefined ? ctx.configDir : resolve(ctx.configDir, cwd), share };
+    const stderr = u.stderr === 'info' || u.stderr === 'off' ? u.stderr : 'debug';
+    return { ...common, ...owned, kind: 'stdio', command, args: strings(u.args), env, cwd: cwd === undefined ? ctx.configDir : resolve(ctx.configDir, cwd), share, stderr };
   }
   const headers = stringMap(u.headers);
   for (const v of Object.values(headers)) ctx.secrets.add(v);

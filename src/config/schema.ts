@@ -165,6 +165,11 @@ const upstream = {
     idleTimeoutMs,
     share,
     stateless,
+    stderr: {
+      enum: ['info', 'debug', 'off'],
+      description:
+        'command upstream: the level the child\'s stderr lines are logged at (default debug: servers often echo what they are sent there, e.g. the user\'s thoughts); off keeps them only for error messages (the last lines quoted when a child exits).',
+    },
   },
   oneOf: [{ required: ['url'] }, { required: ['sse'] }, { required: ['command'] }],
   allOf: [
@@ -182,6 +187,7 @@ const upstream = {
           env: forbidden('`env` is only for command (stdio) upstreams'),
           cwd: forbidden('`cwd` is only for command (stdio) upstreams'),
           share: forbidden('`share` is only for command (stdio) upstreams'),
+          stderr: forbidden('`stderr` is only for command (stdio) upstreams'),
         },
       },
     },

@@ -70,6 +70,8 @@ export interface StdioUpstreamConfig extends UpstreamCommon, OwnedSessions {
   readonly kind: 'stdio';
   /** One child for every session, requests multiplexed with remapped ids. */
   readonly share: boolean;
+  /** The level the child's stderr lines are logged at (`off`: kept only for error messages); default debug. */
+  readonly stderr: 'info' | 'debug' | 'off';
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;

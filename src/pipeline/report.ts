@@ -18,8 +18,9 @@ export type RetrofitMode = 'applied' | 'shadow' | 'unseen';
 export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger, mode: RetrofitMode = 'applied'): void {
   if (outcome.outcome === 'untouched') return;
   const { format, reasons } = outcome;
-  // One label for one thing: native results are format "native" whether they validated or not.
-  const label = outcome.outcome === 'native' ? 'native' : (format ?? '');
+  // One label for one thing: native results are format "native" whether they validated or not; a text no
+  // reading parsed is "none" (never an empty label).
+  const label = outcome.outcome === 'native' ? 'native' : (format ?? 'none');
   metrics.retrofits.inc({ upstream: request.upstream, tool, outcome: outcome.outcome, format: label, mode });
   const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
   const level = failed && mode !== 'unseen' ? 'warn' : 'debug';

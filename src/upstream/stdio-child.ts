@@ -25,6 +25,8 @@ export interface ChildSpec {
   readonly killTimeoutMs: number;
   /** Bound to upstream and session. */
   readonly log: Logger;
+  /** The level its stderr lines are logged at (`off`: kept only for error messages); default debug. */
+  readonly stderrLevel?: 'info' | 'debug' | 'off';
 }
 
 export interface StdioChildOptions extends ChildSpec {
@@ -41,6 +43,13 @@ export interface StdioChildOptions extends ChildSpec {
 const LOG_SAMPLE = 200;
 /** Lines kept to explain a failure (the tail quoted in errors). */
 const STDERR_TAIL = { maxLines: 10, maxChars: 2048 } as const;
+
+/** How a child's stderr lines are logged: servers echo what they are sent there, so not at info unless asked. */
+function stderrLogger(log: Logger, level: 'info' | 'debug' | 'off'): (line: string) => void {
+  if (level === 'off') return () => {};
+  if (level === 'info') return (line) => log.info({ stream: 'stderr', line }, 'upstream stderr');
+  return (line) => log.debug({ stream: 'stderr', line }, 'upstream stderr');
+}
 
 /** What became of a write: on its way, refused (`full`: too much already waits), or the child is not running. */
 export type WriteResult = 'written' | 'full' | 'gone';
@@ -62,7 +71,7 @@ export class StdioChild {
       env: options.env,
       cwd: options.cwd,
       stderr: { ...STDERR_TAIL, ...(options.redact && { redact: options.redact }) },
-      onStderrLine: (line) => log.info({ stream: 'stderr', line }, 'upstream stderr'),
+      onStderrLine: stderrLogger(log, options.stderrLevel ?? 'debug'),
       onHandlerError: (err) => log.error({ err, stream: 'stderr' }, 'upstream stderr could not be handled; dropped'),
     });
     this.pid = this.#group.pid;

@@ -41,6 +41,7 @@ export class StdioLink implements UpstreamLink {
       const { command, args, env, cwd, maxLineBytes, maxQueuedBytes, killTimeoutMs, log } = options;
       child = new StdioChild({
         command, args, env, cwd, maxLineBytes, killTimeoutMs, log,
+        ...(options.stderrLevel !== undefined && { stderrLevel: options.stderrLevel }),
         ...(maxQueuedBytes !== undefined && { maxQueuedBytes }),
         redact: options.scrub,
         onLine: (line) => this.#line(line),

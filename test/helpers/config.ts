@@ -32,7 +32,7 @@ export function sseUpstream(name: string, sse: string, extra: Partial<Omit<SseUp
 
 /** A stdio upstream from its command and a few optional settings. */
 export function stdioUpstream(name: string, command: string, extra: Partial<Omit<StdioUpstreamConfig, 'kind' | 'name' | 'command'>> = {}): StdioUpstreamConfig {
-  return { kind: 'stdio', name, command, args: [], env: {}, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, tools: {}, bridge: true, share: false, idleTimeoutMs: DEFAULTS.idleTimeoutMs, stateless: STATELESS_DEFAULTS, maxSessions: extra.share ? DEFAULTS.maxSessionsShared : DEFAULTS.maxSessionsCommand, ...extra };
+  return { kind: 'stdio', name, command, args: [], env: {}, path: `/${name}/mcp`, timeoutMs: DEFAULTS.timeoutMs, tools: {}, bridge: true, share: false, idleTimeoutMs: DEFAULTS.idleTimeoutMs, stateless: STATELESS_DEFAULTS, stderr: 'debug', maxSessions: extra.share ? DEFAULTS.maxSessionsShared : DEFAULTS.maxSessionsCommand, ...extra };
 }
 
 /** A whole config around the given upstreams; `overrides` replaces top-level fields. */

@@ -41,6 +41,7 @@ export function stdioUpstream(name: string, extra: { args?: string[]; tools?: Re
     share: false,
     idleTimeoutMs: DEFAULTS.idleTimeoutMs,
     stateless: STATELESS_DEFAULTS,
+    stderr: 'debug',
   };
 }
 

@@ -17,7 +17,7 @@ const tools = {
 } as const;
 
 function fixture(legacyRoots: 'wrap' | 'drop'): StdioUpstreamConfig {
-  return { kind: 'stdio', name: 'child', path: '/child/mcp', timeoutMs: 10_000, tools: { ...tools, recall: { ...tools.recall, legacyRoots } }, command: process.execPath, args: [FIXTURE_SERVER], env: {}, cwd: process.cwd(), bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS };
+  return { kind: 'stdio', name: 'child', path: '/child/mcp', timeoutMs: 10_000, tools: { ...tools, recall: { ...tools.recall, legacyRoots } }, command: process.execPath, args: [FIXTURE_SERVER], env: {}, cwd: process.cwd(), bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS, stderr: 'debug' };
 }
 
 describe('a stdio upstream with configured non-object schemas, by revision', () => {

@@ -49,6 +49,7 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
           env: childEnv(upstream),
           cwd: childCwd(upstream, snap.loaded.config),
           maxLineBytes: snap.loaded.config.limits.maxResultBytes,
+          stderrLevel: upstream.stderr,
           killTimeoutMs: options.killTimeoutMs ?? STDIO_DEFAULTS.killTimeoutMs,
           log,
           scrub: ctx.scrub,

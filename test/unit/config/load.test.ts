@@ -80,7 +80,7 @@ describe('defaults', () => {
     expect(config.auth).toBeUndefined();
     expect(config.allowedOrigins).toEqual([]);
     expect(config.defaults).toEqual({ onInvalid: 'error', legacyRoots: 'wrap', coerce: true });
-    expect(config.upstreams.s).toEqual({ name: 's', kind: 'stdio', command: 'node', args: [], env: {}, cwd: dir, path: '/s/mcp', timeoutMs: 60000, tools: {}, bridge: true, share: false, idleTimeoutMs: 900000, maxSessions: 32, stateless: { serve: true, poolSize: 4, idleTimeoutMs: 300000 } });
+    expect(config.upstreams.s).toEqual({ name: 's', kind: 'stdio', command: 'node', args: [], env: {}, cwd: dir, path: '/s/mcp', timeoutMs: 60000, tools: {}, bridge: true, share: false, stderr: 'debug', idleTimeoutMs: 900000, maxSessions: 32, stateless: { serve: true, poolSize: 4, idleTimeoutMs: 300000 } });
     expect(config.upstreams.h).toMatchObject({ kind: 'http', headers: {}, path: '/h/mcp' });
     expect(config.upstreams.h?.tools['*']).toEqual({ onInvalid: 'error', legacyRoots: 'wrap', coerce: true });
     expect(config.secrets).toEqual([]);

@@ -5,7 +5,7 @@ import { compileUpstreamPolicy } from '../../../src/policy/compile.js';
 const DEFAULTS = { onInvalid: 'error', legacyRoots: 'wrap', coerce: true } as const;
 
 function upstream(tools: Record<string, ToolConfig>): UpstreamConfig {
-  return { kind: 'stdio', name: 'fs', path: '/fs/mcp', timeoutMs: 1000, command: 'node', args: [], env: {}, tools, bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS };
+  return { kind: 'stdio', name: 'fs', path: '/fs/mcp', timeoutMs: 1000, command: 'node', args: [], env: {}, tools, bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS, stderr: 'debug' };
 }
 
 describe('compileUpstreamPolicy', () => {

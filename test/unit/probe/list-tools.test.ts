@@ -17,7 +17,7 @@ import { startV1Server } from '../../helpers/v1-server.js';
 const CONFIG = { file: '/tmp/gw.yaml', secrets: ['licence-key-5ecret'], limits: { ...DEFAULT_LIMITS, maxRequestBytes: 1 << 20, maxResultBytes: 1 << 20 } };
 const common = { path: '/x/mcp', timeoutMs: 60_000, tools: {}, bridge: true, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS };
 const http = (url: string, headers: Record<string, string> = {}): UpstreamConfig => ({ ...common, name: 'h', kind: 'http', url, headers });
-const stdio = (command: string, args: string[]): UpstreamConfig => ({ ...common, name: 's', kind: 'stdio', command, args, env: {}, share: false });
+const stdio = (command: string, args: string[]): UpstreamConfig => ({ ...common, name: 's', kind: 'stdio', command, args, env: {}, share: false, stderr: 'debug' });
 
 /** An SDK server whose tools/list is answered by `handler` (raw result, not validated by the SDK). */
 function rawList(handler: (cursor: string | undefined, headers: Record<string, unknown>) => Record<string, unknown>): () => McpServer {
