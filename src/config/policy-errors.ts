@@ -36,5 +36,5 @@ export function policyProblem(
       return { file: fileIndex.file, line: pos.line, col: pos.col, message: at(inner, err.message) };
     }
   }
-  return configIndex.problem(err.path, 'value', err.message);
+  return configIndex.problem(err.path, err.atKey === true ? 'key' : 'value', err.message);
 }

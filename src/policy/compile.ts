@@ -27,7 +27,7 @@ export function compileUpstreamPolicy(
   for (const [key, config] of Object.entries(upstream.tools)) {
     const base = ['upstreams', upstream.name, 'tools', key] as const;
     const problem = globProblem(key);
-    if (problem) errors.push({ path: [...base], message: problem });
+    if (problem) errors.push({ path: [...base], message: problem, atKey: true });
     const { tool, errors: toolErrors } = compileTool(config, defaults);
     for (const e of toolErrors) errors.push({ path: [...base, ...e.path], message: e.message });
     byKey.set(key, { key, config, compiled: tool });

@@ -42,9 +42,40 @@ export function createMatcher(keys: readonly string[]): Matcher {
   };
 }
 
+/**
+ * An unclosed `[` or `{`, or a `}` with no `{`: picomatch takes such a key literally, so it would match no tool
+ * and say nothing (`read_[`, `{read_graph`). A backslash escapes the next character.
+ */
+function unbalanced(key: string): string | undefined {
+  let braces = 0;
+  for (let i = 0; i < key.length; i++) {
+    const c = key[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      // A class ends at the first `]` after its first character (`[]a]` and `[!]a]` hold a `]`).
+      let j = i + 1;
+      if (key[j] === '!' || key[j] === '^') j++;
+      j++;
+      while (j < key.length && key[j] !== ']') j += key[j] === '\\' ? 2 : 1;
+      if (j >= key.length) return `"[" at ${i + 1} is never closed`;
+      i = j;
+    } else if (c === '{') braces++;
+    else if (c === '}') {
+      if (braces === 0) return `"}" at ${i + 1} closes nothing`;
+      braces--;
+    }
+  }
+  return braces > 0 ? `a "{" is never closed` : undefined;
+}
+
 /** Why a glob key cannot be used, or undefined when it is fine. */
 export function globProblem(key: string): string | undefined {
   if (!isGlob(key)) return undefined;
+  const open = unbalanced(key);
+  if (open !== undefined) return `invalid glob: ${open}`;
   try {
     picomatch.makeRe(key);
     return undefined;

@@ -84,7 +84,7 @@ function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[
 function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeNative: RemoveAdditional, errors: ToolCompileError[]): CompiledOutput | undefined {
   const compiled = compileSchema(schema, removeText);
   if (!compiled.ok) {
-    errors.push({ path: ['outputSchema', ...(compiled.path ?? [])], message: `outputSchema does not compile: ${compiled.message}` });
+    for (const p of compiled.problems) errors.push({ path: ['outputSchema', ...p.path], message: `outputSchema does not compile: ${p.message}` });
     return undefined;
   }
   const native = removeNative === removeText ? compiled : compileSchema(schema, removeNative);
@@ -107,7 +107,7 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
   if (config.inputSchema !== undefined) {
     const schema = config.inputSchema;
     const compiled = compileSchema(schema);
-    if (!compiled.ok) errors.push({ path: ['inputSchema', ...(compiled.path ?? [])], message: `inputSchema does not compile: ${compiled.message}` });
+    if (!compiled.ok) for (const p of compiled.problems) errors.push({ path: ['inputSchema', ...p.path], message: `inputSchema does not compile: ${p.message}` });
     else if (!isObjectRoot(schema)) errors.push({ path: ['inputSchema'], message: 'inputSchema must have type: object at its root' });
     else inputSchema = schema as JsonObject;
   }

@@ -40,4 +40,6 @@ export interface UpstreamPolicy {
 export interface PolicyError {
   readonly path: readonly (string | number)[];
   readonly message: string;
+  /** The error is about the key at `path` (a bad glob), not its value. */
+  readonly atKey?: boolean;
 }

@@ -17,7 +17,14 @@ export type Validator = ValidateFunction;
 /** The outcome of compiling one schema. */
 export type CompileResult =
   | { readonly ok: true; readonly validate: Validator; readonly dialect: Dialect }
-  | { readonly ok: false; readonly message: string; readonly path?: readonly string[] };
+  | {
+      readonly ok: false;
+      /** The first problem (what a single-line report shows). */
+      readonly message: string;
+      readonly path?: readonly string[];
+      /** Every problem, one per place in the schema (`check` reports them all). */
+      readonly problems: readonly { readonly message: string; readonly path: readonly string[] }[];
+    };
 
 /** The JSON Schema dialects we validate. */
 export type Dialect = '2020-12' | '2019-09' | 'draft-07';
@@ -79,7 +86,8 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
   const dialect = dialectOf(schema);
   if (dialect === undefined) {
     const declared = typeof schema === 'object' ? JSON.stringify(schema.$schema) : '';
-    return { ok: false, message: `unsupported JSON Schema dialect ${declared} (supported: 2020-12, 2019-09, draft-07, draft-06)`, path: ['$schema'] };
+    const message = `unsupported JSON Schema dialect ${declared} (supported: 2020-12, 2019-09, draft-07, draft-06)`;
+    return { ok: false, message, path: ['$schema'], problems: [{ message, path: ['$schema'] }] };
   }
   const key = `${dialect} ${String(removeAdditional)}`;
   let ajv = shared.get(key);
@@ -89,14 +97,26 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
   }
   try {
     if (!ajv.validateSchema(schema)) {
-      const first = ajv.errors?.[0];
-      const path = first ? first.instancePath.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
-      return { ok: false, message: `schema is invalid: ${describeErrors(ajv.errors)[0] ?? ''}`.trim(), path };
+      const problems = schemaProblems(ajv.errors ?? []);
+      const first = problems[0] ?? { message: 'schema is invalid', path: [] };
+      return { ok: false, message: first.message, path: first.path, problems };
     }
     return { ok: true, validate: ajv.compile(schema), dialect };
   } catch (err) {
-    return { ok: false, message: err instanceof Error ? err.message : String(err) };
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false, message, problems: [{ message, path: [] }] };
   }
+}
+
+/** A meta-validation's errors, the first per place in the schema (ajv reports `anyOf`'s branches too). */
+function schemaProblems(errors: readonly ErrorObject[]): { message: string; path: string[] }[] {
+  const seen = new Map<string, { message: string; path: string[] }>();
+  for (const e of errors) {
+    if (seen.has(e.instancePath)) continue;
+    const path = e.instancePath.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+    seen.set(e.instancePath, { message: `schema is invalid: ${describeErrors([e])[0] ?? ''}`.trim(), path });
+  }
+  return [...seen.values()];
 }
 
 /**

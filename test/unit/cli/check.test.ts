@@ -127,4 +127,29 @@ describe('check', () => {
     expect(err).toMatch(/^probe: upstream "a" is unreachable: url http:\/\/127\.0\.0\.1:9\/mcp\?key=\[Redacted\]: /m);
     expect(err).not.toContain('sekrit-probe-key');
   });
+
+  test('reports every mistake in one run: bad globs and every invalid place of a schema, each with file:line:col (issue 25)', async () => {
+    const dir = await tempFiles({
+      'c.yaml': [
+        'upstreams:',
+        '  memory:',
+        '    command: node',
+        '    tools:',
+        '      "read_[": { outputSchema: { type: object } }',
+        '      "{read_graph": { outputSchema: { type: arrray, properties: { a: { type: strin } } } }',
+        '      "[": { outputSchema: { type: object } }',
+        '',
+      ].join('\n'),
+    });
+    const t = io();
+    expect(await run(['--config', join(dir, 'c.yaml')], t.io)).toBe(1);
+    const lines = t.err().trim().split('\n').map((l) => l.replace(/^.*c\.yaml:/, 'c.yaml:'));
+    expect(lines).toEqual([
+      'c.yaml:5:7 upstreams.memory.tools["read_["]: invalid glob: "[" at 6 is never closed',
+      'c.yaml:6:7 upstreams.memory.tools["{read_graph"]: invalid glob: a "{" is never closed',
+      expect.stringMatching(/^c\.yaml:6:\d+ upstreams\.memory\.tools\["\{read_graph"\]\.outputSchema\.type: outputSchema does not compile: schema is invalid: \/type must be equal to one of the allowed values/),
+      expect.stringMatching(/^c\.yaml:6:\d+ upstreams\.memory\.tools\["\{read_graph"\]\.outputSchema\.properties\.a\.type: outputSchema does not compile/),
+      'c.yaml:7:7 upstreams.memory.tools["["]: invalid glob: "[" at 1 is never closed',
+    ]);
+  });
 });

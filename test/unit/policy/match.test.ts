@@ -38,5 +38,13 @@ describe('globProblem', () => {
   it('is undefined for names and good globs', () => {
     expect(globProblem('a_b')).toBeUndefined();
     expect(globProblem('a_*')).toBeUndefined();
+    for (const good of ['read_[abc]*', '[]x]_*', '[!a]*', '{read,write}_*', 'a\\[b*', '*_{x,{y,z}}']) expect(globProblem(good)).toBeUndefined();
+  });
+
+  it('reports unclosed brackets and braces, which picomatch would take literally and match nothing with (issue 25)', () => {
+    expect(globProblem('read_[')).toBe('invalid glob: "[" at 6 is never closed');
+    expect(globProblem('[')).toBe('invalid glob: "[" at 1 is never closed');
+    expect(globProblem('{read_graph')).toBe('invalid glob: a "{" is never closed');
+    expect(globProblem('read}_*')).toBe('invalid glob: "}" at 5 closes nothing');
   });
 });
