@@ -84,9 +84,14 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     for (const p of err.problems) io.stderr.write(`${formatProblem({ ...p, file: shown(p.file) })}\n`);
     return 1;
   }
-  io.stdout.write('ok\n');
   // Settings that work, but not as written: stderr, and never a failure.
   for (const w of await readConfigWarnings(loaded)) io.stderr.write(`${formatProblem({ ...w, file: shown(w.file) })}\n`);
-  if (!parsed.probe) return 0;
-  return probeUpstreams(loaded, io, parsed.timeoutMs === undefined ? { shownFile: shown } : { shownFile: shown, timeoutMs: parsed.timeoutMs });
+  if (!parsed.probe) {
+    io.stdout.write('ok\n');
+    return 0;
+  }
+  // The verdict once it is known: `ok` after a probe every upstream answered, never before one that did not.
+  const code = await probeUpstreams(loaded, io, parsed.timeoutMs === undefined ? { shownFile: shown } : { shownFile: shown, timeoutMs: parsed.timeoutMs });
+  if (code === 0) io.stdout.write('ok\n');
+  return code;
 }

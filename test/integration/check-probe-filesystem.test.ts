@@ -58,10 +58,11 @@ it('lists every tool of server-filesystem 2025.7.1 with its repairs and retrofit
   expect(await run(['--config', file, '--probe'], { stdout, stderr })).toBe(0);
 
   const lines = out().split('\n').filter(Boolean);
-  expect(lines[0]).toBe('ok');
-  expect(lines[1]).toMatch(/^fs: \d+ tools \(stdio, server secure-filesystem-server [\d.]+, revision \d{4}-\d{2}-\d{2}\)$/);
-  expect(lines[2]).toMatch(/^ {2}served at: 2026-07-28 \(on pooled sessions, up to 4\), /);
-  const tools = lines.slice(3, -1);
+  // The verdict comes last, once the probe is done.
+  expect(lines.slice(-2)).toEqual(['probe: 1 of 1 upstream answered', 'ok']);
+  expect(lines[0]).toMatch(/^fs: \d+ tools \(stdio, server secure-filesystem-server [\d.]+, revision \d{4}-\d{2}-\d{2}\)$/);
+  expect(lines[1]).toMatch(/^ {2}served at: 2026-07-28 \(on pooled sessions, up to 4\), /);
+  const tools = lines.slice(2, -2);
   expect(tools.length).toBeGreaterThanOrEqual(10);
   for (const line of tools) expect(line).toMatch(/^fs\/\w+: /);
 
@@ -76,7 +77,7 @@ it('lists every tool of server-filesystem 2025.7.1 with its repairs and retrofit
     'fs/list_directory: repair input_type_added (root type "object" added); outputSchema inline (key "list_*"), extract regex, non-object root wrapped as {result} for 2025-06-18/2025-11-25 clients',
   );
   expect(tools.filter((l) => l.includes('repair input_type_added')).length).toBeGreaterThanOrEqual(10);
-  expect(lines.at(-1)).toBe('probe: 1 of 1 upstream answered');
+  expect(lines.at(-2)).toBe('probe: 1 of 1 upstream answered');
 
   // The glob is on line 15, column 7 of the config.
   expect(err()).toBe(`${file}:15:7 warning: upstreams.fs.tools: key "nothing_*" matches no tool listed by "fs"\n`);

@@ -61,8 +61,9 @@ it('unreachable and silent url upstreams: a clear line each, exit 1; the healthy
   expect(errLines).toHaveLength(3);
 
   const outLines = out().split('\n').filter(Boolean);
-  expect(outLines[0]).toBe('ok');
-  expect(outLines[1]).toMatch(/^good: \d+ tools \(http, server v1-test 1\.0\.0, revision 2025-11-25\)$/);
+  // No `ok` before (or after) a probe that failed: the verdict is the summary on stderr, and exit 1.
+  expect(outLines).not.toContain('ok');
+  expect(outLines[0]).toMatch(/^good: \d+ tools \(http, server v1-test 1\.0\.0, revision 2025-11-25\)$/);
   expect(outLines).toContain('good/echo: outputSchema inline, extract auto, non-object root wrapped as {result} for 2025-06-18/2025-11-25 clients');
   expect(outLines).toContain('good/progress: unchanged');
 });
