@@ -5,7 +5,7 @@
  * sit where they are listed too.
  */
 const LAYERS = [
-  ['json', 'errors', 'log', 'metrics'],
+  ['json', 'errors', 'log', 'metrics', 'hint'],
   ['protocol'],
   ['stream'],
   ['jsonrpc'],

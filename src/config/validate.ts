@@ -6,7 +6,7 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { CONFIG_SCHEMA } from './schema.js';
 import { flagsProblem } from './flags.js';
-import { suggestKey } from './hint.js';
+import { suggestKey } from '../hint.js';
 import { placementHint } from './placement.js';
 import type { Anchor } from './positions.js';
 import type { Segment } from './problems.js';

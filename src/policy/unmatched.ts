@@ -5,7 +5,8 @@
  * the words of src/config/warnings.ts `unmatchedKeyWarning`.
  */
 import { isJsonObject, type JsonObject } from '../json.js';
-import { createMatcher } from './match.js';
+import { suggestKey } from '../hint.js';
+import { createMatcher, isGlob } from './match.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 
 /** A `tools:` key that governs no listed tool, and why. */
@@ -21,9 +22,11 @@ export function unmatchedKeys(keys: readonly string[], names: readonly string[],
     if (names.some((name) => policy.resolve(name)?.key === key)) continue;
     const alone = createMatcher([key]);
     const shadowedBy = [...new Set(names.filter((name) => alone.match(name) !== undefined).map((name) => policy.resolve(name)?.key ?? ''))];
+    // A name that is almost a listed one is a typo (`open_node` for `open_nodes`).
+    const typo = shadowedBy.length === 0 && !isGlob(key) ? suggestKey(key, names) : undefined;
     const message =
       shadowedBy.length === 0
-        ? `matches no tool listed by "${policy.upstream}"`
+        ? `matches no tool listed by "${policy.upstream}"${typo === undefined ? '' : ` (did you mean "${typo}"?)`}`
         : `governs no listed tool: the tools it matches are governed by ${shadowedBy.map((k) => JSON.stringify(k)).join(', ')}`;
     warnings.push({ key, message });
   }

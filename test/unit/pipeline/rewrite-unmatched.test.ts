@@ -20,6 +20,6 @@ describe('Rewriter and keys that match no listed tool', () => {
     rewriter.respond(list, { message: answer() }, log);
     rewriter.respond(list, { message: answer() }, log);
     const warnings = lines.filter((l) => l.level === 40);
-    expect(warnings).toEqual([expect.objectContaining({ key: 'get_wether', msg: 'upstreams.u.tools: key "get_wether" matches no tool listed by "u"' })]);
+    expect(warnings).toEqual([expect.objectContaining({ key: 'get_wether', msg: 'upstreams.u.tools: key "get_wether" matches no tool listed by "u" (did you mean "get_weather"?)' })]);
   });
 });

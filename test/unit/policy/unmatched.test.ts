@@ -14,7 +14,7 @@ describe('unmatchedKeys', () => {
     const warnings = unmatchedKeys(policy.keys ?? [], ['get_weather', 'read'], policy);
     expect(warnings.map((w) => warningText('u', w))).toEqual([
       'upstreams.u.tools: key "list_*" matches no tool listed by "u"',
-      'upstreams.u.tools: key "get_wether" matches no tool listed by "u"',
+      'upstreams.u.tools: key "get_wether" matches no tool listed by "u" (did you mean "get_weather"?)',
     ]);
   });
 

@@ -56,7 +56,7 @@ describe('reportUpstream', () => {
       [{ name: 'read_file', inputSchema: { type: 'object' } }],
     );
     expect(warnings).toEqual([
-      { key: 'read_fil', message: 'matches no tool listed by "u"' },
+      { key: 'read_fil', message: 'matches no tool listed by "u" (did you mean "read_file"?)' },
       { key: 'nothing_*', message: 'matches no tool listed by "u"' },
     ]);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { editDistance, suggestKey } from '../../../src/config/hint.js';
+import { editDistance, suggestKey } from '../../src/hint.js';
 
 describe('editDistance', () => {
   test.each([

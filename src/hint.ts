@@ -1,5 +1,6 @@
 /**
- * "Did you mean …?" hints for unknown config keys and enum values: the closest allowed one by
+ * "Did you mean …?" hints for unknown config keys and enum values, and for `tools:` keys that name no tool an
+ * upstream lists: the closest allowed one by
  * optimal-string-alignment (Damerau–Levenshtein with adjacent transpositions) distance ≤ 2, or an allowed key
  * the typo is a prefix of (or that is a prefix of the typo). Keys are few, so the O(n·m) table is plenty.
  */
