@@ -11,6 +11,7 @@ import type { GatewayConfig, UpstreamConfig } from '../config/types.js';
 import { Redactor } from '../log.js';
 import type { GroupExit } from '../upstream/spawn.js';
 import { childCwd, childEnv } from '../upstream/stdio-env.js';
+import { probeFetch } from './fetch.js';
 import { GroupStdioTransport } from './stdio-transport.js';
 
 /** Time a probed child gets between SIGTERM and SIGKILL (the SDK's own transport waits 2 s too). */
@@ -34,7 +35,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
   switch (upstream.kind) {
     case 'http':
       return {
-        transport: new StreamableHTTPClientTransport(new URL(upstream.url), { requestInit: { headers: { ...upstream.headers } } }),
+        transport: new StreamableHTTPClientTransport(new URL(upstream.url), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch }),
         target: `url ${upstream.url}`,
         stderrTail: () => '',
         exit: () => undefined,
@@ -42,7 +43,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
       };
     case 'sse':
       return {
-        transport: new SSEClientTransport(new URL(upstream.sse), { requestInit: { headers: { ...upstream.headers } } }),
+        transport: new SSEClientTransport(new URL(upstream.sse), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch }),
         target: `sse ${upstream.sse}`,
         stderrTail: () => '',
         exit: () => undefined,
