@@ -91,6 +91,8 @@ describe('SIGTERM mid-stream (the built CLI)', () => {
         '  fixture:',
         `    command: ${JSON.stringify(process.execPath)}`,
         `    args: [${JSON.stringify(FIXTURE_SERVER)}]`,
+        // The test waits for the child's "blocking" on stderr, logged at info only when asked.
+        '    stderr: info',
         '',
       ].join('\n'),
     );
