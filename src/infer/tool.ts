@@ -1,8 +1,9 @@
 /**
  * One tool's entry from its samples: pick the first reading (readers.ts) that reads every text sample,
  * infer the outputSchema from the values read (schema.ts), and prove the entry on every sample
- * (verify.ts). Samples whose upstream already sent structuredContent contribute that value as is. Tools
- * whose samples are prose (or that no one reading covers) get notes saying so, and no entry.
+ * (verify.ts); an entry that fails any check is not proposed. Samples whose upstream already sent
+ * structuredContent contribute that value as is. Tools whose samples are all prose get `{type: string}` (the
+ * text itself); those that no one reading covers get notes saying so, and no entry.
  */
 import type { ExtractConfig, ToolDefaults } from '../config/types.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
@@ -74,8 +75,9 @@ export function inferTool(tool: string, samples: readonly InferSample[], default
   if (text.length > 0) {
     const texts = text.map((s) => textsOf(s.result as JsonObject));
     const chosen = choose(texts);
+    const empty = texts.filter((t) => t.length === 0).length;
+    if ('best' in chosen && chosen.best.length === 0 && empty === 0 && native.length === 0) return proseTool(tool, finals, notes, defaults);
     if ('best' in chosen) {
-      const empty = texts.filter((t) => t.length === 0).length;
       const why =
         chosen.best.length === 0
           ? `${plural(text.length, 'sample')} of plain prose${empty > 0 ? ` (${empty} without text)` : ''}: no schema inferred`
@@ -89,10 +91,26 @@ export function inferTool(tool: string, samples: readonly InferSample[], default
 
   const outputSchema = inferSchema(values);
   const entry: InferredEntry = extract ? { extract, outputSchema } : { outputSchema };
-  const failures = verifyEntry(tool, entry, finals, defaults);
   notes.unshift(`${plural(finals.length, 'sample')}, read as ${reading}`);
+  return verified(tool, entry, finals, reading, notes, defaults);
+}
+
+/**
+ * Prose (no reading finds structure in any sample): the text itself, as a string. Every client then gets the
+ * text as structuredContent too (wrapped as {"result": …} for 2025-06-18/2025-11-25 clients).
+ */
+function proseTool(tool: string, finals: readonly InferSample[], notes: string[], defaults: ToolDefaults): ToolInference {
+  notes.unshift(`${plural(finals.length, 'sample')} of plain prose: proposed as a string (the text as it is)`);
+  return verified(tool, { outputSchema: { type: 'string' } }, finals, 'prose', notes, defaults);
+}
+
+/** The entry proven on every sample at every revision, or — when any check fails — no entry, and why. */
+function verified(tool: string, entry: InferredEntry, finals: readonly InferSample[], reading: string, notes: string[], defaults: ToolDefaults): ToolInference {
+  const failures = verifyEntry(tool, entry, finals, defaults);
   // Exact names win over globs, but a name that is itself a glob is read as one.
   if (isGlob(tool)) notes.push('the name holds glob characters: as a key it also governs every other tool it matches');
-  notes.push(...rootNote(outputSchema, defaults), ...failureNotes(failures, finals.length * VERIFIED_REVISIONS.length));
+  const checks = finals.length * VERIFIED_REVISIONS.length;
+  if (failures.length > 0) return { tool, samples: finals.length, reading, notes: [...notes, ...failureNotes(failures, checks), 'no entry: one that fails a recorded sample is never proposed'] };
+  notes.push(...rootNote(entry.outputSchema, defaults));
   return { tool, samples: finals.length, reading, entry, notes };
 }

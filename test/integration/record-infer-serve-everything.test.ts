@@ -28,7 +28,9 @@ beforeAll(ensureBuilt);
 it('record → infer → serve: the structured tools get valid structuredContent', async () => {
   const walk = await recordInferServe('everything', () => ({ command: process.execPath, args: [resolve(EVERYTHING_SERVER), 'stdio'] }), CALLS);
   expect(walk.files).toEqual({ echo: 1, 'get-annotated-message': 1, 'get-env': 2, 'get-resource-links': 1, 'get-structured-content': 2, 'get-sum': 1, 'get-tiny-image': 1 });
-  expect(Object.keys(walk.inferred).sort()).toEqual(['get-env', 'get-structured-content']);
+  expect(Object.keys(walk.inferred).sort()).toEqual(['echo', 'get-annotated-message', 'get-env', 'get-resource-links', 'get-structured-content', 'get-sum', 'get-tiny-image']);
+  // The prose tools as strings (their text, as it is).
+  for (const prose of ['echo', 'get-annotated-message', 'get-resource-links', 'get-sum', 'get-tiny-image']) expect(walk.inferred[prose]).toEqual({ outputSchema: { type: 'string' } });
   expect(walk.inferOut).toContain('# get-structured-content: 2 samples, read as native\n');
   expectTyped(walk, CALLS);
 
@@ -44,5 +46,5 @@ it('record → infer → serve: the structured tools get valid structuredContent
   });
   expect(walk.typed.results[4]?.structuredContent).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
   const outcomes = (await walk.gateway.metrics.retrofits.get()).values.map((v) => `${v.labels.tool} ${v.labels.outcome} ${v.value}`);
-  expect(outcomes.sort()).toEqual(['get-env extracted 2', 'get-structured-content native 2']);
+  expect(outcomes.sort()).toEqual(['echo extracted 1', 'get-annotated-message extracted 1', 'get-env extracted 2', 'get-resource-links extracted 1', 'get-structured-content native 2', 'get-sum extracted 1', 'get-tiny-image extracted 1']);
 });

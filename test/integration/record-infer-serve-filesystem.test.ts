@@ -40,9 +40,11 @@ const CALLS: readonly ScriptedCall[] = [
 it('record → infer → serve: structured answers become validated structuredContent', async () => {
   const walk = await recordInferServe('fs', () => ({ command: process.execPath, args: [SERVER, data] }), CALLS);
   expect(walk.files).toEqual({ directory_tree: 2, get_file_info: 2, list_allowed_directories: 1, list_directory: 2, read_file: 1, read_multiple_files: 1, search_files: 1 });
-  // Listings, file contents and search hits are prose to infer (a regex would read list_directory: see the README).
-  expect(Object.keys(walk.inferred).sort()).toEqual(['directory_tree', 'get_file_info']);
-  expect(walk.inferOut).toContain('# list_directory: 2 samples of plain prose: no schema inferred\n');
+  // Listings, file contents and search hits are prose to infer: proposed as strings (a regex would read
+  // list_directory into entries: see the README).
+  expect(Object.keys(walk.inferred).sort()).toEqual(['directory_tree', 'get_file_info', 'list_allowed_directories', 'list_directory', 'read_file', 'read_multiple_files', 'search_files']);
+  for (const prose of ['list_allowed_directories', 'list_directory', 'read_file', 'read_multiple_files', 'search_files']) expect(walk.inferred[prose]).toEqual({ outputSchema: { type: 'string' } });
+  expect(walk.inferOut).toContain('# list_directory: 2 samples of plain prose: proposed as a string (the text as it is)\n');
   // get_file_info's times move between the sessions (the first one read a.txt).
   expectTyped(walk, CALLS, ['get_file_info']);
 

@@ -30,10 +30,13 @@ beforeAll(ensureBuilt);
 
 it('record → infer → serve: every tool answering JSON gets valid structuredContent', async () => {
   const walk = await recordInferServe('memory', (dir) => ({ command: process.execPath, args: [SERVER], env: { MEMORY_FILE_PATH: join(dir, 'memory.json') } }), CALLS);
-  expect(Object.keys(walk.inferred).sort()).toEqual(JSON_TOOLS);
-  // "Observations deleted successfully" is prose.
-  expect(walk.inferOut).toMatch(/# delete_observations: 1 sample of plain prose: no schema inferred\n/);
+  // Every tool called is typed: the JSON ones by their values, the prose one ("Observations deleted
+  // successfully") as a string.
+  expect(Object.keys(walk.inferred).sort()).toEqual([...JSON_TOOLS, 'delete_observations'].sort());
+  expect(walk.inferred.delete_observations).toEqual({ outputSchema: { type: 'string' } });
+  expect(walk.inferOut).toMatch(/# delete_observations: 1 sample of plain prose: proposed as a string \(the text as it is\)\n/);
   expectTyped(walk, CALLS);
+  expect(walk.typed.results[8]?.structuredContent).toEqual({ result: 'Observations deleted successfully' });
 
   const entity = { type: 'object', required: ['name', 'entityType', 'observations'], properties: { observations: { type: 'array', items: { type: 'string' } } } };
   // What the server reads back from its file carries `"type": "entity"` / `"relation"` too, in every answer.

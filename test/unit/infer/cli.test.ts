@@ -43,10 +43,13 @@ describe('mcp-retrofit infer', () => {
     const r = await infer(['--config', join(dir, 'config.yaml'), '--upstream', 'w']);
     expect(r.code).toBe(0);
     expect(parse(r.stdout)).toEqual({
-      tools: { 'get/weather': { extract: { format: 'json' }, outputSchema: { type: 'object', properties: { city: { type: 'string' }, t: { type: 'number' } }, required: ['city', 't'] } } },
+      tools: {
+        'get/weather': { extract: { format: 'json' }, outputSchema: { type: 'object', properties: { city: { type: 'string' }, t: { type: 'number' } }, required: ['city', 't'] } },
+        hello: { outputSchema: { type: 'string' } },
+      },
     });
-    expect(r.stdout).toContain('# hello: 1 sample of plain prose: no schema inferred');
-    expect(r.stderr).toBe('infer: 2 tools, 1 with an entry, from 3 results\n');
+    expect(r.stdout).toContain('# hello: 1 sample of plain prose: proposed as a string (the text as it is)');
+    expect(r.stderr).toBe('infer: 2 tools, 2 with an entry, from 3 results\n');
   });
 
   it('--tool takes a glob; --from another directory; nothing found is exit 1', async () => {

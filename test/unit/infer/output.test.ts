@@ -61,9 +61,10 @@ describe('infer output', () => {
   const samples = corpus();
   const { yaml, tools } = inferUpstream('weather', byTool(samples), { onInvalid: 'error', legacyRoots: 'wrap', coerce: true }, 'the test corpus');
 
-  it('has an entry for every tool but the prose one, with the inferred details', () => {
-    expect(tools.filter((t) => !t.entry).map((t) => t.tool)).toEqual(['say_hello']);
-    expect(yaml).toContain('# say_hello: 1 sample of plain prose: no schema inferred');
+  it('has an entry for every tool, the prose one a string, with the inferred details', () => {
+    expect(tools.filter((t) => !t.entry).map((t) => t.tool)).toEqual([]);
+    expect(tools.find((t) => t.tool === 'say_hello')?.entry).toEqual({ outputSchema: { type: 'string' } });
+    expect(yaml).toContain('# say_hello: 1 sample of plain prose: proposed as a string (the text as it is)');
     const parsed = parse(yaml) as { tools: Record<string, { extract?: JsonObject; outputSchema: JsonObject }> };
     const weather = parsed.tools.get_weather!.outputSchema as { properties: Record<string, JsonObject>; required: string[] };
     expect(weather.properties.conditions).toEqual({ type: 'string', enum: CONDITIONS });

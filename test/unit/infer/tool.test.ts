@@ -38,10 +38,13 @@ describe('inferTool', () => {
     });
   });
 
-  it('says plain prose when nothing reads, and names the best readings when none reads all', () => {
-    const prose = infer(text('Hello there.'), text('Note: it is sunny today'), { content: [] });
-    expect(prose.entry).toBeUndefined();
-    expect(prose.notes).toEqual(['3 samples of plain prose (1 without text): no schema inferred']);
+  it('proposes a string for prose, says plain prose when a sample has no text, and names the best readings when none reads all', () => {
+    const prose = infer(text('Hello there.'), text('Note: it is sunny today'));
+    expect(prose.entry).toEqual({ outputSchema: { type: 'string' } });
+    expect(prose.notes).toEqual(['2 samples of plain prose: proposed as a string (the text as it is)', 'non-object root: 2025-06-18/2025-11-25 clients get it wrapped as {"result": …}']);
+    const textless = infer(text('Hello there.'), text('Note: it is sunny today'), { content: [] });
+    expect(textless.entry).toBeUndefined();
+    expect(textless.notes).toEqual(['3 samples of plain prose (1 without text): no schema inferred']);
     const mixed = infer(text('{"a":1}'), text('a: 1\nb: 2'), text('nothing'));
     expect(mixed.entry).toBeUndefined();
     expect(mixed.notes).toEqual(['no one format reads every sample (json: 1 of 3, embedded: 1 of 3, blocks: 1 of 3, relaxed: 1 of 3, yaml: 1 of 3): no schema inferred']);
