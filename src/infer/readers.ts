@@ -32,13 +32,15 @@ const AUTO: ExtractConfig = { format: 'auto' };
 const joined = (texts: readonly string[]): string => texts.join('\n');
 
 /**
- * A YAML reading counts when it is a list or has at least two keys: one `Word: rest of a sentence` line is
- * prose that happens to hold a colon, not a report.
+ * A YAML reading counts when it is a list or has at least two keys, none of them JSON punctuation: one
+ * `Word: rest of a sentence` line is prose that happens to hold a colon, not a report.
  */
 function yamlReport(text: string): Json | undefined {
   // No schema yet: nothing is wanted anywhere, so each scalar is its YAML value where that prints back as its text.
   const value = extractYaml(text, readingLocator(true, { format: 'yaml' }))?.value;
   if (Array.isArray(value)) return value;
+  // A report's keys are words: one made of JSON punctuation is JSON text split at its colons, not a report.
+  if (isJsonObject(value) && Object.keys(value).some((k) => /["{}[\]]/.test(k))) return undefined;
   return isJsonObject(value) && Object.keys(value).length >= 2 ? value : undefined;
 }
 

@@ -36,10 +36,21 @@ export interface ToolInference {
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/**
+ * Readings that find a value inside text that is not all JSON (embedded, relaxed, and `auto` over mixed
+ * samples, which may pick either): one sample, or samples that all say the same, may hold JSON by chance (a
+ * file read that happened to be JSON): they need agreement.
+ */
+const NEEDS_AGREEMENT: ReadonlySet<string> = new Set(['embedded', 'relaxed', 'auto']);
+/** Samples with different texts such a reading must read. */
+export const MIN_AGREEING = 2;
+
 /** The first reading that reads every text, with the values; else how many each reading managed. */
 function choose(texts: readonly (readonly string[])[]): { reader: Reader; values: Json[] } | { best: readonly [string, number][] } {
   const counts: [string, number][] = [];
+  const distinct = new Set(texts.map((t) => t.join('\n'))).size;
   for (const reader of trialOrder()) {
+    if (NEEDS_AGREEMENT.has(reader.name) && distinct < MIN_AGREEING) continue;
     const values = texts.map((t) => (t.length === 0 ? undefined : reader.read(t)));
     const read = values.filter((v) => v !== undefined).length;
     if (read === texts.length) return { reader, values: values as Json[] };
@@ -89,10 +100,28 @@ export function inferTool(tool: string, samples: readonly InferSample[], default
     reading = reading === '' ? chosen.reader.name : `${reading} + ${chosen.reader.name}`;
   }
 
-  const outputSchema = inferSchema(values);
+  const query = queryStyle(values);
+  const outputSchema = query ? { type: 'array', items: { type: 'object' } } : inferSchema(values);
   const entry: InferredEntry = extract ? { extract, outputSchema } : { outputSchema };
   notes.unshift(`${plural(finals.length, 'sample')}, read as ${reading}`);
+  if (finals.length === 1) notes.push('confidence low: one sample; record more calls, with different arguments, before trusting it');
+  if (query) notes.push(`query-style: the rows' keys differ between samples (${query}): rows are objects, their keys not fixed`);
   return verified(tool, entry, finals, reading, notes, defaults);
+}
+
+/**
+ * Results that are lists of rows whose keys change from one sample to the next (a database's query tool):
+ * a schema of the columns seen would fail the next query. Two samples' key sets neither of which holds the
+ * other say so (a tree whose leaves lack `children` is not that: one set holds the other). The key sets
+ * when they do; else undefined.
+ */
+function queryStyle(values: readonly Json[]): string | undefined {
+  if (values.length < 2 || !values.every((v) => Array.isArray(v) && v.length > 0 && v.every((row) => typeof row === 'object' && row !== null && !Array.isArray(row)))) return undefined;
+  const shapes = values.map((v) => new Set((v as JsonObject[]).flatMap((row) => Object.keys(row))));
+  const within = (a: Set<string>, b: Set<string>): boolean => [...a].every((k) => b.has(k));
+  const incomparable = shapes.some((a, i) => shapes.slice(i + 1).some((b) => !within(a, b) && !within(b, a)));
+  if (!incomparable) return undefined;
+  return [...new Set(shapes.map((s) => `{${[...s].sort().join(',')}}`))].slice(0, 3).join(' / ');
 }
 
 /**

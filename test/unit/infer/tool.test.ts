@@ -65,7 +65,24 @@ describe('inferTool', () => {
 
   it('notes a name that is a glob, since as a key it governs other tools too', () => {
     const out = inferTool('get_*', samples(text('{"a":1}')), TEST_DEFAULTS);
-    expect(out.notes).toEqual(['1 sample, read as json', 'the name holds glob characters: as a key it also governs every other tool it matches']);
+    expect(out.notes).toEqual(['1 sample, read as json', 'confidence low: one sample; record more calls, with different arguments, before trusting it', 'the name holds glob characters: as a key it also governs every other tool it matches']);
+  });
+
+  it('trusts an embedded reading only when samples that differ agree on it (issue 25: one JSON file read once)', () => {
+    const once = inferTool('read_multiple_files', samples(text('/data/a.json:\n{"name": "x", "size": 3}')), TEST_DEFAULTS);
+    expect(once.entry).toEqual({ outputSchema: { type: 'string' } });
+    const same = inferTool('read_multiple_files', samples(text('/data/a.json:\n{"name": "x"}'), text('/data/a.json:\n{"name": "x"}')), TEST_DEFAULTS);
+    expect(same.entry).toEqual({ outputSchema: { type: 'string' } });
+    const agreeing = inferTool('report', samples(text('Result: {"n": 1} (ok)'), text('Result: {"n": 2} (ok)')), TEST_DEFAULTS);
+    expect(agreeing.reading).toBe('embedded');
+  });
+
+  it('gives query-style tools (rows whose keys differ between samples) rows of any keys (issue 25: server-postgres)', () => {
+    const out = inferTool('query', samples(text('[{"id": 1, "name": "a"}]'), text('[{"count": 3}]'), text('[{"meta": {"size": 1}}]')), TEST_DEFAULTS);
+    expect(out.entry).toEqual({ extract: { format: 'json' }, outputSchema: { type: 'array', items: { type: 'object' } } });
+    expect(out.notes.some((n) => n.startsWith("query-style: the rows' keys differ between samples"))).toBe(true);
+    const table = inferTool('list', samples(text('[{"id": 1}]'), text('[{"id": 2}, {"id": 3}]')), TEST_DEFAULTS);
+    expect(table.entry?.outputSchema).toMatchObject({ type: 'array', items: { type: 'object', required: ['id'] } });
   });
 });
 
