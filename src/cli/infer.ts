@@ -1,7 +1,7 @@
 /**
- * `mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB] [--from DIR] [--call FILE]`: learn each
- * tool's `extract` and `outputSchema` from real results and print the `tools:` block to paste into the
- * config. The results are the recorder's files (`--from DIR`, default the upstream's `record.dir`), or the
+ * `mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB | --explain TOOL] [--from DIR] [--call FILE]`:
+ * learn each tool's `extract` and `outputSchema` from real results and print the `tools:` block to paste into
+ * the config (with `--explain TOOL`, why each keyword of that one tool's schema was chosen, instead). The results are the recorder's files (`--from DIR`, default the upstream's `record.dir`), or the
  * answers to the calls in FILE made on the upstream now (`--call`). The inference is src/infer/ (pure); this
  * file gets the samples and prints. stdout: the YAML, scrubbed of the config's secrets; stderr: what was
  * skipped. Exit 0 when results were read (even if some tools got no entry), 1 when there were none (or the
@@ -16,11 +16,12 @@ import { byTool, inferUpstream, type InferSample } from '../infer/index.js';
 import { Redactor } from '../log.js';
 import { createMatcher, globProblem } from '../policy/match.js';
 import { readRecordings } from '../record/read.js';
+import { explainTool } from '../infer/explain.js';
 import { callUpstream, parseCalls } from './infer-call.js';
 import { isFileError, parseOptions, runCommand, UsageError } from './options.js';
 
-const USAGE = 'usage: mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB] [--from DIR] [--call FILE]\n';
-const OPTIONS = ['config', 'upstream', 'tool', 'from', 'call'] as const;
+const USAGE = 'usage: mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB | --explain TOOL] [--from DIR] [--call FILE]\n';
+const OPTIONS = ['config', 'upstream', 'tool', 'from', 'call', 'explain'] as const;
 type Option = (typeof OPTIONS)[number];
 type Sample = { readonly tool: string } & InferSample;
 
@@ -28,6 +29,7 @@ function parseArgs(args: readonly string[]): Partial<Record<Option, string>> {
   const out = parseOptions(args, OPTIONS);
   if (out.config === undefined) throw new UsageError('--config FILE is required');
   if (out.from !== undefined && out.call !== undefined) throw new UsageError('give --from or --call, not both');
+  if (out.tool !== undefined && out.explain !== undefined) throw new UsageError('give --tool or --explain, not both');
   return out;
 }
 
@@ -88,7 +90,7 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   const warn = (line: string): void => void io.stderr.write(`infer: warning: ${redactor.scrub(line)}\n`);
 
   const matcher = opts.tool === undefined ? undefined : createMatcher([opts.tool]);
-  const wanted = (tool: string): boolean => matcher === undefined || matcher.match(tool) !== undefined;
+  const wanted = (tool: string): boolean => (opts.explain !== undefined ? tool === opts.explain : matcher === undefined || matcher.match(tool) !== undefined);
   let got: { samples: Sample[]; from: string };
   try {
     got = await samplesOf(upstream, opts, wanted, config, warn);
@@ -99,11 +101,16 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   }
   const { samples } = got;
   if (samples.length === 0) {
-    const which = opts.tool === undefined ? '' : ` of a tool matching ${JSON.stringify(opts.tool)}`;
+    const which = opts.explain !== undefined ? ` of tool ${JSON.stringify(opts.explain)}` : opts.tool === undefined ? '' : ` of a tool matching ${JSON.stringify(opts.tool)}`;
     io.stderr.write(`infer: no results${which} for upstream "${upstream.name}" from ${got.from}\n`);
     return 1;
   }
   const { yaml, tools } = inferUpstream(upstream.name, byTool(samples), config.defaults, got.from);
+  if (opts.explain !== undefined) {
+    // Why each keyword: the same statistics the schema came from, position by position.
+    for (const line of tools.flatMap((t) => explainTool(t))) io.stdout.write(`${redactor.scrub(line)}\n`);
+    return 0;
+  }
   io.stdout.write(redactor.scrub(yaml));
   const entries = tools.filter((t) => t.entry !== undefined).length;
   io.stderr.write(`infer: ${tools.length} tool${tools.length === 1 ? '' : 's'}, ${entries} with an entry, from ${samples.length} result${samples.length === 1 ? '' : 's'}\n`);

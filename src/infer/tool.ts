@@ -32,6 +32,8 @@ export interface ToolInference {
   readonly entry?: InferredEntry;
   /** Comment lines for the output. */
   readonly notes: readonly string[];
+  /** The values the schema was inferred from (`infer --explain`), when one was. */
+  readonly values?: readonly Json[];
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -106,7 +108,7 @@ export function inferTool(tool: string, samples: readonly InferSample[], default
   notes.unshift(`${plural(finals.length, 'sample')}, read as ${reading}`);
   if (finals.length === 1) notes.push('confidence low: one sample; record more calls, with different arguments, before trusting it');
   if (query) notes.push(`query-style: the rows' keys differ between samples (${query}): rows are objects, their keys not fixed`);
-  return verified(tool, entry, finals, reading, notes, defaults);
+  return { ...verified(tool, entry, finals, reading, notes, defaults), ...(!query && { values }) };
 }
 
 /**

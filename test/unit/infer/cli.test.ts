@@ -52,6 +52,31 @@ describe('mcp-retrofit infer', () => {
     expect(r.stderr).toBe('infer: 2 tools, 2 with an entry, from 3 results\n');
   });
 
+  it('--explain TOOL says why each keyword of that tool\'s schema was chosen (issue 25)', async () => {
+    const dir = await tempFiles({ 'config.yaml': CONFIG });
+    await record(dir, 'get/weather', ['{"city":"Paris","t":17,"at":"2026-01-01T00:00:00Z"}', '{"city":"Oslo","t":-2.5,"at":"2026-01-02T00:00:00Z"}', '{"city":"Rome","t":20,"at":"2026-01-03T00:00:00Z","note":"sunny"}']);
+    await record(dir, 'hello', ['Hello there']);
+    const r = await infer(['--config', join(dir, 'config.yaml'), '--upstream', 'w', '--explain', 'get/weather']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toBe('get/weather: 3 samples, read as json');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '/: 3 objects',
+        '/city: required: present in all 3 objects',
+        '/city: no enum: 3 strings seen, an enum needs 20',
+        '/t: number, not integer: 1 value had a fraction',
+        '/at: format date-time: every string seen (3) matches it',
+        '/note: optional: present in 1 of 3 objects',
+      ]),
+    );
+    expect(r.stdout).not.toContain('hello');
+    const prose = await infer(['--config', join(dir, 'config.yaml'), '--upstream', 'w', '--explain', 'hello']);
+    expect(prose.stdout).toContain('the schema is fixed by its kind');
+    const both = await infer(['--config', join(dir, 'config.yaml'), '--tool', 'x', '--explain', 'y']);
+    expect(both.code).toBe(2);
+  });
+
   it('--tool takes a glob; --from another directory; nothing found is exit 1', async () => {
     const dir = await tempFiles({ 'config.yaml': CONFIG });
     await record(dir, 'get/weather', ['{"a":1}']);
