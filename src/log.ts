@@ -168,6 +168,9 @@ export interface LogOptions {
  * The secret strings scrubbed from every log line. It can grow while the gateway runs (a reloaded config
  * brings new `${VAR}` values); strings shorter than 4 characters are ignored (scrubbing "on" would maim logs).
  */
+/** A JSON literal: true, false, null, a number. */
+const JSON_LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
+
 export class Redactor {
   #list: string[] = [];
   readonly #censor: string;
@@ -178,9 +181,13 @@ export class Redactor {
     this.add(secrets);
   }
 
-  /** Redact these too from now on. */
+  /**
+   * Redact these too from now on: not those shorter than 4 characters, nor JSON literals (`true`, `null`,
+   * `1234`): a value that is a switch or a count is no secret, and scrubbing it from a JSON log line would turn
+   * every `"aborted":true` into invalid JSON.
+   */
   add(secrets: readonly string[]): void {
-    const long = secrets.filter((s) => s.length >= 4);
+    const long = secrets.filter((s) => s.length >= 4 && !JSON_LITERAL.test(s));
     // A secret with quotes, backslashes or control characters appears JSON-escaped in a line.
     const escaped = long.map((s) => JSON.stringify(s).slice(1, -1));
     const all = new Set([...this.#list, ...long, ...escaped]);

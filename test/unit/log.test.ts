@@ -27,6 +27,12 @@ describe('Redactor', () => {
     expect(r.scrub(JSON.stringify({ v: 'quo"te\\d' }))).toBe('{"v":"[Redacted]"}');
     expect(r.scrub('nothing here')).toBe('nothing here');
   });
+
+  it('takes no JSON literal for a secret: a log line with `"aborted":true` stays JSON (a child\'s env switch "true")', () => {
+    const r = new Redactor(['true', 'false', 'null', '12345', '-1.5', 'real-secret']);
+    const line = JSON.stringify({ aborted: true, ok: false, v: null, n: 12345, x: -1.5, key: 'real-secret' });
+    expect(JSON.parse(r.scrub(line))).toEqual({ aborted: true, ok: false, v: null, n: 12345, x: -1.5, key: '[Redacted]' });
+  });
 });
 
 describe('createLogger', () => {
