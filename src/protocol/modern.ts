@@ -67,6 +67,12 @@ export function decodeHeaderValue(value: string): string | undefined {
   return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
 }
 
+/** A header value in the revision's Base64 form when it cannot go as plain ASCII (decodeHeaderValue reads it). */
+export function encodeHeaderValue(value: string): string {
+  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith('=?base64?');
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
 export interface ModernHeaders {
   readonly protocolVersion: string | undefined;
   readonly method: string | undefined;

@@ -17,21 +17,17 @@
  *   announces, and updates of the resources the client subscribed to with `resources/subscribe`, answered
  *   here), reopened with backoff if the upstream ends it.
  */
-import type { Readable } from 'node:stream';
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
 import { isKnownRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION } from '../protocol/era.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION } from '../protocol/modern.js';
-import { readJsonAnswer, readSseAnswer, type AnswerReaderOptions } from './answer-reader.js';
+import { encodeHeaderValue, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION } from '../protocol/modern.js';
+import { readJsonAnswer, readSseAnswer } from './answer-reader.js';
 import { failureError, failureKind } from './errors.js';
-import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from './headers.js';
-import type { HttpLinkOptions } from './http-session-link.js';
-import { ReadGate } from './gate.js';
-import type { LinkClosed, LinkDropped, LinkFrame, SendOptions, SendOutcome, UpstreamLink } from './link.js';
+import { headerValue, mediaType, type HeaderMap } from './headers.js';
+import { HttpLink } from './http-link.js';
+import type { SendOptions, SendOutcome } from './link.js';
 
-/** Client headers that belong to its session with the gateway, never to the upstream. */
-const NOT_FORWARDED = ['mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'last-event-id', 'accept', 'content-type'];
 /** Requests whose Mcp-Name header mirrors `params.name` / `params.uri`. */
 const NAMED: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 /** Result members of 2026-07-28 that the session revisions do not have. */
@@ -43,14 +39,6 @@ const MAX_INPUTS = 64;
 /** Resources one session may subscribe to. */
 const MAX_SUBSCRIPTIONS = 1000;
 
-/** A header value in the revision's Base64 form when it cannot go as plain ASCII. */
-export function encodeHeaderValue(value: string): string {
-  const plain = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !value.startsWith('=?base64?');
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
-}
-
-/** As a session link's (./http-session-link.ts). */
-export type ModernLinkOptions = HttpLinkOptions;
 
 /** One client request in flight upstream. */
 interface Call {
@@ -64,13 +52,7 @@ interface Call {
   attempt: number;
 }
 
-export class ModernUpstreamLink implements UpstreamLink {
-  onframe: (frame: LinkFrame) => void = () => {};
-  ondropped: (dropped: LinkDropped) => void = () => {};
-  onclose: (closed: LinkClosed) => void = () => {};
-  readonly #o: ModernLinkOptions;
-  readonly #abort = new AbortController();
-  readonly #bodies = new Set<Readable>();
+export class ModernUpstreamLink extends HttpLink {
   readonly #calls = new Map<string, Call>();
   /** The server→client requests made of input requests: our id → the call and its key. */
   readonly #asks = new Map<string, { readonly call: Call; readonly key: string }>();
@@ -83,19 +65,9 @@ export class ModernUpstreamLink implements UpstreamLink {
   #relisten: NodeJS.Timeout | undefined;
   #relistenMs = 1000;
   #asked = 0;
-  readonly #paused = new ReadGate();
-  #closed: LinkClosed | undefined;
-
-  constructor(options: ModernLinkOptions) {
-    this.#o = options;
-  }
-
-  get alive(): boolean {
-    return this.#closed === undefined;
-  }
 
   async send(json: string, options: SendOptions = {}): Promise<SendOutcome> {
-    if (this.#closed) return { ok: false, error: this.#error() };
+    if (!this.alive) return { ok: false, error: this.error() };
     let message: unknown;
     try {
       message = JSON.parse(json);
@@ -123,47 +95,47 @@ export class ModernUpstreamLink implements UpstreamLink {
       case 'resources/unsubscribe':
         if (typeof params.uri === 'string') {
           if (c.method === 'resources/subscribe' && !this.#subscribed.has(params.uri) && this.#subscribed.size >= MAX_SUBSCRIPTIONS) {
-            this.#replyError(c.id, new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [this.#o.upstream, `a session subscribes to at most ${MAX_SUBSCRIPTIONS} resources`]));
+            this.#replyError(c.id, new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [this.o.upstream, `a session subscribes to at most ${MAX_SUBSCRIPTIONS} resources`]));
             return { ok: true };
           }
           if (c.method === 'resources/subscribe') this.#subscribed.add(params.uri);
           else this.#subscribed.delete(params.uri);
-          this.#openListen(options.headers ?? this.#o.clientHeaders);
+          this.#openListen(options.headers ?? this.o.clientHeaders);
         }
         return this.#reply(c.id, {});
       default: {
         const call: Call = { clientId: c.id, message: m, abort: new AbortController(), waiting: new Set(), responses: {}, requestState: undefined, attempt: 0 };
         this.#calls.set(idKey(c.id), call);
-        return this.#post(call, options.headers ?? this.#o.clientHeaders);
+        return this.#post(call, options.headers ?? this.o.clientHeaders);
       }
     }
   }
 
   #reply(id: JsonRpcId, result: JsonObject): SendOutcome {
-    this.#frame(JSON.stringify({ jsonrpc: '2.0', id, result }));
+    this.frame(JSON.stringify({ jsonrpc: '2.0', id, result }));
     return { ok: true };
   }
 
   #replyError(id: JsonRpcId, error: RetrofitError): void {
-    this.#frame(JSON.stringify(error.toJsonRpc(id)));
+    this.frame(JSON.stringify(error.toJsonRpc(id)));
   }
 
   /** The upstream's identity and capabilities, asked once per session. */
   async #discover(headers: HeaderMap): Promise<JsonObject | RetrofitError> {
     if (this.#discovered) return this.#discovered;
     const message: JsonObject = { jsonrpc: '2.0', id: 'mcp-retrofit-discover', method: 'server/discover', params: { _meta: this.#envelope() } };
-    let found: JsonObject | RetrofitError = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#o.upstream]);
+    let found: JsonObject | RetrofitError = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.o.upstream]);
     try {
-      const res = await this.#o.http.request({ method: 'POST', path: this.#o.http.mapPath('', ''), headers: this.#headers(headers, 'server/discover', undefined), body: Buffer.from(JSON.stringify(message)), signal: this.#abort.signal, headersTimeoutMs: this.#o.timeoutMs });
+      const res = await this.o.http.request({ method: 'POST', path: this.o.http.mapPath('', ''), headers: this.#headers(headers, 'server/discover', undefined), body: Buffer.from(JSON.stringify(message)), signal: this.abort.signal, headersTimeoutMs: this.o.timeoutMs });
       const read = (data: string): void => {
         const parsed: unknown = JSON.parse(data);
         if (isJsonObject(parsed) && isJsonObject(parsed.result)) found = parsed.result;
       };
-      const reader = { ...this.#reader(), message: read };
+      const reader = this.reader(read);
       if (mediaType(headerValue(res.headers as HeaderMap, 'content-type')) === 'text/event-stream') await readSseAnswer(res.body, reader);
       else await readJsonAnswer(res.body, reader);
     } catch (err) {
-      found = failureError(err, failureKind(err), this.#o.upstream, this.#o.timeoutMs) ?? found;
+      found = failureError(err, failureKind(err), this.o.upstream, this.o.timeoutMs) ?? found;
     }
     if (!(found instanceof RetrofitError)) this.#discovered = found;
     return found;
@@ -172,7 +144,7 @@ export class ModernUpstreamLink implements UpstreamLink {
   async #initialize(id: JsonRpcId, params: JsonObject, options: SendOptions): Promise<SendOutcome> {
     if (isJsonObject(params.capabilities)) this.#capabilities = params.capabilities;
     if (isJsonObject(params.clientInfo)) this.#clientInfo = params.clientInfo;
-    const headers = options.headers ?? this.#o.clientHeaders;
+    const headers = options.headers ?? this.o.clientHeaders;
     const found = await this.#discover(headers);
     if (found instanceof RetrofitError) {
       this.#replyError(id, found);
@@ -181,7 +153,7 @@ export class ModernUpstreamLink implements UpstreamLink {
     const asked = params.protocolVersion;
     const protocolVersion = isKnownRevision(asked) && !isStateless(asked) ? asked : LATEST_STATEFUL_REVISION;
     const meta = isJsonObject(found._meta) ? found._meta : {};
-    const serverInfo = isJsonObject(meta['io.modelcontextprotocol/serverInfo']) ? meta['io.modelcontextprotocol/serverInfo'] : { name: this.#o.upstream, version: '0' };
+    const serverInfo = isJsonObject(meta['io.modelcontextprotocol/serverInfo']) ? meta['io.modelcontextprotocol/serverInfo'] : { name: this.o.upstream, version: '0' };
     const capabilities = isJsonObject(found.capabilities) ? { ...found.capabilities } : {};
     const result: JsonObject = { protocolVersion, capabilities, serverInfo };
     if (typeof found.instructions === 'string') result.instructions = found.instructions;
@@ -198,10 +170,7 @@ export class ModernUpstreamLink implements UpstreamLink {
   }
 
   #headers(client: HeaderMap, method: string, name: string | undefined): Record<string, string | string[]> {
-    const out = toUpstreamHeaders(client, { host: this.#o.http.host, configured: this.#o.headers, dropAuthorization: this.#o.dropAuthorization });
-    for (const h of NOT_FORWARDED) delete out[h];
-    out['content-type'] = 'application/json';
-    out.accept = 'application/json, text/event-stream';
+    const out = this.headersFrom(client);
     out['mcp-protocol-version'] = MODERN_REVISION;
     out['mcp-method'] = method;
     if (name !== undefined) out['mcp-name'] = encodeHeaderValue(name);
@@ -223,34 +192,23 @@ export class ModernUpstreamLink implements UpstreamLink {
     const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: upstreamParams });
     let res;
     try {
-      res = await this.#o.http.request({ method: 'POST', path: this.#o.http.mapPath('', ''), headers: this.#headers(client, method, name), body: Buffer.from(body), signal: call.abort.signal, headersTimeoutMs: this.#o.timeoutMs });
+      res = await this.o.http.request({ method: 'POST', path: this.o.http.mapPath('', ''), headers: this.#headers(client, method, name), body: Buffer.from(body), signal: call.abort.signal, headersTimeoutMs: this.o.timeoutMs });
     } catch (err) {
       this.#forget(call);
       if (call.abort.signal.aborted) return { ok: true };
-      const kind = this.#abort.signal.aborted ? 'aborted' : failureKind(err);
-      return { ok: false, error: failureError(err, kind === 'aborted' ? 'unreachable' : kind, this.#o.upstream, this.#o.timeoutMs)! };
+      const kind = this.abort.signal.aborted ? 'aborted' : failureKind(err);
+      return { ok: false, error: failureError(err, kind === 'aborted' ? 'unreachable' : kind, this.o.upstream, this.o.timeoutMs)! };
     }
-    const reader = { ...this.#reader(), message: (data: string) => this.#fromCall(call, data) };
+    const reader = this.reader((data) => this.#fromCall(call, data));
     const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
-    void this.#read(res.body, type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader).then(() => {
+    void this.read(res.body, type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then(() => {
       // An answer that ended without the call's result: it is owed one.
       if (this.#calls.get(idKey(call.clientId)) === call && call.waiting.size === 0 && !call.abort.signal.aborted) {
         this.#forget(call);
-        this.#replyError(call.clientId, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#o.upstream], { cause: new Error(`HTTP ${res.statusCode} ended without an answer`) }));
+        this.#replyError(call.clientId, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.o.upstream], { cause: new Error(`HTTP ${res.statusCode} ended without an answer`) }));
       }
     });
     return { ok: true };
-  }
-
-  async #read(body: Readable, how: typeof readSseAnswer, reader: AnswerReaderOptions): Promise<void> {
-    this.#bodies.add(body);
-    try {
-      await how(body, reader);
-    } catch (err) {
-      if (!this.#abort.signal.aborted) this.#o.log.debug({ err }, 'an answer stream of the 2026-07-28 upstream ended early');
-    } finally {
-      this.#bodies.delete(body);
-    }
   }
 
   /** A message of a call's answer. */
@@ -259,14 +217,14 @@ export class ModernUpstreamLink implements UpstreamLink {
     try {
       message = JSON.parse(data);
     } catch {
-      this.#frame(data);
+      this.frame(data);
       return;
     }
-    if (!isJsonObject(message)) return this.#frame(data);
+    if (!isJsonObject(message)) return this.frame(data);
     if (typeof message.method === 'string') {
       // Progress and log messages of the call (a request on an answer stream is not of this revision: dropped).
-      if (message.id === undefined) this.#frame(data);
-      else this.#o.log.warn({ method: message.method }, 'the 2026-07-28 upstream sent a request on an answer stream; dropped');
+      if (message.id === undefined) this.frame(data);
+      else this.o.log.warn({ method: message.method }, 'the 2026-07-28 upstream sent a request on an answer stream; dropped');
       return;
     }
     if (this.#calls.get(idKey(call.clientId)) !== call) return;
@@ -279,7 +237,7 @@ export class ModernUpstreamLink implements UpstreamLink {
       for (const k of MODERN_ONLY) delete plain[k];
       out.result = plain;
     }
-    this.#frame(JSON.stringify(out));
+    this.frame(JSON.stringify(out));
   }
 
   /** The upstream needs the client's input: each input request becomes a request on the client's session. */
@@ -293,7 +251,7 @@ export class ModernUpstreamLink implements UpstreamLink {
       const id = `mrtr-${this.#asked}`;
       this.#asks.set(id, { call, key });
       call.waiting.add(key);
-      this.#frame(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }));
+      this.frame(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }));
     }
     // Nothing to ask (only state to echo): the request goes again at once.
     if (call.waiting.size === 0) this.#retry(call);
@@ -315,7 +273,7 @@ export class ModernUpstreamLink implements UpstreamLink {
 
   #retry(call: Call): void {
     call.attempt += 1;
-    void this.#post(call, this.#o.clientHeaders).then((outcome) => {
+    void this.#post(call, this.o.clientHeaders).then((outcome) => {
       if (!outcome.ok) this.#replyError(call.clientId, outcome.error);
     });
   }
@@ -342,7 +300,7 @@ export class ModernUpstreamLink implements UpstreamLink {
     this.#listen = undefined;
     if (this.#relisten) clearTimeout(this.#relisten);
     this.#relisten = undefined;
-    if (this.#closed) return;
+    if (!this.alive) return;
     const caps = isJsonObject(this.#discovered?.capabilities) ? this.#discovered.capabilities : {};
     const flag = (k: string, f: string): boolean => isJsonObject(caps[k]) && (caps[k] as JsonObject)[f] === true;
     const filter: JsonObject = {};
@@ -355,23 +313,23 @@ export class ModernUpstreamLink implements UpstreamLink {
     this.#listen = abort;
     const message = { jsonrpc: '2.0', id: 'mcp-retrofit-listen', method: 'subscriptions/listen', params: { notifications: filter, _meta: this.#envelope() } };
     const again = (): void => {
-      if (this.#listen !== abort || this.#closed) return;
+      if (this.#listen !== abort || !this.alive) return;
       this.#relisten = setTimeout(() => this.#openListen(client), this.#relistenMs);
       this.#relisten.unref();
       this.#relistenMs = Math.min(this.#relistenMs * 2, MAX_RELISTEN_MS);
     };
     void (async () => {
       try {
-        const res = await this.#o.http.request({ method: 'POST', path: this.#o.http.mapPath('', ''), headers: this.#headers(client, 'subscriptions/listen', undefined), body: Buffer.from(JSON.stringify(message)), signal: abort.signal, headersTimeoutMs: this.#o.timeoutMs });
+        const res = await this.o.http.request({ method: 'POST', path: this.o.http.mapPath('', ''), headers: this.#headers(client, 'subscriptions/listen', undefined), body: Buffer.from(JSON.stringify(message)), signal: abort.signal, headersTimeoutMs: this.o.timeoutMs });
         if (res.statusCode !== 200 || mediaType(headerValue(res.headers as HeaderMap, 'content-type')) !== 'text/event-stream') {
           await res.body.dump().catch(() => {});
-          this.#o.log.info({ status: res.statusCode }, 'the 2026-07-28 upstream refused subscriptions/listen; the session\'s server stream gets the gateway\'s own messages only');
+          this.o.log.info({ status: res.statusCode }, 'the 2026-07-28 upstream refused subscriptions/listen; the session\'s server stream gets the gateway\'s own messages only');
           return;
         }
         this.#relistenMs = 1000;
-        await this.#read(res.body, readSseAnswer, { ...this.#reader(), message: (data) => this.#listened(data) });
+        await this.read(res.body, readSseAnswer, this.reader((data) => this.#listened(data)), 'debug');
       } catch (err) {
-        if (!abort.signal.aborted) this.#o.log.debug({ err }, 'the listen stream of the 2026-07-28 upstream failed');
+        if (!abort.signal.aborted) this.o.log.debug({ err }, 'the listen stream of the 2026-07-28 upstream failed');
       }
       again();
     })();
@@ -393,57 +351,17 @@ export class ModernUpstreamLink implements UpstreamLink {
       if (Object.keys(meta).length > 0) params._meta = meta;
       else delete params._meta;
     }
-    this.#frame(JSON.stringify(params ? { ...message, params } : message));
-  }
-
-  #reader(): AnswerReaderOptions {
-    return { maxBytes: this.#o.maxEventBytes, message: (data) => this.#frame(data), dropped: (d) => this.#dropped(d), paused: () => this.#paused.wait };
-  }
-
-  #frame(data: string): void {
-    try {
-      this.onframe({ data });
-    } catch (err) {
-      this.#o.log.error({ err, bytes: data.length }, 'upstream message could not be handled; dropped');
-      this.#dropped({ reason: 'failed', bytes: data.length });
-    }
-  }
-
-  #dropped(dropped: LinkDropped): void {
-    try {
-      this.ondropped(dropped);
-    } catch (err) {
-      this.#o.log.error({ err, reason: dropped.reason }, 'a dropped upstream message could not be reported');
-    }
-  }
-
-  #error(): RetrofitError {
-    return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [this.#o.upstream], this.#closed?.error ? { cause: this.#closed.error } : undefined);
-  }
-
-  pause(): void {
-    this.#paused.close();
-  }
-
-  resume(): void {
-    this.#paused.open();
+    this.frame(JSON.stringify(params ? { ...message, params } : message));
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#abort.abort();
+    if (!this.alive) return;
     this.#listen?.abort();
     if (this.#relisten) clearTimeout(this.#relisten);
     for (const call of this.#calls.values()) call.abort.abort();
     this.#calls.clear();
     this.#asks.clear();
-    this.resume();
-    for (const body of this.#bodies) body.destroy();
-    this.#closed = { kind: 'requested', reason: 'session closed' };
-    try {
-      this.onclose(this.#closed);
-    } catch (err) {
-      this.#o.log.error({ err }, 'the end of a session could not be handled');
-    }
+    this.stopReading();
+    this.end({ kind: 'requested', reason: 'session closed' });
   }
 }

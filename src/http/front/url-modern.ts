@@ -28,7 +28,8 @@ import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { checkModernRequest, MODERN_REVISION } from '../../protocol/modern.js';
 import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
-import { HttpSessionLink, type HttpLinkOptions } from '../../upstream/http-session-link.js';
+import type { HttpLinkOptions } from '../../upstream/http-link.js';
+import { HttpSessionLink } from '../../upstream/http-session-link.js';
 import type { Logger } from '../../log.js';
 import { ModernUpstreamLink } from '../../upstream/modern-link.js';
 import { isRevision, isStateless } from '../../protocol/era.js';
@@ -177,12 +178,14 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       const session = headerValue(req.headers, 'mcp-session-id');
       if (session !== undefined) return held.sessions.get(session) !== undefined;
       if (req.method !== 'POST') return false;
-      const upstream = upstreamOf(req);
-      if (!upstream.bridge) return false;
-      if (headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION) return verdict !== 'native' && upstream.stateless.serve;
-      // An older client's initialize, once the upstream showed it serves only 2026-07-28.
+      // On every proxied POST: what settles it cheaply first, the config snapshot only when it may matter.
+      const modern = headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION;
+      if (modern && verdict === 'native') return false;
+      // Otherwise an older client's initialize, once the upstream showed it serves only 2026-07-28.
       current();
-      return legacy === 'held';
+      if (!modern && legacy !== 'held') return false;
+      const upstream = upstreamOf(req);
+      return upstream.bridge && (!modern || upstream.stateless.serve);
     },
     refusedInitialize(req, res, body) {
       const upstream = upstreamOf(req);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
-import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, upstreamRequest } from '../../../src/protocol/modern.js';
-import { encodeHeaderValue } from '../../../src/upstream/modern-link.js';
+import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, encodeHeaderValue, upstreamRequest } from '../../../src/protocol/modern.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (name: string, meta: JsonObject = META): JsonObject => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
