@@ -1,8 +1,10 @@
 /**
  * `mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB | --explain TOOL] [--from DIR] [--call FILE]`:
  * learn each tool's `extract` and `outputSchema` from real results and print the `tools:` block to paste into
- * the config (with `--explain TOOL`, why each keyword of that one tool's schema was chosen, instead). The results are the recorder's files (`--from DIR`, default the upstream's `record.dir`), or the
- * answers to the calls in FILE made on the upstream now (`--call`). The inference is src/infer/ (pure); this
+ * the config (with `--explain TOOL`, why each keyword of that one tool's schema was chosen, instead). The
+ * results are the recorder's files (`--from DIR`, default the upstream's `record.dir`), or the answers to the
+ * calls in FILE made on the upstream now (`--call` alone). With both, the recordings teach and the fresh
+ * calls check: an entry that fails one is withdrawn. The inference is src/infer/ (pure); this
  * file gets the samples and prints. stdout: the YAML, scrubbed of the config's secrets; stderr: what was
  * skipped. Exit 0 when results were read (even if some tools got no entry), 1 when there were none (or the
  * upstream could not be reached, or the config has problems), 2 on usage errors.
@@ -28,7 +30,6 @@ type Sample = { readonly tool: string } & InferSample;
 function parseArgs(args: readonly string[]): Partial<Record<Option, string>> {
   const out = parseOptions(args, OPTIONS);
   if (out.config === undefined) throw new UsageError('--config FILE is required');
-  if (out.from !== undefined && out.call !== undefined) throw new UsageError('give --from or --call, not both');
   if (out.tool !== undefined && out.explain !== undefined) throw new UsageError('give --tool or --explain, not both');
   return out;
 }
@@ -52,21 +53,30 @@ async function samplesOf(
   config: Pick<GatewayConfig, 'file' | 'secrets' | 'limits'>,
   warn: (line: string) => void,
 ): Promise<{ samples: Sample[]; from: string }> {
-  if (opts.call !== undefined) {
-    const parsed = parseCalls(await readFile(opts.call, 'utf8'));
-    if (typeof parsed === 'string') throw new UsageError(`${opts.call}: ${parsed}`);
-    // --tool spares the upstream the calls whose results would be thrown away.
-    const calls = parsed.filter((c) => wanted(c.tool));
-    if (calls.length === 0) return { samples: [], from: opts.call };
-    const { samples, failures } = await callUpstream(upstream, config, calls, upstream.timeoutMs);
-    for (const f of failures) warn(f);
-    return { samples: [...samples], from: `${calls.length} call${calls.length === 1 ? '' : 's'} in ${opts.call}` };
-  }
+  if (opts.call !== undefined && opts.from === undefined) return called(upstream, opts.call, wanted, config, warn);
   const dir = opts.from ?? upstream.record?.dir;
   if (dir === undefined) throw new UsageError(`give --from DIR or --call FILE (upstream "${upstream.name}" has no record.dir)`);
   const { recordings, problems } = await readRecordings(dir, upstream.name);
   for (const p of problems) warn(p);
   return { samples: recordings.filter((r) => wanted(r.tool)).map((r) => ({ tool: r.tool, result: r.result, source: r.file })), from: dir };
+}
+
+/** The results of the calls in `file`, made on the upstream now. */
+async function called(
+  upstream: UpstreamConfig,
+  file: string,
+  wanted: (tool: string) => boolean,
+  config: Pick<GatewayConfig, 'file' | 'secrets' | 'limits'>,
+  warn: (line: string) => void,
+): Promise<{ samples: Sample[]; from: string }> {
+  const parsed = parseCalls(await readFile(file, 'utf8'));
+  if (typeof parsed === 'string') throw new UsageError(`${file}: ${parsed}`);
+  // --tool spares the upstream the calls whose results would be thrown away.
+  const calls = parsed.filter((c) => wanted(c.tool));
+  if (calls.length === 0) return { samples: [], from: file };
+  const { samples, failures } = await callUpstream(upstream, config, calls, upstream.timeoutMs);
+  for (const f of failures) warn(f);
+  return { samples: [...samples], from: `${calls.length} call${calls.length === 1 ? '' : 's'} in ${file}` };
 }
 
 async function execute(args: readonly string[], io: CliIo): Promise<number> {
@@ -92,8 +102,11 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   const matcher = opts.tool === undefined ? undefined : createMatcher([opts.tool]);
   const wanted = (tool: string): boolean => (opts.explain !== undefined ? tool === opts.explain : matcher === undefined || matcher.match(tool) !== undefined);
   let got: { samples: Sample[]; from: string };
+  let fresh: { samples: Sample[]; from: string } | undefined;
   try {
     got = await samplesOf(upstream, opts, wanted, config, warn);
+    // Recordings teach, fresh calls check: only worth making when there is something to check.
+    if (opts.call !== undefined && opts.from !== undefined && got.samples.length > 0) fresh = await called(upstream, opts.call, wanted, config, warn);
   } catch (err) {
     if (err instanceof UsageError || isFileError(err)) throw err;
     io.stderr.write(`infer: ${redactor.scrub(err instanceof Error ? err.message : String(err))}\n`);
@@ -105,7 +118,7 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
     io.stderr.write(`infer: no results${which} for upstream "${upstream.name}" from ${got.from}\n`);
     return 1;
   }
-  const { yaml, tools } = inferUpstream(upstream.name, byTool(samples), config.defaults, got.from);
+  const { yaml, tools } = inferUpstream(upstream.name, byTool(samples), config.defaults, got.from, fresh && { samples: byTool(fresh.samples), from: fresh.from });
   if (opts.explain !== undefined) {
     // Why each keyword: the same statistics the schema came from, position by position.
     for (const line of tools.flatMap((t) => explainTool(t))) io.stdout.write(`${redactor.scrub(line)}\n`);

@@ -4,12 +4,12 @@
  */
 import type { ToolDefaults } from '../config/types.js';
 import { renderTools } from './render.js';
-import { inferTool, type ToolInference } from './tool.js';
+import { checkFresh, inferTool, type ToolInference } from './tool.js';
 import type { InferSample } from './verify.js';
 
 export { inferSchema, ENUM_MAX_VALUES, ENUM_MIN_REPEATS, ENUM_MIN_SAMPLES, MAX_DEPTH } from './schema.js';
 export { READERS, trialOrder, type Reader } from './readers.js';
-export { inferTool, type InferredEntry, type ToolInference } from './tool.js';
+export { checkFresh, inferTool, type InferredEntry, type ToolInference } from './tool.js';
 export { VERIFIED_REVISIONS, verifyEntry, type InferSample, type VerifyFailure } from './verify.js';
 
 /** What infer made of one upstream's samples. */
@@ -31,13 +31,32 @@ export function byTool(samples: Iterable<{ readonly tool: string } & InferSample
   return out;
 }
 
-/** Infers every tool's entry; `from` says where the samples came from, for the header. */
-export function inferUpstream(upstream: string, samples: ReadonlyMap<string, readonly InferSample[]>, defaults: ToolDefaults, from: string): UpstreamInference {
-  const tools = [...samples].map(([tool, list]) => inferTool(tool, list, defaults)).sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
+/** Results of fresh calls that check, but do not teach, the entries (`infer --from DIR --call FILE`). */
+export interface FreshChecks {
+  readonly samples: ReadonlyMap<string, readonly InferSample[]>;
+  /** Where they came from, for the header. */
+  readonly from: string;
+}
+
+/**
+ * Infers every tool's entry; `from` says where the samples came from, for the header. With `fresh`, each
+ * entry must also hold on every fresh result of its tool, or it is withdrawn.
+ */
+export function inferUpstream(upstream: string, samples: ReadonlyMap<string, readonly InferSample[]>, defaults: ToolDefaults, from: string, fresh?: FreshChecks): UpstreamInference {
+  const tools = [...samples]
+    .map(([tool, list]) => {
+      const inference = inferTool(tool, list, defaults);
+      return fresh ? checkFresh(inference, fresh.samples.get(tool) ?? [], defaults) : inference;
+    })
+    .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
   const count = [...samples.values()].reduce((n, list) => n + list.length, 0);
-  const header = [
-    `mcp-retrofit infer: ${tools.length} tool${tools.length === 1 ? '' : 's'} of upstream "${upstream}", ${count} result${count === 1 ? '' : 's'} from ${from}.`,
-    `Paste under upstreams.${upstream} (replacing its tools:), review, then run mcp-retrofit check.`,
-  ];
+  const header = [`mcp-retrofit infer: ${tools.length} tool${tools.length === 1 ? '' : 's'} of upstream "${upstream}", ${count} result${count === 1 ? '' : 's'} from ${from}.`];
+  if (fresh) {
+    const calls = [...fresh.samples.values()].reduce((n, list) => n + list.length, 0);
+    const unrecorded = [...fresh.samples.keys()].filter((t) => !samples.has(t)).sort();
+    header.push(`Every entry checked against ${calls} fresh result${calls === 1 ? '' : 's'} from ${fresh.from}.`);
+    if (unrecorded.length > 0) header.push(`Called but never recorded (no entry; infer --call alone learns from calls): ${unrecorded.join(', ')}.`);
+  }
+  header.push(`Paste under upstreams.${upstream} (replacing its tools:), review, then run mcp-retrofit check.`);
   return { tools, yaml: renderTools(header, tools) };
 }

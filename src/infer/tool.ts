@@ -11,6 +11,7 @@ import { isGlob } from '../policy/match.js';
 import { textsOf } from '../retrofit/content.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { isObjectRoot } from '../retrofit/wrap.js';
+import { changeNote } from './changes.js';
 import { trialOrder, type Reader } from './readers.js';
 import { inferSchema } from './schema.js';
 import { VERIFIED_REVISIONS, verifyEntry, type InferSample, type VerifyFailure } from './verify.js';
@@ -142,6 +143,26 @@ function verified(tool: string, entry: InferredEntry, finals: readonly InferSamp
   if (isGlob(tool)) notes.push('the name holds glob characters: as a key it also governs every other tool it matches');
   const checks = finals.length * VERIFIED_REVISIONS.length;
   if (failures.length > 0) return { tool, samples: finals.length, reading, notes: [...notes, ...failureNotes(failures, checks), 'no entry: one that fails a recorded sample is never proposed'] };
-  notes.push(...rootNote(entry.outputSchema, defaults));
+  notes.push(...rootNote(entry.outputSchema, defaults), changeNote(entry.outputSchema, reading));
   return { tool, samples: finals.length, reading, entry, notes };
+}
+
+/**
+ * The entry of `inference` checked against results of fresh calls (`infer --from DIR --call FILE`): calls made
+ * now, not learnt from. One that fails any of them is withdrawn, with the failing calls in the notes; error
+ * answers are not checks (they never get structuredContent).
+ */
+export function checkFresh(inference: ToolInference, fresh: readonly InferSample[], defaults: ToolDefaults): ToolInference {
+  const finals = fresh.filter((s) => !isNonFinal(s.result));
+  const errors = fresh.length - finals.length;
+  const errorNote = errors > 0 ? [`${plural(errors, 'fresh call')} answered with an error: not a check`] : [];
+  if (!inference.entry) return finals.length + errors === 0 ? inference : { ...inference, notes: [...inference.notes, ...errorNote] };
+  const failures = verifyEntry(inference.tool, inference.entry, finals, defaults);
+  const checks = finals.length * VERIFIED_REVISIONS.length;
+  if (failures.length === 0) {
+    const passed = finals.length > 0 ? [`verified on ${plural(finals.length, 'fresh call')} too`] : [];
+    return { ...inference, notes: [...inference.notes, ...passed, ...errorNote] };
+  }
+  const { entry: _withdrawn, ...rest } = inference;
+  return { ...rest, notes: [...inference.notes, ...errorNote, ...failureNotes(failures, checks), 'no entry: it fails a fresh call, so the recordings do not show every shape this tool answers with'] };
 }

@@ -85,6 +85,14 @@ it('infers a working config from the demo server, by calling it and from recordi
   // The city names were arguments: scrubbed from the recordings, they are still strings.
   expect(parse(recorded.stdout)).toEqual({ tools });
 
+  // Recordings teach, fresh calls check: every entry holds on the calls made now, so none is withdrawn.
+  const checkedFresh = await cli(infer, ['--config', file, '--from', join(dir, 'rec'), '--call', join(dir, 'calls.yaml')]);
+  expect(checkedFresh.code).toBe(0);
+  expect(parse(checkedFresh.stdout)).toEqual({ tools });
+  expect(checkedFresh.stdout).toContain('# Every entry checked against 10 fresh results from 10 calls in');
+  expect(checkedFresh.stdout).toContain('  # verified on 2 fresh calls too\n  # 1 fresh call answered with an error: not a check\n  get_weather:\n');
+  expect(checkedFresh.stdout.match(/# verified on \d fresh calls? too/g)).toHaveLength(5);
+
   // Pasted into the demo config: check passes, and every answer becomes valid structuredContent.
   await writeFile(file, config(stringify({ tools }).replace(/^/gm, '    ')));
   const checked = await cli(check, ['--config', file]);

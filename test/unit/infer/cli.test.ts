@@ -100,7 +100,6 @@ describe('mcp-retrofit infer', () => {
   it.each([
     [[], '--config FILE is required'],
     [['--config', 'c.yaml', '--bogus', 'x'], 'unknown argument "--bogus"'],
-    [['--config', 'c.yaml', '--from', 'a', '--call', 'b'], 'give --from or --call, not both'],
     [['--config', 'c.yaml'], '--upstream NAME is required: the config has 2 upstreams (w, other)'],
     [['--config', 'c.yaml', '--upstream', 'nope'], 'no upstream "nope" in the config (known: w, other)'],
     [['--config', 'c.yaml', '--upstream', 'other'], 'give --from DIR or --call FILE (upstream "other" has no record.dir)'],

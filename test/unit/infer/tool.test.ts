@@ -1,12 +1,43 @@
 /** inferTool: which reading it picks for a tool's samples, and what it says when none fits. */
 import { describe, expect, it } from 'vitest';
-import { inferTool, READERS, trialOrder, verifyEntry, type InferSample } from '../../../src/infer/index.js';
+import { checkFresh, inferTool, READERS, trialOrder, verifyEntry, type InferSample } from '../../../src/infer/index.js';
 import type { JsonObject } from '../../../src/json.js';
+import { changeNote } from '../../../src/infer/changes.js';
 import { TEST_DEFAULTS } from '../retrofit/helpers.js';
 
 const text = (...texts: string[]): JsonObject => ({ content: texts.map((t) => ({ type: 'text', text: t })) });
 const samples = (...results: JsonObject[]): InferSample[] => results.map((result, i) => ({ result, source: `s${i}` }));
 const infer = (...results: JsonObject[]) => inferTool('t', samples(...results), TEST_DEFAULTS);
+
+describe('what would change a schema (issue 25)', () => {
+  it('names the constraints the samples imposed, as the answers that would break them', () => {
+    const out = infer(text('{"id":1,"at":"2026-01-01T00:00:00Z","tags":[{"k":"a"}]}'), text('{"id":2,"at":"2026-01-02T00:00:00Z","tags":[]}'));
+    expect(out.notes.at(-1)).toBe(
+      'changes if: a text that does not read as json; an object without /id; an object without /at; an object without /tags; a non-integer at /id; and 3 more (infer --explain)',
+    );
+    expect(changeNote({ type: 'string' }, 'prose')).toBe('changes if: never (any text is the string)');
+    expect(changeNote({ type: 'object', properties: { s: { type: 'string', enum: ['a', 'b'] } } }, 'native')).toBe('changes if: /s other than its 2 values');
+  });
+});
+
+describe('checkFresh: recordings teach, fresh calls check (issue 25)', () => {
+  const learnt = infer(text('{"a":1}'), text('{"a":2}'));
+  it('keeps an entry every fresh result fits, and says so', () => {
+    const out = checkFresh(learnt, samples(text('{"a":3}'), { ...text('boom'), isError: true }), TEST_DEFAULTS);
+    expect(out.entry).toEqual(learnt.entry);
+    expect(out.notes.slice(-2)).toEqual(['verified on 1 fresh call too', '1 fresh call answered with an error: not a check']);
+  });
+  it('withdraws an entry that a fresh result breaks, naming the call', () => {
+    const out = checkFresh(learnt, [{ result: text('{"a":"three"}'), source: 'call #4 (t)' }], TEST_DEFAULTS);
+    expect(out.entry).toBeUndefined();
+    expect(out.notes).toContain('warning: 2 of 2 checks fail with this entry:');
+    expect(out.notes.some((n) => n.startsWith('  call #4 (t) (2025-11-25): '))).toBe(true);
+    expect(out.notes.at(-1)).toMatch(/^no entry: it fails a fresh call/);
+  });
+  it('leaves a tool without fresh calls as it was', () => {
+    expect(checkFresh(learnt, [], TEST_DEFAULTS)).toEqual(learnt);
+  });
+});
 
 describe('inferTool', () => {
   it('tries the readings in auto order, then yaml, with mixed auto after the last auto one', () => {
@@ -28,7 +59,7 @@ describe('inferTool', () => {
     expect(out.entry?.extract).toEqual(extract);
     const listed = ['blocks', 'auto'].includes(reading);
     expect((out.entry?.outputSchema as JsonObject).type).toBe(listed ? 'array' : 'object');
-    expect(out.notes).toEqual([`${results.length} samples, read as ${reading}`, ...(listed ? [expect.stringMatching(/^non-object root/)] : [])]);
+    expect(out.notes).toEqual([`${results.length} samples, read as ${reading}`, ...(listed ? [expect.stringMatching(/^non-object root/)] : []), expect.stringMatching(/^changes if: /)]);
   });
 
   it('infers the schema from the values read', () => {
@@ -41,7 +72,7 @@ describe('inferTool', () => {
   it('proposes a string for prose, says plain prose when a sample has no text, and names the best readings when none reads all', () => {
     const prose = infer(text('Hello there.'), text('Note: it is sunny today'));
     expect(prose.entry).toEqual({ outputSchema: { type: 'string' } });
-    expect(prose.notes).toEqual(['2 samples of plain prose: proposed as a string (the text as it is)', 'non-object root: 2025-06-18/2025-11-25 clients get it wrapped as {"result": …}']);
+    expect(prose.notes).toEqual(['2 samples of plain prose: proposed as a string (the text as it is)', 'non-object root: 2025-06-18/2025-11-25 clients get it wrapped as {"result": …}', 'changes if: never (any text is the string)']);
     const textless = infer(text('Hello there.'), text('Note: it is sunny today'), { content: [] });
     expect(textless.entry).toBeUndefined();
     expect(textless.notes).toEqual(['3 samples of plain prose (1 without text): no schema inferred']);
@@ -59,13 +90,13 @@ describe('inferTool', () => {
     );
     expect(out.reading).toBe('native');
     expect(out.entry).toEqual({ outputSchema: { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] } });
-    expect(out.notes).toEqual(['2 samples, read as native', '2 error or unfinished results ignored']);
+    expect(out.notes).toEqual(['2 samples, read as native', '2 error or unfinished results ignored', expect.stringMatching(/^changes if: /)]);
     expect(inferTool('t', samples({ ...text('x'), isError: true }), TEST_DEFAULTS).notes).toEqual(['1 error or unfinished result ignored', 'no result to learn from: no entry inferred']);
   });
 
   it('notes a name that is a glob, since as a key it governs other tools too', () => {
     const out = inferTool('get_*', samples(text('{"a":1}')), TEST_DEFAULTS);
-    expect(out.notes).toEqual(['1 sample, read as json', 'confidence low: one sample; record more calls, with different arguments, before trusting it', 'the name holds glob characters: as a key it also governs every other tool it matches']);
+    expect(out.notes).toEqual(['1 sample, read as json', 'confidence low: one sample; record more calls, with different arguments, before trusting it', 'the name holds glob characters: as a key it also governs every other tool it matches', expect.stringMatching(/^changes if: /)]);
   });
 
   it('trusts an embedded reading only when samples that differ agree on it (issue 25: one JSON file read once)', () => {
