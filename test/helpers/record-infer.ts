@@ -1,15 +1,17 @@
 /**
  * From zero to typed, as an operator does it, for one upstream: a gateway with `record:` in front of it, a
  * scripted session through it (a real v1 SDK client), the gateway closed (its recorder flushes), the built
- * CLI's `infer` on the recordings, its `tools:` block pasted into a second config that `check` accepts, a
- * gateway on that config, and the same session through it. Everything lives in a temp dir removed when
- * the test ends.
+ * CLI's `infer` on the recordings, then again with the same calls made fresh as checks (`--from --call`: no
+ * entry may be withdrawn), its `tools:` block pasted into a second config that `check` accepts, a gateway on
+ * that config, and the same session through it with a v1 client (2025-11-25) and, on a fresh upstream state,
+ * a v2 client (2026-07-28). Everything lives in a temp dir removed when the test ends.
  */
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { expect, onTestFinished } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
@@ -51,8 +53,12 @@ export interface Walk {
   readonly inferErr: string;
   /** Files written per tool directory under the recording dir. */
   readonly files: Readonly<Record<string, number>>;
+  /** `infer --from --call` with the scripted calls made fresh: stdout. */
+  readonly freshOut: string;
   /** The same session through the gateway on the inferred config. */
   readonly typed: Session;
+  /** …and with a v2 client at 2026-07-28, on a fresh upstream state. */
+  readonly typedV2: Session;
   /** That gateway (its metrics and logs). */
   readonly gateway: TestGateway;
 }
@@ -65,6 +71,18 @@ export async function runSession(url: string, calls: readonly ScriptedCall[]): P
   const { tools } = await client.listTools();
   const results: CallResult[] = [];
   for (const call of calls) results.push((await client.callTool({ name: call.tool, arguments: call.arguments ?? {} })) as CallResult);
+  await client.close();
+  return { tools: tools as unknown as JsonObject[], results };
+}
+
+/** The same with a v2 client pinned to 2026-07-28 (it validates structuredContent against listed schemas too). */
+export async function runSessionV2(url: string, calls: readonly ScriptedCall[]): Promise<Session> {
+  const client = new V2Client({ name: 'scripted-v2', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  onTestFinished(() => client.close());
+  await client.connect(new V2Transport(new URL(url)));
+  const { tools } = await client.listTools();
+  const results: CallResult[] = [];
+  for (const call of calls) results.push((await client.callTool({ name: call.tool, arguments: call.arguments ?? {} })) as unknown as CallResult);
   await client.close();
   return { tools: tools as unknown as JsonObject[], results };
 }
@@ -83,7 +101,7 @@ async function files(root: string): Promise<Record<string, number>> {
 export async function recordInferServe(name: string, upstream: (dir: string) => JsonObject, calls: readonly ScriptedCall[]): Promise<Walk> {
   const dir = await mkdtemp(join(tmpdir(), 'retrofit-walk-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));
-  await Promise.all([mkdir(join(dir, 'first')), mkdir(join(dir, 'second'))]);
+  await Promise.all(['first', 'second', 'third'].map((d) => mkdir(join(dir, d))));
   const recording = join(dir, 'recording.yaml');
   await writeFile(recording, JSON.stringify({ upstreams: { [name]: { ...upstream(join(dir, 'first')), record: { dir: 'recordings', maxPerTool: 50 } } } }, null, 2));
   const first = await startGateway(await loadConfig(recording));
@@ -96,13 +114,28 @@ export async function recordInferServe(name: string, upstream: (dir: string) => 
   expect(infer.code).toBe(0);
   const inferred = (parse(infer.stdout) as { tools?: Record<string, InferredEntry> } | null)?.tools ?? {};
 
-  const typedFile = join(dir, 'typed.yaml');
-  await writeFile(typedFile, JSON.stringify({ upstreams: { [name]: { ...upstream(join(dir, 'second')), tools: inferred } } }, null, 2));
+  // The same calls made now check what the recordings taught: none may withdraw an entry.
+  const callsFile = join(dir, 'calls.json');
+  await writeFile(callsFile, JSON.stringify(calls.map((c) => ({ tool: c.tool, arguments: c.arguments ?? {} }))));
+  const fresh = await runCli(['infer', '--config', recording, '--from', join(dir, 'recordings'), '--call', callsFile]);
+  expect(fresh.code).toBe(0);
+  expect(fresh.stdout).not.toContain('fails a fresh call');
+  expect((parse(fresh.stdout) as { tools?: Record<string, InferredEntry> } | null)?.tools ?? {}).toEqual(inferred);
+
+  const typedConfig = async (state: string): Promise<string> => {
+    const file = join(dir, `typed-${state}.yaml`);
+    await writeFile(file, JSON.stringify({ upstreams: { [name]: { ...upstream(join(dir, state)), tools: inferred } } }, null, 2));
+    return file;
+  };
+  const typedFile = await typedConfig('second');
   const check = await runCli(['check', '--config', typedFile]);
   expect({ code: check.code, stdout: check.stdout, stderr: check.stderr }).toEqual({ code: 0, stdout: 'ok\n', stderr: '' });
   const gateway = await startGateway(await loadConfig(typedFile));
   const typed = await runSession(gateway.url(`/${name}/mcp`), calls);
-  return { dir, recorded, inferred, inferOut: infer.stdout, inferErr: infer.stderr, files: await files(join(dir, 'recordings', name)), typed, gateway };
+  const v2Gateway = await startGateway(await loadConfig(await typedConfig('third')));
+  const typedV2 = await runSessionV2(v2Gateway.url(`/${name}/mcp`), calls);
+  await v2Gateway.app.close();
+  return { dir, recorded, inferred, inferOut: infer.stdout, inferErr: infer.stderr, freshOut: fresh.stdout, files: await files(join(dir, 'recordings', name)), typed, typedV2, gateway };
 }
 
 /**
@@ -112,7 +145,8 @@ export async function recordInferServe(name: string, upstream: (dir: string) => 
  */
 export function expectTyped(walk: Walk, calls: readonly ScriptedCall[], volatile: readonly string[] = []): void {
   const listed = new Map(walk.typed.tools.map((t) => [t.name as string, t]));
-  for (const tool of Object.keys(walk.inferred)) expect([tool, listed.get(tool)?.outputSchema !== undefined]).toEqual([tool, true]);
+  const listedV2 = new Map(walk.typedV2.tools.map((t) => [t.name as string, t]));
+  for (const tool of Object.keys(walk.inferred)) expect([tool, listed.get(tool)?.outputSchema !== undefined, listedV2.get(tool)?.outputSchema !== undefined]).toEqual([tool, true, true]);
   calls.forEach((call, i) => {
     if (!(call.tool in walk.inferred)) return;
     const before = walk.recorded.results[i]!;
@@ -122,5 +156,9 @@ export function expectTyped(walk: Walk, calls: readonly ScriptedCall[], volatile
     // The text is what the server said; the gateway only added structuredContent (`volatile` tools' texts
     // hold times or counters that differ between the two sessions).
     if (!volatile.includes(call.tool)) expect(after.content).toEqual(before.content);
+    // The v2 client at 2026-07-28 (any root, unwrapped) got the same text and a value its validator accepted.
+    const v2 = walk.typedV2.results[i]!;
+    expect([call.tool, v2.isError ?? false, v2.structuredContent !== undefined]).toEqual([call.tool, false, true]);
+    if (!volatile.includes(call.tool)) expect(v2.content).toEqual(before.content);
   });
 }

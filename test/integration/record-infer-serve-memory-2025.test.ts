@@ -23,17 +23,21 @@ const CALLS: readonly ScriptedCall[] = [
   { tool: 'open_nodes', arguments: { names: ['Ada', 'Engine'] } },
   { tool: 'delete_observations', arguments: { deletions: [{ entityName: 'Engine', observations: ['never finished'] }] } },
   { tool: 'read_graph' },
+  { tool: 'delete_relations', arguments: { relations: [{ from: 'Babbage', to: 'Engine', relationType: 'designed' }] } },
+  { tool: 'delete_entities', arguments: { entityNames: ['Engine'] } },
 ];
-const JSON_TOOLS = ['add_observations', 'create_entities', 'create_relations', 'open_nodes', 'read_graph', 'search_nodes'];
+const ALL_TOOLS = ['add_observations', 'create_entities', 'create_relations', 'delete_entities', 'delete_observations', 'delete_relations', 'open_nodes', 'read_graph', 'search_nodes'];
 
 beforeAll(ensureBuilt);
 
-it('record → infer → serve: every tool answering JSON gets valid structuredContent', async () => {
+it('record → infer → serve: 9 of 9 tools typed for v1 and v2 clients, no fresh call failing (issue 25)', async () => {
   const walk = await recordInferServe('memory', (dir) => ({ command: process.execPath, args: [SERVER], env: { MEMORY_FILE_PATH: join(dir, 'memory.json') } }), CALLS);
-  // Every tool called is typed: the JSON ones by their values, the prose one ("Observations deleted
-  // successfully") as a string.
-  expect(Object.keys(walk.inferred).sort()).toEqual([...JSON_TOOLS, 'delete_observations'].sort());
-  expect(walk.inferred.delete_observations).toEqual({ outputSchema: { type: 'string' } });
+  // Every tool the server lists is typed: the JSON ones by their values, the prose ones ("Observations
+  // deleted successfully") as strings.
+  expect(walk.recorded.tools.map((t) => t.name).sort()).toEqual(ALL_TOOLS);
+  expect(Object.keys(walk.inferred).sort()).toEqual(ALL_TOOLS);
+  for (const tool of ['delete_entities', 'delete_observations', 'delete_relations']) expect([tool, walk.inferred[tool]]).toEqual([tool, { outputSchema: { type: 'string' } }]);
+  expect(walk.freshOut.match(/# verified on \d+ fresh calls? too/g)).toHaveLength(9);
   expect(walk.inferOut).toMatch(/# delete_observations: 1 sample of plain prose: proposed as a string \(the text as it is\)\n/);
   expectTyped(walk, CALLS);
   expect(walk.typed.results[8]?.structuredContent).toEqual({ result: 'Observations deleted successfully' });
