@@ -160,3 +160,9 @@ export function scrubResult(result: JsonObject, secrets: readonly string[], args
   const scrubber = new Scrubber([...secrets, ...argumentStrings(args)]);
   return scrubber.empty ? result : (scrubValue(result, scrubber) as JsonObject);
 }
+
+/** Replaces `values` in a text as recordings replace argument values in prose (whole words, quoted strings). */
+export function textScrubber(values: readonly string[]): (text: string) => string {
+  const scrubber = new Scrubber(values);
+  return scrubber.empty ? (text) => text : (text) => scrubber.string(text);
+}

@@ -4,7 +4,9 @@
  * a failure, and a bounded kill. What waits to be read on its stdin is bounded too: a child that does not
  * read cannot make the gateway hold an unbounded queue for it (write answers 'full' past the bound).
  */
+import { isJsonObject, type Json } from '../json.js';
 import type { Logger } from '../log.js';
+import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { createLineSplitter, type OverlongLine } from './ndjson.js';
 import { spawnGroup, type GroupExit, type ProcessGroup } from './spawn.js';
 
@@ -44,11 +46,48 @@ const LOG_SAMPLE = 200;
 /** Lines kept to explain a failure (the tail quoted in errors). */
 const STDERR_TAIL = { maxLines: 10, maxChars: 2048 } as const;
 
+/** tools/call requests whose argument values a logged stderr line must not show. */
+const RECENT_CALLS = 8;
+const TOOLS_CALL = /"method"\s*:\s*"tools\/call"/;
+
+/**
+ * What a server echoes on stderr is often what it was sent (sequential-thinking prints each thought): a logged
+ * line hides the argument values of the last RECENT_CALLS tools/call requests written to the child, as
+ * recordings hide them (src/record/scrub.ts). Lines are kept as written and parsed only when a stderr line is
+ * about to be logged — never when stderr is not logged at a level the logger emits.
+ */
+class RecentArguments {
+  readonly #lines: string[] = [];
+  #scrub: ((text: string) => string) | undefined;
+
+  note(line: string): void {
+    if (!TOOLS_CALL.test(line)) return;
+    this.#lines.push(line);
+    if (this.#lines.length > RECENT_CALLS) this.#lines.shift();
+    this.#scrub = undefined;
+  }
+
+  scrub(text: string): string {
+    if (this.#lines.length === 0) return text;
+    this.#scrub ??= textScrubber(this.#lines.flatMap((line) => argumentStrings(argumentsOf(line))));
+    return this.#scrub(text);
+  }
+}
+
+function argumentsOf(line: string): Json | undefined {
+  try {
+    const message: unknown = JSON.parse(line);
+    return isJsonObject(message) && isJsonObject(message.params) ? message.params.arguments : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** How a child's stderr lines are logged: servers echo what they are sent there, so not at info unless asked. */
-function stderrLogger(log: Logger, level: 'info' | 'debug' | 'off'): (line: string) => void {
-  if (level === 'off') return () => {};
-  if (level === 'info') return (line) => log.info({ stream: 'stderr', line }, 'upstream stderr');
-  return (line) => log.debug({ stream: 'stderr', line }, 'upstream stderr');
+function stderrLogger(log: Logger, level: 'info' | 'debug' | 'off', recent: RecentArguments | undefined): (line: string) => void {
+  if (level === 'off' || recent === undefined) return () => {};
+  if (level === 'info') return (line) => log.info({ stream: 'stderr', line: recent.scrub(line) }, 'upstream stderr');
+  return (line) => log.debug({ stream: 'stderr', line: recent.scrub(line) }, 'upstream stderr');
 }
 
 /** What became of a write: on its way, refused (`full`: too much already waits), or the child is not running. */
@@ -61,17 +100,21 @@ export class StdioChild {
   readonly exited: Promise<ChildExit>;
   readonly #group: ProcessGroup;
   readonly #options: StdioChildOptions;
+  /** Only while stderr lines are logged at a level the logger emits. */
+  readonly #recent: RecentArguments | undefined;
 
   constructor(options: StdioChildOptions) {
     this.#options = options;
     const { log } = options;
+    const level = options.stderrLevel ?? 'debug';
+    this.#recent = level !== 'off' && log.isLevelEnabled(level) ? new RecentArguments() : undefined;
     this.#group = spawnGroup({
       command: options.command,
       args: options.args,
       env: options.env,
       cwd: options.cwd,
       stderr: { ...STDERR_TAIL, ...(options.redact && { redact: options.redact }) },
-      onStderrLine: stderrLogger(log, options.stderrLevel ?? 'debug'),
+      onStderrLine: stderrLogger(log, level, this.#recent),
       onHandlerError: (err) => log.error({ err, stream: 'stderr' }, 'upstream stderr could not be handled; dropped'),
     });
     this.pid = this.#group.pid;
@@ -121,6 +164,7 @@ export class StdioChild {
     const queued = stdin.writableLength;
     if (queued > 0 && queued + json.length > (this.#options.maxQueuedBytes ?? this.#options.maxLineBytes)) return 'full';
     stdin.write(`${json}\n`);
+    this.#recent?.note(json);
     return 'written';
   }
 
