@@ -21,7 +21,9 @@ export function buildRecord(defaultsRaw: unknown, upstreamRaw: unknown, configDi
   const dir = pick('dir');
   const maxPerTool = int(pick('maxPerTool')) ?? DEFAULTS.recordMaxPerTool;
   if (typeof dir !== 'string' || dir === '' || maxPerTool <= 0) return undefined;
-  return { dir: resolve(configDir, dir), maxPerTool, maxBytes: int(pick('maxBytes')) ?? DEFAULTS.recordMaxBytes };
+  const names = pick('secretNames');
+  const secretNames = Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [];
+  return { dir: resolve(configDir, dir), maxPerTool, maxBytes: int(pick('maxBytes')) ?? DEFAULTS.recordMaxBytes, ...(secretNames.length > 0 && { secretNames }) };
 }
 
 /** The upstreams with `record` set from the raw config root (the others returned as they are). */

@@ -78,6 +78,11 @@ const recordProperties = {
     minimum: 1,
     description: "Largest result recorded, in bytes of its JSON (default 262144); larger results are skipped and counted in record_drops_total{reason=\"too_large\"}.",
   },
+  secretNames: {
+    type: 'array',
+    items: { type: 'string', pattern: '^[A-Za-z0-9_.*-]+$' },
+    description: 'More env/header names whose values are secrets in recordings (case-insensitive; `*` matches any run of characters), beside TOKEN, KEY, SECRET, PASSWORD, PASSWD, AUTH, CREDENTIAL, COOKIE, SESSION.',
+  },
 };
 const record = {
   type: 'object',

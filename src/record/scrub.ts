@@ -12,8 +12,9 @@
  * list and teach infer the wrong type; infer takes it for "a string" (never an enum member).
  *
  * Secrets (recordSecrets): only values that are secrets by their name — an `env:` variable or header whose
- * name says TOKEN, KEY, SECRET, PASSWORD, AUTH, CREDENTIAL, COOKIE or SESSION — of that upstream, and the
- * gateway's bearer tokens; never shorter than MIN_SECRET characters. A switch like `DEBUG: "true"` is no secret.
+ * name says TOKEN, KEY, SECRET, PASSWORD, AUTH, CREDENTIAL, COOKIE or SESSION, or matches one of the
+ * upstream's `record.secretNames` — of that upstream, and the gateway's bearer tokens; never shorter than
+ * MIN_SECRET characters. A switch like `DEBUG: "true"` is no secret.
  */
 import type { GatewayConfig, UpstreamConfig } from '../config/types.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
@@ -43,11 +44,18 @@ export function argumentNames(args: Json | undefined): string[] {
   return isJsonObject(args) ? Object.keys(args) : [];
 }
 
+/** A `record.secretNames` entry as a whole-name, case-insensitive pattern (`*` any run). */
+function namePattern(glob: string): RegExp {
+  return new RegExp(`^${glob.split('*').map(escapeRegExp).join('.*')}$`, 'i');
+}
+
 /** The values a recording of `upstream` hides as secrets (see the module comment). */
 export function recordSecrets(upstream: UpstreamConfig, config: Pick<GatewayConfig, 'auth'>): string[] {
   const named = upstream.kind === 'stdio' ? upstream.env : upstream.headers;
+  const configured = (upstream.record?.secretNames ?? []).map(namePattern);
+  const isSecret = (name: string): boolean => SECRET_NAME.test(name) || configured.some((p) => p.test(name));
   const out: string[] = [];
-  for (const [name, value] of Object.entries(named)) if (SECRET_NAME.test(name) && value.length >= MIN_SECRET) out.push(value);
+  for (const [name, value] of Object.entries(named)) if (isSecret(name) && value.length >= MIN_SECRET) out.push(value);
   for (const token of config.auth?.bearerTokens ?? []) if (token.length >= MIN_SECRET) out.push(token);
   return out;
 }

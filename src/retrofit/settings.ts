@@ -93,6 +93,11 @@ export interface RecordConfig {
   readonly maxPerTool: number;
   /** Largest result recorded, in bytes of its JSON (default 262144); larger ones are skipped and counted. */
   readonly maxBytes: number;
+  /**
+   * More `env:`/`headers:` names whose values are secrets (case-insensitive, `*` matches any run), beside the
+   * built-in ones (TOKEN, KEY, SECRET, PASSWORD, …): `secretNames: [DSN, "*_URL"]`.
+   */
+  readonly secretNames?: readonly string[];
 }
 
 /** The tool settings every tool gets when neither it nor `defaults:` says otherwise. */

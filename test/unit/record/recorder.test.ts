@@ -15,11 +15,11 @@ function clock(): () => number {
   return () => t++;
 }
 
-async function setup(record: { maxPerTool?: number; maxBytes?: number } = {}, secrets: readonly string[] = [], switches: readonly string[] = []) {
+async function setup(record: { maxPerTool?: number; maxBytes?: number; secretNames?: string[] } = {}, secrets: readonly string[] = [], switches: readonly string[] = []) {
   const dir = await tempRoot();
   const m = metrics();
   const { log, lines } = capturingLogger();
-  const config = recorderConfig({ dir, maxPerTool: record.maxPerTool ?? 20, maxBytes: record.maxBytes ?? 10_000 }, secrets, switches);
+  const config = recorderConfig({ dir, maxPerTool: record.maxPerTool ?? 20, maxBytes: record.maxBytes ?? 10_000, ...(record.secretNames && { secretNames: record.secretNames }) }, secrets, switches);
   const recorder = createRecorder(config, m, log, { now: clock() });
   return { dir, m, lines, recorder, config };
 }
@@ -71,6 +71,14 @@ describe('createRecorder', () => {
     await recorder.flush();
     const [file] = await filesIn(toolDir(dir, 'w', 't'));
     expect((file?.json.result as { content: { text: string }[] }).content[0]?.text).toBe('{"on": true, "mode": "verbose-mode", "flag": "on"}');
+  });
+
+  it('takes the values under record.secretNames (case-insensitive globs) for secrets too, still never short ones (issue 25)', async () => {
+    const { dir, recorder } = await setup({ secretNames: ['x-SWITCH-*'] }, [], ['postgres://u:pw@db/x', 'on']);
+    recorder.offer({ upstream: 'w', tool: 't', result: text('{"dsn": "postgres://u:pw@db/x", "flag": "on"}') });
+    await recorder.flush();
+    const [file] = await filesIn(toolDir(dir, 'w', 't'));
+    expect((file?.json.result as { content: { text: string }[] }).content[0]?.text).toBe('{"dsn": "REDACTED", "flag": "on"}');
   });
 
   it('keeps the newest maxPerTool per tool, pruning as it writes', async () => {
