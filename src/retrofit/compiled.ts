@@ -8,6 +8,7 @@ import { TOOL_DEFAULTS, type ExtractConfig, type LegacyRoots, type OnInvalid, ty
 import { compilePattern, type CompiledPattern } from './extract/pattern.js';
 import { compileSchema, type Validator } from './validate.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
+import { schemaTypos } from './schema-typos.js';
 
 /** The compiled output schema and its object-only-era form. */
 export interface CompiledOutput {
@@ -82,6 +83,9 @@ function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[
 }
 
 function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeNative: RemoveAdditional, errors: ToolCompileError[]): CompiledOutput | undefined {
+  // ajv ignores unknown keywords: a mistyped one would leave the schema looser than written, silently.
+  const typos = schemaTypos(schema);
+  for (const t of typos) errors.push({ path: ['outputSchema', ...t.path], message: `"${t.key}" is no JSON Schema keyword, so it would constrain nothing (did you mean "${t.keyword}"? an annotation meant as it is takes an "x-" name)` });
   const compiled = compileSchema(schema, removeText);
   if (!compiled.ok) {
     for (const p of compiled.problems) errors.push({ path: ['outputSchema', ...p.path], message: `outputSchema does not compile: ${p.message}` });
@@ -93,7 +97,7 @@ function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeN
   // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
   const check = wrapped ? compileSchema(wrapped) : compiled;
   if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
-  if (!native.ok) return undefined;
+  if (!native.ok || typos.length > 0) return undefined;
   return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, needsWrap, ...(wrapped && { wrapped }) };
 }
 
