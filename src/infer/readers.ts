@@ -37,11 +37,29 @@ const joined = (texts: readonly string[]): string => texts.join('\n');
  */
 function yamlReport(text: string): Json | undefined {
   // No schema yet: nothing is wanted anywhere, so each scalar is its YAML value where that prints back as its text.
-  const value = extractYaml(text, readingLocator(true, { format: 'yaml' }))?.value;
+  const read = extractYaml(text, readingLocator(true, { format: 'yaml' }))?.value;
+  const value = read === undefined ? undefined : longIntegersAsText(read);
   if (Array.isArray(value)) return value;
   // A report's keys are words: one made of JSON punctuation is JSON text split at its colons, not a report.
   if (isJsonObject(value) && Object.keys(value).some((k) => /["{}[\]]/.test(k))) return undefined;
   return isJsonObject(value) && Object.keys(value).length >= 2 ? value : undefined;
+}
+
+/** Integers this long (16 digits) in a report are ids, not quantities: inferred as strings. */
+const LONG_INTEGER = 1e15;
+
+/**
+ * A report's long integers as their text: a string schema then takes a report's scalar as written (the yaml
+ * reading serves a string position the text itself), where a number would lose digits past 2^53 and an id of
+ * 16 digits is no quantity. JSON text is read as JSON says (past 2^53, the engine keeps the digits as a string).
+ */
+function longIntegersAsText(value: Json, depth = 0): Json {
+  if (typeof value === 'number') return Number.isInteger(value) && Math.abs(value) >= LONG_INTEGER ? String(value) : value;
+  if (depth > 64 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => longIntegersAsText(v, depth + 1));
+  const out: Record<string, Json> = {};
+  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: longIntegersAsText(v, depth + 1), enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 /**

@@ -39,6 +39,13 @@ describe('checkFresh: recordings teach, fresh calls check (issue 25)', () => {
   });
 });
 
+describe('ids in reports (issue 25)', () => {
+  it('leading zeros, octal-looking and 16-digit numbers of a key: value report are strings', () => {
+    const out = infer(text('mode: 0644\nid: 1234567890123456\nbig: 12345678901234567\nz: 0o17\nn: 3'), text('mode: 0755\nid: 1234567890123457\nbig: 22345678901234567\nz: 0o12\nn: 4'));
+    expect(out.entry?.outputSchema).toMatchObject({ properties: { mode: { type: 'string' }, id: { type: 'string' }, big: { type: 'string' }, z: { type: 'string' }, n: { type: 'integer' } } });
+  });
+});
+
 describe('inferTool', () => {
   it('tries the readings in auto order, then yaml, with mixed auto after the last auto one', () => {
     expect(trialOrder().map((r) => r.name)).toEqual(['json', 'fenced', 'embedded', 'blocks', 'relaxed', 'auto', 'yaml']);
