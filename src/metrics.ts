@@ -192,6 +192,8 @@ export interface Metrics {
   /** Results the recorder did not write, by reason: queue_full, too_large (over `record.maxBytes`), write_failed,
    *  superseded (maxPerTool newer results of the same tool were queued behind it). */
   readonly recordDrops: Counter<'upstream' | 'reason'>;
+  /** tools/list and tools/call answers shaped for a client profile (`clients:`), by upstream, profile and method. */
+  readonly profiled: Counter<'upstream' | 'profile' | 'method'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -284,6 +286,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'mcp_retrofit_record_drops_total',
       help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed, superseded).',
       labelNames: ['upstream', 'reason'],
+      registers,
+    }),
+    profiled: new Counter({
+      name: 'mcp_retrofit_client_profile_answers_total',
+      help: 'tools/list and tools/call answers served through a client profile (`clients:`), by upstream, profile and method.',
+      labelNames: ['upstream', 'profile', 'method'],
       registers,
     }),
   };

@@ -3,6 +3,7 @@
  * secret-bearing values collected. Reads defensively, so it can also run over a file with problems elsewhere
  * (the loader throws afterwards anyway); each upstream is built only when its own subtree is clean.
  */
+import type { ClientProfileConfig } from '../policy/clients.js';
 import { dirname, resolve } from 'node:path';
 import {
   DEFAULTS,
@@ -158,6 +159,27 @@ export function buildUpstream(
 }
 
 /** The whole GatewayConfig around already-built upstreams. */
+/** `clients:` entries with their defaults (keep, keep, false, keep); the schema has checked their types. */
+function buildClients(raw: unknown): ClientProfileConfig[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.map((entry) => {
+    const e = obj(entry);
+    const m = obj(e.match);
+    const match: { -readonly [K in keyof ClientProfileConfig['match']]: ClientProfileConfig['match'][K] } = {};
+    if (typeof m.name === 'string') match.name = m.name;
+    if (typeof m.version === 'string') match.version = m.version;
+    if (Array.isArray(m.revision)) match.revision = strings(m.revision);
+    return {
+      name: str(e.name) ?? '',
+      match,
+      outputSchema: e.outputSchema === 'strip' ? 'strip' : 'keep',
+      schemaDialect: e.schemaDialect === '2020-12' ? '2020-12' : 'keep',
+      textFallback: e.textFallback === true,
+      inputSchemaRoot: e.inputSchemaRoot === 'object' ? 'object' : 'keep',
+    };
+  });
+}
+
 export function buildGateway(
   file: string,
   raw: unknown,
@@ -186,6 +208,8 @@ export function buildGateway(
   };
   const prefix = str(root.sessionIdPrefix);
   if (prefix !== undefined) config.sessionIdPrefix = prefix;
+  const clients = buildClients(root.clients);
+  if (clients.length > 0) config.clients = clients;
   if (root.auth !== undefined) {
     const bearerTokens = strings(obj(root.auth).bearerTokens);
     for (const t of bearerTokens) secrets.add(t);

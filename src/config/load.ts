@@ -11,6 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileUpstreamPolicy } from '../policy/compile.js';
+import { createProfileMatcher, matchProblems, type ClientProfileConfig, type ProfileMatcher } from '../policy/clients.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { buildDefaults, buildGateway, buildUpstream, deepFreeze, obj } from './build.js';
 import { expandString, type Env } from './expand.js';
@@ -176,11 +177,15 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   }
   const config = deepFreeze(buildGateway(abs, value, upstreams, secrets));
 
+  // Checked even when the schema found problems in clients:, so one run reports them all; used only when clean.
+  const schemaClean = !problems.touches(['clients']);
+  const compiledClients = config.clients ? compileClients(config.clients, index, problems) : undefined;
+  const profiles = schemaClean ? compiledClients : undefined;
   const policies = new Map<string, UpstreamPolicy>();
   for (const upstream of [...Object.values(config.upstreams), ...broken]) {
     const served = Object.hasOwn(config.upstreams, upstream.name);
     try {
-      const { policy, errors } = compileUpstreamPolicy(upstream, config.defaults);
+      const { policy, errors } = compileUpstreamPolicy(upstream, config.defaults, profiles);
       for (const err of errors) if (served || !problems.explains(err.path)) problems.add(policyProblem(err, index, fileIndexes), err.path);
       if (served) policies.set(upstream.name, policy);
     } catch (err) {
@@ -191,4 +196,28 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   }
   if (problems.list.length > 0) throw new ConfigError(sortProblems(problems.list));
   return { config, policies };
+}
+
+/** `clients:` compiled into the matcher every policy of this generation shares; its globs, ranges and names checked. */
+function compileClients(
+  clients: readonly ClientProfileConfig[],
+  index: PositionIndex,
+  problems: { add(problem: ConfigProblem, path: readonly Segment[]): void },
+): ProfileMatcher | undefined {
+  const seen = new Set<string>();
+  let ok = true;
+  clients.forEach((entry, i) => {
+    for (const [key, message] of matchProblems(entry.match)) {
+      const path = ['clients', i, 'match', ...key.split('.').map((k) => (/^\d+$/.test(k) ? Number(k) : k))];
+      problems.add(index.problem(path, 'value', message), path);
+      ok = false;
+    }
+    if (seen.has(entry.name)) {
+      const path = ['clients', i, 'name'];
+      problems.add(index.problem(path, 'value', `profile "${entry.name}" is defined twice: the second would never match`), path);
+      ok = false;
+    }
+    seen.add(entry.name);
+  });
+  return ok ? createProfileMatcher(clients) : undefined;
 }

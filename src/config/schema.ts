@@ -318,6 +318,34 @@ export const CONFIG_SCHEMA = {
         record: { ...record, required: ['dir'] },
       },
     },
+    clients: {
+      type: 'array',
+      description:
+        'Client profiles: what each kind of client is served of tool definitions and results. The first whose `match` holds for a session (its initialize `clientInfo`, or a 2026-07-28 request\'s `_meta` client info, and its revision) applies; no match: no profile.',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'match'],
+        properties: {
+          name: { type: 'string', minLength: 1, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$', patternErrorMessage: 'profile names start with a letter or digit and hold only letters, digits and _ . -', description: 'The profile\'s name, in logs, metrics and `try --client`.' },
+          match: {
+            type: 'object',
+            additionalProperties: false,
+            minProperties: 1,
+            description: 'What a client must say of itself; every key given must hold.',
+            properties: {
+              name: { type: 'string', minLength: 1, description: 'Glob over clientInfo.name (case-sensitive), e.g. "claude-*".' },
+              version: { type: 'string', minLength: 1, description: 'Semver range over clientInfo.version, e.g. "<1.2". A version that is not semver matches no range.' },
+              revision: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', patternErrorMessage: 'must be a protocol revision such as 2025-11-25' }, description: 'Protocol revisions the profile applies to (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28).' },
+            },
+          },
+          outputSchema: { enum: ['keep', 'strip'], description: 'strip: no outputSchema in tools/list, no structuredContent in results (the text stays; a result with only structuredContent gets its JSON as text). Default keep.' },
+          schemaDialect: { enum: ['keep', '2020-12'], description: '2020-12: input and output schemas of draft-04/06/07 or 2019-09 rewritten to 2020-12, accepting the same instances. Default keep.' },
+          textFallback: { type: 'boolean', description: 'true: a result with structuredContent also carries its JSON as a text block. Default false.' },
+          inputSchemaRoot: { enum: ['keep', 'object'], description: 'object: an inputSchema root of anyOf/oneOf/allOf branches merged into one object schema (looser, never stricter). Default keep.' },
+        },
+      },
+    },
     upstreams: {
       type: 'object',
       minProperties: 1,

@@ -4,6 +4,7 @@
  * these types are what the rest of the gateway reads after `loadConfig`.
  */
 
+import type { ClientProfileConfig } from '../policy/clients.js';
 import { TOOL_DEFAULTS, type LegacyRoots, type OnInvalid, type RecordConfig, type RemoveAdditional, type ToolConfig, type ToolDefaults } from '../retrofit/settings.js';
 
 export type { ExtractConfig, ExtractFormat, LegacyRoots, OnInvalid, RecordConfig, RemoveAdditional, ToolConfig, ToolDefaults } from '../retrofit/settings.js';
@@ -117,6 +118,8 @@ export interface GatewayConfig {
   readonly defaults: ToolDefaults;
   /** Upstreams by name, in file order. */
   readonly upstreams: Readonly<Record<string, UpstreamConfig>>;
+  /** Client profiles (`clients:`), in file order; the first that matches a client applies. */
+  readonly clients?: readonly ClientProfileConfig[];
   /** Every string that came from `${VAR}` expansion or a secret-bearing key; the logger redacts these. */
   readonly secrets: readonly string[];
 }

@@ -25,7 +25,12 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
   const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
   const level = failed && mode !== 'unseen' ? 'warn' : 'debug';
   // A success is a debug line, off in production: its fields are not even gathered then.
-  if (log.isLevelEnabled(level)) log[level]({ tool, outcome: outcome.outcome, format: label, mode, reasons, revision: request.revision }, 'retrofit');
+  if (log.isLevelEnabled(level)) log[level]({ tool, outcome: outcome.outcome, format: label, mode, reasons, revision: request.revision, ...(request.profile && { profile: request.profile.name }) }, 'retrofit');
+}
+
+/** Count one answer shaped for the request's client profile (tools/list, tools/call, tasks/result). */
+export function reportProfiled(metrics: Metrics, request: PendingRequest): void {
+  if (request.profile) metrics.profiled.inc({ upstream: request.upstream, profile: request.profile.name, method: request.method });
 }
 
 /** Count every repair of a tools/list; log each once per upstream, tool and kind (repeats at debug). */

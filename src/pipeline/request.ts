@@ -3,6 +3,7 @@
  * parsed message or as the raw bytes the upstream sent (with the id they were sniffed to carry).
  */
 import type { Json, JsonObject } from '../json.js';
+import type { ClientProfile } from '../retrofit/profile.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 
 /** What the gateway remembers about a request until its response arrives. */
@@ -23,6 +24,8 @@ export interface PendingRequest {
    * recorder can scrub their values from the recorded result. Absent for every other request.
    */
   readonly arguments?: Json;
+  /** The client's profile (`clients:`), when one matched and changes something. */
+  readonly profile?: ClientProfile;
 }
 
 /** A response to rewrite: parsed, or raw (UTF-8 JSON of one message, believed to answer `id`). */

@@ -28,7 +28,7 @@ import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import { spliceResult } from './offload/splice.js';
 import { createRecordTap, type RecordSink } from './record.js';
-import { reportOutcome, reportRepairs, type RetrofitMode } from './report.js';
+import { reportOutcome, reportProfiled, reportRepairs, type RetrofitMode } from './report.js';
 import type { PendingRequest, RewriteInput, Rewritten } from './request.js';
 
 export type { PendingRequest, RewriteInput, Rewritten } from './request.js';
@@ -129,12 +129,14 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const compiled = entry?.compiled;
     if (!entry || !compiled?.output) return 'applied';
     if (isShadowEntry(policy, entry)) return 'shadow';
+    // A profile that strips schemas shows the client none: it is served as a client that never saw one.
+    if (request.profile?.outputSchema === 'strip') return 'unseen';
     return projectionFor(request.revision, !compiled.output.needsWrap, compiled.legacyRoots) === 'drop' ? 'unseen' : 'applied';
   }
 
   /** The upstream's result as a client that was shown no configured schema gets it (only native structuredContent projected). */
   function asIfUnconfigured(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject): JsonObject {
-    return rewriteToolCall(result, tool, withoutConfig(policy), request.revision).result;
+    return rewriteToolCall(result, tool, withoutConfig(policy), request.revision, request.profile).result;
   }
 
   /**
@@ -150,7 +152,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
 
   /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
   function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Logger): JsonObject {
-    const out = rewriteToolCall(result, tool, policy, request.revision);
+    const out = rewriteToolCall(result, tool, policy, request.revision, request.profile);
     reportOutcome(metrics, request, tool, out.outcome, log, mode);
     return deliverable(request, policy, tool, result, out.result, out.outcome, mode);
   }
@@ -206,6 +208,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   }
 
   function respondToMessage(request: PendingRequest, message: JsonObject, log: Logger): Rewritten | Promise<Rewritten> {
+    reportProfiled(metrics, request);
     const policy = request.policy;
     const result = message.result;
     const unchanged: Rewritten = { kind: 'unchanged', original: message };
@@ -215,7 +218,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         let listing = listings.get(policy);
         if (!listing) listings.set(policy, (listing = new FirstListing()));
         for (const w of listing.observe(result, policy)) log.warn({ key: w.key }, unmatchedKeyWarning(policy.upstream, w));
-        const out = rewriteToolsList(result, policy, request.revision);
+        const out = rewriteToolsList(result, policy, request.revision, request.profile);
         reportRepairs(metrics, request, out.repairs, log);
         return out.result === result ? unchanged : { kind: 'message', message: { ...message, result: out.result }, original: message };
       }
@@ -238,7 +241,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   /** A worker job for this result, when it should leave the event loop; undefined to run it inline. */
   function offload(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy, tool: string, result: JsonObject, log: Logger): Promise<PoolAnswer> | undefined {
     const bytes = textLength(result, entry.compiled?.isolate ? Infinity : threshold);
-    const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result };
+    const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result, ...(request.profile && { profile: request.profile }) };
     if (entry.compiled?.isolate) {
       // Never inline on the event loop: without its worker (or over the queue bound) it is a failed reading.
       if (!isolated) return undefined;
@@ -268,12 +271,13 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     // Only results the client gets rewritten travel unparsed; the others are decided on the parsed message.
     if (!entry?.compiled?.output || modeOf(request, policy, entry) !== 'applied') return undefined;
     const pool = usable(large, 'large results', log);
-    const job = pool?.run({ entry, policy, tool, revision: request.revision, message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
+    const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
     if (!job) return undefined;
     log.debug({ tool, bytes: raw.length, unparsed: true }, 'retrofit offloaded to a worker');
     return job.then(
       (answer): Rewritten | Promise<Rewritten> => {
         if (answer.mismatch) return respondToRaw(request, raw, id, log, false);
+        reportProfiled(metrics, request);
         // The worker found the response in these bytes: they are what the upstream sent, unretrofitted.
         record.raw(request, raw);
         metrics.offloads.inc({ result: 'worker' });

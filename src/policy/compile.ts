@@ -5,6 +5,7 @@
  */
 import { compileTool } from '../retrofit/compiled.js';
 import { createNativeMemory } from '../retrofit/native-memory.js';
+import type { ProfileMatcher } from './clients.js';
 import { createMatcher, globProblem } from './match.js';
 import type { PolicyError, ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
 import type { RecordConfig, ToolConfig, ToolDefaults } from '../retrofit/settings.js';
@@ -21,6 +22,7 @@ export interface PolicySource {
 export function compileUpstreamPolicy(
   upstream: PolicySource,
   defaults: ToolDefaults,
+  profiles?: ProfileMatcher,
 ): { policy: UpstreamPolicy; errors: PolicyError[] } {
   const errors: PolicyError[] = [];
   const byKey = new Map<string, ToolPolicy>();
@@ -39,6 +41,7 @@ export function compileUpstreamPolicy(
     native: createNativeMemory(),
     keys: [...byKey.keys()],
     ...(upstream.record && { record: upstream.record }),
+    ...(profiles && { profiles }),
     ...([...byKey.values()].some((t) => t.compiled?.isolate !== undefined) && { isolates: true }),
     resolve(tool) {
       const key = matcher.match(tool);

@@ -3,6 +3,7 @@
  * a client of that revision receives. No Fastify, no undici, no I/O: the proxy, the stdio bridge and
  * `mcp-retrofit try` all call these.
  */
+import { shapeToolResult, shapeToolsList, type ProfileShape } from './profile.js';
 import { type JsonObject } from '../json.js';
 import { TOOL_DEFAULTS, type ToolDefaults } from './settings.js';
 import type { ToolPolicy, UpstreamPolicy } from './policy.js';
@@ -68,33 +69,44 @@ export function isShadowEntry(policy: UpstreamPolicy, entry: ToolPolicy): boolea
   return compiledEntry(policy, entry).onInvalid === 'passthrough';
 }
 
-/** Rewrite a tools/list result: inject configured schemas, repair definitions, project for the revision. */
+/**
+ * Rewrite a tools/list result: inject configured schemas, repair definitions, project for the revision, then
+ * shape for the client's profile (./profile.ts), when it has one.
+ */
 export function rewriteToolsList(
   result: JsonObject,
   policy: UpstreamPolicy,
   revision: string,
+  profile?: ProfileShape,
 ): { result: JsonObject; repairs: readonly ToolRepair[] } {
-  return injectToolsList(result, {
+  const out = injectToolsList(result, {
     compiledFor: (tool) => compiledOf(policy, tool),
     shadowed: (tool) => inShadow(policy, tool),
     memory: memoryOf(policy),
     legacyRoots: defaultsOf(policy).legacyRoots,
     revision,
   });
+  return profile ? { result: shapeToolsList(out.result, profile), repairs: out.repairs } : out;
 }
 
 /**
  * Rewrite a tools/call (or tool-task tasks/result) result for the named tool: the result a client of
  * `revision` gets, and what the retrofit found. A shadowed tool (inShadow) gets the upstream's result as a
  * tool without a configured schema would (only its own structuredContent projected), with the outcome of
- * the retrofit that ran.
+ * the retrofit that ran. A client profile then shapes what the client gets (./profile.ts).
  */
 export function rewriteToolCall(
   result: JsonObject,
   tool: string,
   policy: UpstreamPolicy,
   revision: string,
+  profile?: ProfileShape,
 ): { result: JsonObject; outcome: CallOutcome } {
+  const out = retrofitToolCall(result, tool, policy, revision);
+  return profile ? { result: shapeToolResult(out.result, profile), outcome: out.outcome } : out;
+}
+
+function retrofitToolCall(result: JsonObject, tool: string, policy: UpstreamPolicy, revision: string): { result: JsonObject; outcome: CallOutcome } {
   const untouched: CallOutcome = { tool, outcome: 'untouched' };
   if (isNonFinal(result)) return { result, outcome: untouched };
   const entry = policy.resolve(tool);

@@ -5,6 +5,7 @@
  */
 import type { CompiledTool } from './compiled.js';
 import type { NativeMemory } from './native-memory.js';
+import type { ClientIdentity, ClientProfile } from './profile.js';
 import type { RecordConfig, ToolConfig, ToolDefaults } from './settings.js';
 
 /** A compiled policy for the tools matched by one `tools:` key. Fields are owned by the engine. */
@@ -34,6 +35,8 @@ export interface UpstreamPolicy {
   readonly record?: RecordConfig;
   /** True when some tool's retrofit must run on the isolation worker (CompiledTool.isolate). */
   readonly isolates?: boolean;
+  /** The config's client profiles (`clients:`), when it has any: the same for every upstream of a generation. */
+  readonly profiles?: { match(client: ClientIdentity): ClientProfile | undefined };
 }
 
 /** A problem found while compiling; `path` is from the config root, e.g. ['upstreams','w','tools','t','outputSchema','type']. */

@@ -13,6 +13,8 @@ import type { PendingRequest } from '../pipeline/request.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { detectRevision, isRevision, revisionsDisagree, type RevisionSource } from '../protocol/era.js';
 import { negotiate, requestedRevision, type Negotiated } from '../protocol/negotiate.js';
+import { clientInfo } from '../protocol/modern.js';
+import type { ClientIdentity, ClientProfile } from '../retrofit/profile.js';
 import { Lru } from './lru.js';
 import { PendingTable, type Expectation, type Pending, type PendingOptions } from './pending.js';
 
@@ -58,6 +60,12 @@ export interface SessionStateOptions {
   readonly onNegotiated?: (negotiated: Negotiated) => void;
 }
 
+/** A clientInfo's name and version, when they are strings. */
+function identityOf(info: unknown): { name?: string; version?: string } {
+  if (!isJsonObject(info)) return {};
+  return { ...(typeof info.name === 'string' && { name: info.name }), ...(typeof info.version === 'string' && { version: info.version }) };
+}
+
 export class SessionState<S = unknown> {
   readonly upstream: string;
   readonly pending: PendingTable<S>;
@@ -66,6 +74,10 @@ export class SessionState<S = unknown> {
   readonly #bridge: boolean;
   readonly #onNegotiated: ((negotiated: Negotiated) => void) | undefined;
   #negotiated: Negotiated | undefined;
+  /** What the client said of itself in initialize (name, version), for its profile. */
+  #client: { readonly name?: string; readonly version?: string } | undefined;
+  /** The profile last matched, and for which policy (config generation) and revision. */
+  #profile: { readonly policy: UpstreamPolicy; readonly revision: string; readonly profile: ClientProfile | undefined } | undefined;
 
   constructor(options: SessionStateOptions) {
     this.upstream = options.upstream;
@@ -90,9 +102,15 @@ export class SessionState<S = unknown> {
     return this.#negotiated?.upstream;
   }
 
-  /** Adopt what another exchange learnt (the initialize answer of a proxied session). */
-  adopt(negotiated: Negotiated): void {
+  /** The client's name and version from its initialize, when it gave them. */
+  get client(): { readonly name?: string; readonly version?: string } | undefined {
+    return this.#client;
+  }
+
+  /** Adopt what another exchange learnt (the initialize answer of a proxied session, and who asked). */
+  adopt(negotiated: Negotiated, client?: { readonly name?: string; readonly version?: string }): void {
     this.#negotiated = negotiated;
+    if (client) this.#client = client;
   }
 
   /**
@@ -123,7 +141,10 @@ export class SessionState<S = unknown> {
 
   #expectation(c: ClassifiedMessage, ctx: RequestContext<S>, revision: string): Expectation | undefined {
     const method = c.method!;
-    if (method === 'initialize') return { kind: 'initialize', requested: requestedRevision(c.message) };
+    if (method === 'initialize') {
+      this.#client = identityOf(isJsonObject(c.message) && isJsonObject(c.message.params) ? c.message.params.clientInfo : undefined);
+      return { kind: 'initialize', requested: requestedRevision(c.message) };
+    }
     const policy = ctx.policy;
     if (!policy || !REWRITTEN_METHODS.has(method)) return undefined;
     // With both revisions named and different, the gateway changes nothing: the upstream answers the conflict.
@@ -134,10 +155,27 @@ export class SessionState<S = unknown> {
     // whatever it holds, with the arguments whose values the recording must not keep.
     const recording = method === 'tools/call' && policy.record !== undefined;
     const args = recording ? this.#arguments(c) : undefined;
-    const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }), ...(args !== undefined && { arguments: args }) };
+    const profile = this.#profileOf(c, policy, revision);
+    const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }), ...(args !== undefined && { arguments: args }), ...(profile && { profile }) };
     // Without a configured schema only the upstream's own structuredContent can change (projection, text block).
     const nativeOnly = !recording && method !== 'tools/list' && tool !== undefined && policy.resolve(tool)?.compiled?.output === undefined;
     return { kind: 'rewrite', request, ...(nativeOnly && { nativeOnly }) };
+  }
+
+  /**
+   * The client's profile: from the request's own `_meta` client info (2026-07-28 requests carry it), else from
+   * initialize's, matched once per config generation and revision.
+   */
+  #profileOf(c: ClassifiedMessage, policy: UpstreamPolicy, revision: string): ClientProfile | undefined {
+    const profiles = policy.profiles;
+    if (!profiles) return undefined;
+    const own = isJsonObject(c.message) ? clientInfo(c.message) : undefined;
+    if (own) return profiles.match({ ...identityOf(own), revision });
+    const memo = this.#profile;
+    if (memo && memo.policy === policy && memo.revision === revision) return memo.profile;
+    const profile = profiles.match({ ...this.#client, revision } satisfies ClientIdentity);
+    this.#profile = { policy, revision, profile };
+    return profile;
   }
 
   #arguments(c: ClassifiedMessage): Json | undefined {

@@ -9,6 +9,7 @@ describe('createMetrics', () => {
     expect(own.map((m) => m.name).sort()).toEqual([
       'mcp_retrofit_active_sessions',
       'mcp_retrofit_bridged_sessions_total',
+      'mcp_retrofit_client_profile_answers_total',
       'mcp_retrofit_config_reloads_total',
       'mcp_retrofit_offloaded_retrofits_total',
       'mcp_retrofit_protocol_revisions_total',

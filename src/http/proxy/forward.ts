@@ -372,7 +372,7 @@ class ProxyExchange {
     const { name } = this.#target;
     const state = this.#state;
     // The initialize answer named a new session: what was learnt of it goes where its next exchanges look.
-    if (this.#session === undefined && this.#assigned !== undefined && state?.negotiated) this.#ctx.sessions.open(name, this.#assigned, this.#snap.upstream.bridge).adopt(state.negotiated);
+    if (this.#session === undefined && this.#assigned !== undefined && state?.negotiated) this.#ctx.sessions.open(name, this.#assigned, this.#snap.upstream.bridge).adopt(state.negotiated, state.client);
     if (this.#stream) this.#target.streams.untrack(this.#stream);
     this.#done?.();
     const first = this.#first;

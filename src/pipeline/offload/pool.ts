@@ -7,6 +7,7 @@
  * replaced; queued jobs go to the replacement. A job past its deadline has its worker terminated (that is
  * the only way to stop a running match) and fails with DeadlineExceeded. close() terminates every worker.
  */
+import type { ProfileShape } from '../../retrofit/profile.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -48,6 +49,8 @@ export interface PoolRequest {
   readonly policy: UpstreamPolicy;
   readonly tool: string;
   readonly revision: string;
+  /** The client's profile (plain data: it crosses to the worker). */
+  readonly profile?: ProfileShape;
   /** The result to retrofit, or the whole unparsed response (see OffloadJob.message). */
   readonly result?: JsonObject;
   readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
@@ -211,6 +214,7 @@ export class OffloadPool {
       toolId,
       tool: request.tool,
       revision: request.revision,
+      ...(request.profile && { profile: request.profile }),
       ...(request.result && { result: request.result }),
       ...(request.message && { message: request.message }),
       ...(!slot.known.has(toolId) && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? TOOL_DEFAULTS } }),

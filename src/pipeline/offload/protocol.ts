@@ -5,6 +5,7 @@
 import type { JsonObject } from '../../json.js';
 import type { ToolConfig, ToolDefaults } from '../../config/types.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
+import type { ProfileShape } from '../../retrofit/profile.js';
 
 /** One tools/call (or tasks/result) retrofit to run off the event loop. */
 export interface OffloadJob {
@@ -19,6 +20,8 @@ export interface OffloadJob {
   readonly compile?: { readonly config: ToolConfig; readonly defaults: ToolDefaults };
   readonly tool: string;
   readonly revision: string;
+  /** The client's profile, when it changes what the client gets. */
+  readonly profile?: ProfileShape;
   /** The upstream's `result` object (or, instead, `message`). */
   readonly result?: JsonObject;
   /**

@@ -55,7 +55,7 @@ function runMessage(job: OffloadJob, data: Uint8Array | string, id: string | num
   if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result) || responseProblem(message) !== undefined) return { job: job.job, ok: true, mismatch: true };
   const result = message.result;
   const stub: JsonObject = { jsonrpc: '2.0', id, result: isJsonObject(result.task) ? { task: result.task } : {} };
-  const out = rewriteToolCall(result, job.tool, policy, job.revision);
+  const out = rewriteToolCall(result, job.tool, policy, job.revision, job.profile);
   if (out.result === result) return { job: job.job, ok: true, outcome: out.outcome, stub };
   return { job: job.job, ok: true, bytes: encode(JSON.stringify({ ...message, result: out.result })), outcome: out.outcome, stub };
 }
@@ -67,7 +67,7 @@ function run(job: OffloadJob): OffloadReply {
     if (job.timed) port.postMessage({ job: job.job, running: true } satisfies OffloadReply);
     if (job.message) return runMessage(job, job.message.data, job.message.id, policy);
     if (!job.result) throw new Error('offload job without a result or a message');
-    const out = rewriteToolCall(job.result, job.tool, policy, job.revision);
+    const out = rewriteToolCall(job.result, job.tool, policy, job.revision, job.profile);
     if (out.result === job.result) return { job: job.job, ok: true, outcome: out.outcome };
     // Encoded here too: turning 20 MB of JSON text into bytes is itself tens of milliseconds.
     return { job: job.job, ok: true, bytes: encode(JSON.stringify(out.result)), outcome: out.outcome };

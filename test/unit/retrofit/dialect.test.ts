@@ -5,15 +5,19 @@
  * from the schema's own names and values (so both valid and invalid ones occur) judged by ajv's validator of
  * the old draft and by its 2020-12 validator on the rewrite.
  */
-import Ajv from 'ajv';
-import Ajv2019 from 'ajv/dist/2019.js';
-import Ajv2020 from 'ajv/dist/2020.js';
-import AjvDraft04 from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
+import { Ajv } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import AjvDraft04Module from 'ajv-draft-04';
+import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject } from '../../../src/json.js';
 import { DIALECT_2020_12, draftOf, needsRewrite, to202012 } from '../../../src/retrofit/dialect.js';
+
+// CommonJS default exports, as src/retrofit/validate.ts takes ajv-formats.
+const AjvDraft04 = ((AjvDraft04Module as unknown as { default?: unknown }).default ?? AjvDraft04Module) as new (options: object) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
 const D7 = 'http://json-schema.org/draft-07/schema#';
 const D4 = 'http://json-schema.org/draft-04/schema#';
@@ -63,14 +67,14 @@ function oldValidator(schema: JsonObject): (value: unknown) => boolean {
   const draft = draftOf(schema);
   const options = { strict: false, allErrors: true, logger: false as const, validateFormats: true };
   const ajv = draft === 'draft-04' ? new AjvDraft04(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
-  addFormats.default(ajv as never);
+  addFormats(ajv);
   const validate = ajv.compile(schema);
   return (v) => validate(v) === true;
 }
 
 function newValidator(schema: JsonObject): (value: unknown) => boolean {
   const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, validateFormats: true });
-  addFormats.default(ajv as never);
+  addFormats(ajv);
   const validate = ajv.compile(schema);
   return (v) => validate(v) === true;
 }
