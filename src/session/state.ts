@@ -39,6 +39,8 @@ export interface Registered<S = unknown> {
   readonly source: RevisionSource;
   /** The entry, when the request is awaited. */
   readonly pending?: Pending<S>;
+  /** The client profile its answer is shaped for (`clients:`), by name, when one matched. */
+  readonly profile?: string;
 }
 
 /** What settling an answer found out. */
@@ -136,7 +138,8 @@ export class SessionState<S = unknown> {
       ...((typeof token === 'string' || typeof token === 'number') && { progressToken: token }),
     };
     this.pending.add(pending);
-    return { revision, source, pending };
+    const profile = expect?.kind === 'rewrite' ? expect.request.profile?.name : undefined;
+    return { revision, source, pending, ...(profile !== undefined && { profile }) };
   }
 
   #expectation(c: ClassifiedMessage, ctx: RequestContext<S>, revision: string): Expectation | undefined {

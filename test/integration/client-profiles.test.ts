@@ -131,6 +131,8 @@ describe('client profiles through one gateway', () => {
     expect(cities).toEqual({ content: [{ type: 'text', text: JSON.stringify(CITIES) }] });
     const profiled = (await gateway.metrics.profiled.get()).values.filter((v) => v.labels.profile === 'plain').map((v) => `${v.labels.method} ${v.value}`);
     expect(profiled.sort()).toEqual(['tools/call 2', 'tools/list 1']);
+    // The request log lines name the profile too.
+    expect(gateway.logs.filter((l) => l.msg === 'request' && l.profile === 'plain').map((l) => l.method).sort()).toEqual(['tools/call', 'tools/call', 'tools/list']);
   });
 
   it('textFallback: a v2 client at 2026-07-28 gets a text block equal to the JSON beside prose, once', async () => {
@@ -148,6 +150,7 @@ describe('client profiles through one gateway', () => {
     expect(weather.content).toEqual([{ type: 'text', text: '{"t":17}' }]);
     expect(weather.structuredContent).toEqual({ t: 17 });
     expect(gateway.logs.some((l) => l.msg === 'retrofit' && l.profile === 'fallback')).toBe(true);
+    expect(gateway.logs.filter((l) => l.msg === 'request' && l.profile === 'fallback').map((l) => l.method)).toContain('tools/call');
   });
 
   it('a version outside the range gets no profile', async () => {

@@ -58,6 +58,7 @@ export interface ModernFacts {
   revisionSource?: string | undefined;
   rpcError?: number | undefined;
   errorCode?: string | undefined;
+  profile?: string | undefined;
 }
 
 export interface ModernFront {
@@ -221,6 +222,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       countRevision(ctx.metrics, name, registered.revision, registered.source);
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;
+      if (registered.profile !== undefined) facts.profile = registered.profile;
       const failed = (outcome: Awaited<typeof sent>): void => {
         if (outcome.ok) return;
         stream.deliver({ json: JSON.stringify(outcome.error.toJsonRpc(upstream.id as string)), answers: upstream.id as string });

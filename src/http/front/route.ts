@@ -195,6 +195,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
       countRevision(ctx.metrics, target.name, registered.revision, registered.source);
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;
+      if (registered.profile !== undefined) facts.profile = registered.profile;
       if (m.method === 'initialize' && requested !== undefined) facts.requested = requested;
       const refused = (outcome: SendOutcome): void => {
         if (outcome.ok) return;

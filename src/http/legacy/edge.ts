@@ -197,6 +197,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
         const r = conn.owned.expect(m, { header, policy: snap.policy });
         countRevision(ctx.metrics, name, r.revision, r.source);
         if (r.pending) registered.push(r.pending);
+        if (r.profile !== undefined && m === first) facts.profile = r.profile;
       } else if (!conn.owned.observe(m)) {
         withheld.add(m);
       }

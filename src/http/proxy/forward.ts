@@ -104,6 +104,8 @@ class ProxyExchange {
   #known: SessionState | undefined;
   #state: SessionState | undefined;
   #revision: { revision: string; source: RevisionSource } | undefined;
+  /** The client profile the first message's answer is shaped for, when one matched. */
+  #profile: string | undefined;
   /** Ids of this exchange's own requests awaited in the session. */
   readonly #own: (string | number)[] = [];
   #done: (() => void) | undefined;
@@ -179,7 +181,10 @@ class ProxyExchange {
       // Only an initialize answer negotiates (and may be bridged, which is logged): no reporter otherwise.
       this.#state ??= new SessionState(m.method === 'initialize' ? { ...SessionTable.stateOptions(name, bridge), onNegotiated: negotiatedReporter(this.#ctx, name, this.#logger()) } : SessionTable.stateOptions(name, bridge));
       const registered = this.#state.expect(m, { header: this.#header, policy: this.#snap.policy });
-      if (m === first) this.#revision = registered;
+      if (m === first) {
+        this.#revision = registered;
+        this.#profile = registered.profile;
+      }
       if (registered.pending) this.#own.push(registered.pending.id);
     }
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
@@ -382,6 +387,7 @@ class ProxyExchange {
       session: this.#session,
       method: this.#method,
       tool: first?.method === 'tools/call' ? first.name : undefined,
+      profile: this.#profile,
       revision: this.#revision?.revision,
       revisionSource: this.#revision?.source,
       requested: first?.method === 'initialize' ? requestedRevision(first.message) : undefined,

@@ -19,6 +19,8 @@ export interface ExchangeRecord {
   /** The method label (see labelOf), or the HTTP verb. */
   readonly method: string;
   readonly tool?: string | undefined;
+  /** The client profile (`clients:`) the answer was shaped for, when one matched. */
+  readonly profile?: string | undefined;
   /** The governing revision and where it came from, when known. */
   readonly revision?: string | undefined;
   readonly revisionSource?: string | undefined;
@@ -69,6 +71,7 @@ export function finishExchange(logger: Logger, metrics: Metrics, r: ExchangeReco
       session: r.session,
       method: r.method,
       tool: r.tool,
+      profile: r.profile,
       path: r.path,
       revision: r.revision,
       revisionSource: r.revisionSource,
