@@ -1,7 +1,8 @@
 /**
  * `mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F)
- * [--protocol VERSION]`: run one tool's retrofit offline, exactly as the gateway would, and print the
- * CallToolResult a client on VERSION (a known revision, default 2025-11-25) receives. Reasons for a failure go
+ * [--protocol VERSION] [--client NAME[@VERSION]]`: run one tool's retrofit offline, exactly as the gateway would,
+ * and print the CallToolResult a client on VERSION (a known revision, default 2025-11-25) receives — with
+ * `--client`, a client whose clientInfo says NAME (and VERSION), shaped by the profile (`clients:`) it matches. Reasons for a failure go
  * to stderr. Exit 0 when structuredContent was produced (or upstream structuredContent validated), 1
  * otherwise, 2 on usage errors.
  */
@@ -14,9 +15,16 @@ import { isShadowEntry, rewriteToolCall } from '../retrofit/engine.js';
 import { parseJson } from '../retrofit/safe-json.js';
 import { parseOptions, runCommand, UsageError } from './options.js';
 
-const USAGE = 'usage: mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION]\n';
+const USAGE = 'usage: mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION] [--client NAME[@VERSION]]\n';
 const DEFAULT_PROTOCOL = '2025-11-25';
-const OPTIONS = ['config', 'upstream', 'tool', 'text-file', 'result-file', 'protocol'] as const;
+const OPTIONS = ['config', 'upstream', 'tool', 'text-file', 'result-file', 'protocol', 'client'] as const;
+
+/** `NAME[@VERSION]`: the version is what follows the last `@` when it starts with a digit (`@scope/x` is a name). */
+export function parseClient(text: string): { name: string; version?: string } {
+  const at = text.lastIndexOf('@');
+  if (at > 0 && /^\d/.test(text.slice(at + 1))) return { name: text.slice(0, at), version: text.slice(at + 1) };
+  return { name: text };
+}
 
 /** A CallToolResult, or a whole JSON-RPC response carrying one. */
 async function readResult(file: string): Promise<JsonObject> {
@@ -50,7 +58,10 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
     ? { content: [{ type: 'text', text: await readFile(opts['text-file'], 'utf8') }] }
     : await readResult(opts['result-file']!);
 
-  const { result, outcome } = rewriteToolCall(input, tool, policy, protocol);
+  const client = opts.client === undefined ? undefined : parseClient(opts.client);
+  const profile = client && policy.profiles?.match({ ...client, revision: protocol });
+  if (client) io.stderr.write(profile ? `try: client ${JSON.stringify(opts.client)} gets profile "${profile.name}"\n` : `try: client ${JSON.stringify(opts.client)} matches no profile (or one that changes nothing)\n`);
+  const { result, outcome } = rewriteToolCall(input, tool, policy, protocol, profile);
   io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const entry = policy.resolve(tool);
   if (!entry?.compiled?.output) io.stderr.write(`try: no outputSchema is configured for tool "${tool}" of upstream "${upstream}"\n`);

@@ -6,6 +6,13 @@ import { run } from '../../../src/cli/try.js';
 import { textSink } from '../../helpers/cli.js';
 
 const CONFIG = `
+clients:
+  - name: plain
+    match: { name: "plain-*", version: "<2" }
+    outputSchema: strip
+  - name: fallback
+    match: { name: "@scope/agent" }
+    textFallback: true
 upstreams:
   weather:
     url: http://127.0.0.1:9/mcp
@@ -31,6 +38,21 @@ async function tryIt(args: string[]) {
   const code = await run(['--config', join(dir, 'config.yaml'), ...args], { stdout, stderr });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
+
+describe('mcp-retrofit try --client (issue 26)', () => {
+  it('shapes the result for the profile a client of that name and version matches, and says which', async () => {
+    await writeFile(join(dir, 'out.txt'), 'Weather: {"city": "Oslo", "temp": 3}');
+    const args = ['--upstream', 'weather', '--tool', 'get_weather', '--text-file', join(dir, 'out.txt')];
+    const plain = await tryIt([...args, '--client', 'plain-bot@1.2.0']);
+    expect(JSON.parse(plain.stdout)).toEqual({ content: [{ type: 'text', text: 'Weather: {"city": "Oslo", "temp": 3}' }] });
+    expect(plain.stderr).toContain('try: client "plain-bot@1.2.0" gets profile "plain"');
+    const scoped = await tryIt([...args, '--client', '@scope/agent']);
+    expect(JSON.parse(scoped.stdout).content).toEqual([{ type: 'text', text: 'Weather: {"city": "Oslo", "temp": 3}' }, { type: 'text', text: '{"city":"Oslo","temp":3}' }]);
+    const newer = await tryIt([...args, '--client', 'plain-bot@2.0.0']);
+    expect(JSON.parse(newer.stdout).structuredContent).toEqual({ city: 'Oslo', temp: 3 });
+    expect(newer.stderr).toContain('matches no profile');
+  });
+});
 
 describe('mcp-retrofit try', () => {
   it('prints the CallToolResult with structuredContent and exits 0', async () => {
