@@ -27,6 +27,24 @@ export function requestedRevision(initialize: unknown): string | undefined {
   return typeof asked === 'string' ? asked : undefined;
 }
 
+/** Longest client label logged: a client names itself, and a log line is no place for a novel. */
+const CLIENT_LABEL_MAX = 120;
+
+/**
+ * Who an initialize request says is asking: `clientInfo.name@version` (or the name alone), for the request log
+ * line, so an operator can write `clients:` profiles for what really connects.
+ */
+export function clientLabel(initialize: unknown): string | undefined {
+  if (typeof initialize !== 'object' || initialize === null) return undefined;
+  const params = (initialize as { params?: unknown }).params;
+  const info = typeof params === 'object' && params !== null ? (params as { clientInfo?: unknown }).clientInfo : undefined;
+  if (typeof info !== 'object' || info === null) return undefined;
+  const { name, version } = info as { name?: unknown; version?: unknown };
+  if (typeof name !== 'string') return undefined;
+  const label = typeof version === 'string' ? `${name}@${version}` : name;
+  return label.length > CLIENT_LABEL_MAX ? `${label.slice(0, CLIENT_LABEL_MAX)}…` : label;
+}
+
 /**
  * `requested`: the initialize request's `params.protocolVersion`; `answered`: the upstream's
  * InitializeResult.protocolVersion; `bridge`: the upstream's `bridge` setting.

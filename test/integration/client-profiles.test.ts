@@ -131,7 +131,8 @@ describe('client profiles through one gateway', () => {
     expect(cities).toEqual({ content: [{ type: 'text', text: JSON.stringify(CITIES) }] });
     const profiled = (await gateway.metrics.profiled.get()).values.filter((v) => v.labels.profile === 'plain').map((v) => `${v.labels.method} ${v.value}`);
     expect(profiled.sort()).toEqual(['tools/call 2', 'tools/list 1']);
-    // The request log lines name the profile too.
+    // The request log lines name the profile too, and initialize's names the client as it named itself.
+    expect(gateway.logs.filter((l) => l.msg === 'request' && l.method === 'initialize').map((l) => l.client)).toEqual(['plain-agent@1.0.0']);
     expect(gateway.logs.filter((l) => l.msg === 'request' && l.profile === 'plain').map((l) => l.method).sort()).toEqual(['tools/call', 'tools/call', 'tools/list']);
   });
 

@@ -11,7 +11,7 @@ import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import { acceptsHeaderRevision, STATEFUL_REVISIONS } from '../../protocol/era.js';
 import { claimsModern } from '../../protocol/modern.js';
-import { requestedRevision } from '../../protocol/negotiate.js';
+import { clientLabel, requestedRevision } from '../../protocol/negotiate.js';
 import { OwnedSession } from '../../session/owned.js';
 import { SessionState } from '../../session/state.js';
 import { headerValue } from '../../upstream/headers.js';
@@ -197,6 +197,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
       facts.revisionSource = registered.source;
       if (registered.profile !== undefined) facts.profile = registered.profile;
       if (m.method === 'initialize' && requested !== undefined) facts.requested = requested;
+      if (m.method === 'initialize') facts.client = clientLabel(m.message);
       const refused = (outcome: SendOutcome): void => {
         if (outcome.ok) return;
         session.deliver(stream, { json: JSON.stringify(outcome.error.toJsonRpc(m.id ?? null)), answers: m.id!, error: { code: outcome.error.rpcCode, data: outcome.error.code } });

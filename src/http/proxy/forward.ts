@@ -14,7 +14,7 @@ import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc
 import type { Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
 import { subscriptionListChanged } from '../../protocol/list-changed.js';
-import { requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
+import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
 import { SessionState } from '../../session/state.js';
 import { SessionTable } from '../../session/table.js';
 import { Cancel } from '../../upstream/cancel.js';
@@ -391,6 +391,7 @@ class ProxyExchange {
       revision: this.#revision?.revision,
       revisionSource: this.#revision?.source,
       requested: first?.method === 'initialize' ? requestedRevision(first.message) : undefined,
+      client: first?.method === 'initialize' ? clientLabel(first.message) : undefined,
       path: this.#options.mcp ? undefined : this.#request.path,
       status: this.#status,
       rpcError: this.#error?.rpcCode,

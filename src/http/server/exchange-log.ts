@@ -29,6 +29,8 @@ export interface ExchangeRecord {
    * by the rule (no header yet: 2025-03-26, source default); this says what the session is about to speak.
    */
   readonly requested?: string | undefined;
+  /** initialize: who the client says it is (`clientInfo.name@version`). */
+  readonly client?: string | undefined;
   /** The HTTP status the client got (0: none, the connection ended). */
   readonly status: number;
   /** The JSON-RPC error code of the answer, when it was an error. */
@@ -76,6 +78,7 @@ export function finishExchange(logger: Logger, metrics: Metrics, r: ExchangeReco
       revision: r.revision,
       revisionSource: r.revisionSource,
       requested: r.requested,
+      client: r.client,
       status: r.status,
       outcome,
       rpcError: r.rpcError,
