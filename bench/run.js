@@ -49,6 +49,7 @@ const SCENARIOS = [
   ['6', 'recording under load', async () => (await import('./scenarios/record.js')).recording({ quick, log })],
   ['7', 'slow reader of a GET stream', () => slowStream({ quick, log, compare })],
   ['8', 'a 200 MiB pass-through SSE event', () => hugeEvent({ log, compare })],
+  ['9', 'client profiles', async () => (await import('./scenarios/profiles.js')).profiles({ quick, log })],
 ];
 
 const startedAt = new Date();

@@ -45,6 +45,8 @@ export function isNeutral(shape: ProfileShape): boolean {
 const CACHE_SIZE = 1000;
 const dialectCache = new Lru<string, JsonSchema | null>(CACHE_SIZE);
 const rootCache = new Lru<string, JsonObject | null>(CACHE_SIZE);
+/** objectRoot by schema object, for schemas that are themselves remembered (held only while they are). */
+const rootBySchema = new WeakMap<JsonObject, JsonObject>();
 
 /** The 2020-12 form of a schema that needs one (remembered by its text), or the schema itself. */
 function in202012(schema: Json): Json {
@@ -74,9 +76,15 @@ function hasBranches(schema: JsonObject): boolean {
  */
 export function objectRoot(schema: JsonObject): JsonObject {
   if (!hasBranches(schema)) return schema.type === 'object' ? schema : { ...schema, type: 'object' };
+  // A schema the dialect rewrite served from its memory is the same object every time: no text key needed.
+  const same = rootBySchema.get(schema);
+  if (same) return same;
   const key = JSON.stringify(schema);
   const cached = rootCache.get(key);
-  if (cached) return cached;
+  if (cached) {
+    rootBySchema.set(schema, cached);
+    return cached;
+  }
   const properties = new Map<string, Json[]>();
   const add = (props: Json | undefined): void => {
     if (!isJsonObject(props)) return;
@@ -114,6 +122,7 @@ export function objectRoot(schema: JsonObject): JsonObject {
   }
   if (required.size > 0) out.required = [...required];
   rootCache.set(key, out);
+  rootBySchema.set(schema, out);
   return out;
 }
 
