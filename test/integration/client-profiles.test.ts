@@ -12,7 +12,7 @@
  * - `schemaDialect: 2020-12` + `inputSchemaRoot: object`: 2020-12 schemas, one object root.
  */
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -22,6 +22,7 @@ import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { JsonObject } from '../../src/json.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { REPO } from '../helpers/stdio-gateway.js';
 import { startV1Server } from '../helpers/v1-server.js';
 import { tempFiles } from '../unit/config/helpers.js';
 
@@ -98,8 +99,6 @@ upstreams:
   url = gateway.url('/up/mcp');
 }
 
-beforeEach(setup);
-
 async function v1(name: string): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   onTestFinished(() => client.close());
@@ -110,6 +109,8 @@ async function v1(name: string): Promise<Client> {
 const byName = (tools: readonly JsonObject[]): Record<string, JsonObject> => Object.fromEntries(tools.map((t) => [t.name as string, t]));
 
 describe('client profiles through one gateway', () => {
+  beforeEach(setup);
+
   it('no profile: the configured schema and the upstream\'s own, as the gateway serves them without clients:', async () => {
     const client = await v1('some-other-client');
     const tools = byName((await client.listTools()).tools as unknown as JsonObject[]);
@@ -178,5 +179,30 @@ describe('client profiles through one gateway', () => {
     });
     expect((await client.callTool({ name: 'cities', arguments: {} })).structuredContent).toEqual(CITIES);
     expect((await client.callTool({ name: 'lookup', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'found it' }]);
+  });
+});
+
+describe('client profiles in front of a stdio upstream (sessions the gateway holds)', () => {
+  it('strip for one v1 client, the configured schema for another, through the same gateway', async () => {
+    const dir = await tempFiles({});
+    const file = join(dir, 'gateway.yaml');
+    const demo = resolve(REPO, 'dist/demo/server.js');
+    await writeFile(file, `clients:\n  - name: plain\n    match: { name: "plain-*" }\n    outputSchema: strip\nupstreams:\n  weather:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(demo)}]\n    tools:\n      get_temperature:\n        outputSchema: { type: number }\n`);
+    const gw = await startGateway(await loadConfig(file));
+    const connect = async (name: string): Promise<Client> => {
+      const client = new Client({ name, version: '1.0.0' });
+      onTestFinished(() => client.close());
+      await client.connect(new StreamableHTTPClientTransport(new URL(gw.url('/weather/mcp'))));
+      return client;
+    };
+    const plain = await connect('plain-stdio');
+    const typed = await connect('typed-stdio');
+    const listed = async (c: Client) => byName((await c.listTools()).tools as unknown as JsonObject[]).get_temperature?.outputSchema;
+    expect(await listed(plain)).toBeUndefined();
+    expect(await listed(typed)).toEqual({ type: 'object', properties: { result: { type: 'number' } }, required: ['result'] });
+    const args = { name: 'get_temperature', arguments: { city: 'Paris' } };
+    expect((await plain.callTool(args)).structuredContent).toBeUndefined();
+    expect(typeof ((await typed.callTool(args)).structuredContent as { result?: unknown }).result).toBe('number');
+    expect(gw.logs.filter((l) => l.msg === 'request' && l.profile === 'plain').map((l) => l.method).sort()).toEqual(['tools/call', 'tools/list']);
   });
 });
