@@ -5,9 +5,10 @@
  * sit where they are listed too.
  */
 const LAYERS = [
-  ['json', 'errors', 'log', 'metrics', 'hint'],
+  ['json', 'errors', 'log', 'metrics', 'hint', 'version'],
   ['protocol'],
   ['stream'],
+  ['telemetry'],
   ['jsonrpc'],
   ['retrofit'],
   ['policy'],

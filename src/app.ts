@@ -1,6 +1,8 @@
 /**
  * buildApp: a loaded config → a ready Fastify instance (not yet listening). Tests and the CLI both call it.
  */
+import { startTelemetry, type TelemetryRuntime } from './telemetry/setup.js';
+import { PACKAGE_VERSION } from './version.js';
 import type { FastifyInstance } from 'fastify';
 import { Generations } from './config/generations.js';
 import type { LoadedConfig } from './config/load.js';
@@ -41,6 +43,8 @@ export interface BuildOptions {
   readonly generations?: Generations;
   /** Tunables of stdio children (tests shorten them). */
   readonly stdio?: StdioOptions;
+  /** OpenTelemetry (default: as the config's `telemetry:` block and the OTEL_* environment say). */
+  readonly telemetry?: TelemetryRuntime;
 }
 
 const DEFAULT_GRACE_MS = 10_000;
@@ -59,6 +63,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   const rewriter = options.rewriter ?? createRewriter(metrics, { recorder: followGenerations(recorder, () => generations.current.config) });
   const inflight = new InFlight();
   const pools = new UpstreamPools();
+  // Decided once at start (a reload does not turn it on or off): off, no OTel code runs on a request.
+  const telemetry = options.telemetry ?? startTelemetry(initial.telemetry, PACKAGE_VERSION);
   const ctx: GatewayContext = {
     generations,
     logger,
@@ -67,6 +73,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     sessions: new SessionTable({ metrics }),
     pools,
     inflight,
+    telemetry,
     scrub: (text) => redactor.scrub(text),
   };
 
@@ -100,6 +107,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     await rewriter.close();
     // Last: every answer is in by now, so every sample was offered; close() writes what is queued.
     await recorder.close();
+    await telemetry.shutdown().catch((err: unknown) => logger.warn({ err }, 'telemetry: the last spans could not be exported'));
   });
 
   app.decorate('upstreams', upstreams);

@@ -3,6 +3,7 @@
  * secret-bearing values collected. Reads defensively, so it can also run over a file with problems elsewhere
  * (the loader throws afterwards anyway); each upstream is built only when its own subtree is clean.
  */
+import type { TelemetrySettings } from '../telemetry/setup.js';
 import type { ClientProfileConfig } from '../policy/clients.js';
 import { dirname, resolve } from 'node:path';
 import {
@@ -208,6 +209,7 @@ export function buildGateway(
   };
   const prefix = str(root.sessionIdPrefix);
   if (prefix !== undefined) config.sessionIdPrefix = prefix;
+  if (root.telemetry !== undefined) config.telemetry = obj(root.telemetry) as TelemetrySettings;
   const clients = buildClients(root.clients);
   if (clients.length > 0) config.clients = clients;
   if (root.auth !== undefined) {

@@ -318,6 +318,21 @@ export const CONFIG_SCHEMA = {
         record: { ...record, required: ['dir'] },
       },
     },
+    telemetry: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        'OpenTelemetry traces over OTLP/HTTP. Off unless this block or the environment (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) turns it on; the standard OTEL_* variables win over these keys.',
+      properties: {
+        enabled: { type: 'boolean', description: 'Trace even without an endpoint here (the exporters then use OTEL_EXPORTER_OTLP_* or http://localhost:4318). Default: on when `endpoint` is set.' },
+        endpoint: { type: 'string', minLength: 1, pattern: '^https?://', patternErrorMessage: 'must be an http:// or https:// URL', description: 'OTLP/HTTP base URL; /v1/traces is appended (as OTEL_EXPORTER_OTLP_ENDPOINT).' },
+        protocol: { enum: ['http/protobuf', 'http/json'], description: 'OTLP encoding (as OTEL_EXPORTER_OTLP_PROTOCOL); default http/protobuf.' },
+        serviceName: { type: 'string', minLength: 1, description: 'service.name (as OTEL_SERVICE_NAME); default mcp-retrofit.' },
+        sampler: { enum: ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'], description: 'As OTEL_TRACES_SAMPLER; default parentbased_always_on.' },
+        samplerArg: { type: 'string', description: 'As OTEL_TRACES_SAMPLER_ARG (the ratio, 0 to 1).' },
+        captureContent: { type: 'boolean', description: 'Record tools/call arguments and result text on spans (gen_ai.tool.call.arguments / .result), at most 4 KiB each, secrets and argument values redacted as in recordings. Default false.' },
+      },
+    },
     clients: {
       type: 'array',
       description:

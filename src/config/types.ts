@@ -4,6 +4,7 @@
  * these types are what the rest of the gateway reads after `loadConfig`.
  */
 
+import type { TelemetrySettings } from '../telemetry/setup.js';
 import type { ClientProfileConfig } from '../policy/clients.js';
 import { TOOL_DEFAULTS, type LegacyRoots, type OnInvalid, type RecordConfig, type RemoveAdditional, type ToolConfig, type ToolDefaults } from '../retrofit/settings.js';
 
@@ -118,6 +119,8 @@ export interface GatewayConfig {
   readonly defaults: ToolDefaults;
   /** Upstreams by name, in file order. */
   readonly upstreams: Readonly<Record<string, UpstreamConfig>>;
+  /** The `telemetry:` block, when given (the environment may turn tracing on without it). */
+  readonly telemetry?: TelemetrySettings;
   /** Client profiles (`clients:`), in file order; the first that matches a client applies. */
   readonly clients?: readonly ClientProfileConfig[];
   /** Every string that came from `${VAR}` expansion or a secret-bearing key; the logger redacts these. */

@@ -15,6 +15,7 @@ import type { Rewriter } from '../pipeline/rewrite.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import type { SessionTable } from '../session/table.js';
 import type { UpstreamPools } from '../upstream/http.js';
+import type { TelemetryRuntime } from '../telemetry/setup.js';
 import type { InFlight } from './server/inflight.js';
 
 export interface GatewayContext {
@@ -25,6 +26,8 @@ export interface GatewayContext {
   readonly sessions: SessionTable;
   readonly pools: UpstreamPools;
   readonly inflight: InFlight;
+  /** OpenTelemetry: a tracer when tracing is on (src/telemetry/). */
+  readonly telemetry: TelemetryRuntime;
   /** Replace every configured secret in `text` (stderr quoted in an error sent to a client). */
   readonly scrub: (text: string) => string;
 }

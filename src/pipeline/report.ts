@@ -22,6 +22,7 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
   // reading parsed is "none" (never an empty label).
   const label = outcome.outcome === 'native' ? 'native' : (format ?? 'none');
   metrics.retrofits.inc({ upstream: request.upstream, tool, outcome: outcome.outcome, format: label, mode });
+  request.trace?.retrofit({ outcome: outcome.outcome, format: label, mode, failures: reasons?.length ?? 0, ...(request.profile && { profile: request.profile.name }) });
   const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
   const level = failed && mode !== 'unseen' ? 'warn' : 'debug';
   // A success is a debug line, off in production: its fields are not even gathered then.
@@ -30,7 +31,9 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
 
 /** Count one answer shaped for the request's client profile (tools/list, tools/call, tasks/result). */
 export function reportProfiled(metrics: Metrics, request: PendingRequest): void {
-  if (request.profile) metrics.profiled.inc({ upstream: request.upstream, profile: request.profile.name, method: request.method });
+  if (!request.profile) return;
+  metrics.profiled.inc({ upstream: request.upstream, profile: request.profile.name, method: request.method });
+  request.trace?.profile(request.profile.name);
 }
 
 /** Count every repair of a tools/list; log each once per upstream, tool and kind (repeats at debug). */

@@ -4,6 +4,7 @@
  */
 import type { Json, JsonObject } from '../json.js';
 import type { ClientProfile } from '../retrofit/profile.js';
+import type { RequestTrace } from '../telemetry/spans.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 
 /** What the gateway remembers about a request until its response arrives. */
@@ -26,6 +27,8 @@ export interface PendingRequest {
   readonly arguments?: Json;
   /** The client's profile (`clients:`), when one matched and changes something. */
   readonly profile?: ClientProfile;
+  /** The request's spans, when tracing is on (src/telemetry/spans.ts). */
+  readonly trace?: RequestTrace;
 }
 
 /** A response to rewrite: parsed, or raw (UTF-8 JSON of one message, believed to answer `id`). */

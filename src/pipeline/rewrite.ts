@@ -224,6 +224,8 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       }
       const tool = request.tool;
       if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || tool === undefined) return unchanged;
+      // A tool that failed answers JSON-RPC success with isError: the span says the operation failed.
+      if (result.isError === true) request.trace?.toolError();
       record.parsed(request, result);
       const entry = policy.resolve(tool);
       const mode = modeOf(request, policy, entry);

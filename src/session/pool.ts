@@ -12,6 +12,7 @@
  * - a message of a pooled session that belongs to no request (a list change, a resource update) goes to
  *   `onNotification`; a server→client request outside any request is refused (ping is answered).
  */
+import { PACKAGE_VERSION } from '../version.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import { ERRORS, RetrofitError, type ErrorCode } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
@@ -29,7 +30,7 @@ import { SessionState } from './state.js';
 /** Requests waiting for a free session, per pool; beyond it a request is refused at once. */
 export const MAX_WAITERS = 256;
 /** The identity the gateway initializes pooled sessions with when the client gave none. */
-export const GATEWAY_CLIENT_INFO: JsonObject = Object.freeze({ name: 'mcp-retrofit', version: '0.1.0' }) as JsonObject;
+export const GATEWAY_CLIENT_INFO: JsonObject = Object.freeze({ name: 'mcp-retrofit', version: PACKAGE_VERSION }) as JsonObject;
 
 /** What serves one request on a pooled session: where the upstream's messages for it go. */
 export interface PoolStream {

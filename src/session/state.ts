@@ -15,6 +15,7 @@ import { detectRevision, isRevision, revisionsDisagree, type RevisionSource } fr
 import { negotiate, requestedRevision, type Negotiated } from '../protocol/negotiate.js';
 import { clientInfo } from '../protocol/modern.js';
 import type { ClientIdentity, ClientProfile } from '../retrofit/profile.js';
+import type { RequestTrace } from '../telemetry/spans.js';
 import { Lru } from './lru.js';
 import { PendingTable, type Expectation, type Pending, type PendingOptions } from './pending.js';
 
@@ -31,6 +32,8 @@ export interface RequestContext<S = unknown> {
   readonly stream?: S;
   /** Date.now() past which the request fails (gateway-owned sessions). */
   readonly deadline?: number;
+  /** The request's spans, when tracing is on: the pipeline adds the retrofit to them. */
+  readonly trace?: RequestTrace;
 }
 
 /** The governing revision of a registered request, for the revisions metric and the request log. */
@@ -159,9 +162,10 @@ export class SessionState<S = unknown> {
     const recording = method === 'tools/call' && policy.record !== undefined;
     const args = recording ? this.#arguments(c) : undefined;
     const profile = this.#profileOf(c, policy, revision);
-    const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }), ...(args !== undefined && { arguments: args }), ...(profile && { profile }) };
+    const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }), ...(args !== undefined && { arguments: args }), ...(profile && { profile }), ...(ctx.trace && { trace: ctx.trace }) };
     // Without a configured schema only the upstream's own structuredContent can change (projection, text block).
-    const nativeOnly = !recording && method !== 'tools/list' && tool !== undefined && policy.resolve(tool)?.compiled?.output === undefined;
+    // Traced: every answer is read, so a tool's isError reaches its span.
+    const nativeOnly = !recording && !ctx.trace && method !== 'tools/list' && tool !== undefined && policy.resolve(tool)?.compiled?.output === undefined;
     return { kind: 'rewrite', request, ...(nativeOnly && { nativeOnly }) };
   }
 

@@ -17,6 +17,7 @@ import { subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
 import { SessionState } from '../../session/state.js';
 import { SessionTable } from '../../session/table.js';
+import { metaOf, RequestTrace, withTraceMeta } from '../../telemetry/spans.js';
 import { Cancel } from '../../upstream/cancel.js';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
 import type { UpstreamAnswer } from '../../upstream/exchange.js';
@@ -106,6 +107,8 @@ class ProxyExchange {
   #revision: { revision: string; source: RevisionSource } | undefined;
   /** The client profile the first message's answer is shaped for, when one matched. */
   #profile: string | undefined;
+  /** The spans of this exchange's requests, when tracing is on. */
+  #traces: RequestTrace[] | undefined;
   /** Ids of this exchange's own requests awaited in the session. */
   readonly #own: (string | number)[] = [];
   #done: (() => void) | undefined;
@@ -180,7 +183,8 @@ class ProxyExchange {
       if (m.kind !== 'request') continue;
       // Only an initialize answer negotiates (and may be bridged, which is logged): no reporter otherwise.
       this.#state ??= new SessionState(m.method === 'initialize' ? { ...SessionTable.stateOptions(name, bridge), onNegotiated: negotiatedReporter(this.#ctx, name, this.#logger()) } : SessionTable.stateOptions(name, bridge));
-      const registered = this.#state.expect(m, { header: this.#header, policy: this.#snap.policy });
+      const trace = this.#trace(m);
+      const registered = this.#state.expect(m, { header: this.#header, policy: this.#snap.policy, ...(trace && { trace }) });
       if (m === first) {
         this.#revision = registered;
         this.#profile = registered.profile;
@@ -188,6 +192,47 @@ class ProxyExchange {
       if (registered.pending) this.#own.push(registered.pending.id);
     }
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
+  }
+
+  /** A request's spans, when tracing is on (they end with the exchange: #finish). */
+  #trace(m: ClassifiedMessage): RequestTrace | undefined {
+    const tracer = this.#ctx.telemetry.tracer;
+    if (!tracer || m.id === undefined || m.id === null || m.method === undefined) return undefined;
+    const url = new URL(this.#snap.upstream.url);
+    const trace = new RequestTrace(tracer, {
+      method: m.method,
+      id: m.id,
+      ...(m.method === 'tools/call' && m.name !== undefined && { tool: m.name }),
+      ...(m.method === 'prompts/get' && m.name !== undefined && { prompt: m.name }),
+      ...(this.#revision && { revision: this.#revision.revision }),
+      ...(this.#session !== undefined && { session: this.#session }),
+      ...(isJsonObject(m.message) && metaOf(m.message) && { meta: metaOf(m.message)! }),
+      headers: this.#request.headers,
+      upstream: { name: this.#target.name, transport: 'tcp', address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) },
+    });
+    (this.#traces ??= []).push(trace);
+    return trace;
+  }
+
+  /**
+   * Traced requests: the body the upstream gets carries each request's upstream context in `params._meta`, and
+   * the headers the first one's `traceparent` (only when tracing is on: otherwise the bytes go as they came).
+   */
+  #traced(headers: Record<string, string | string[]>): void {
+    const traces = this.#traces;
+    const classified = this.#classified;
+    if (!traces || traces.length === 0 || !classified) return;
+    let i = 0;
+    const messages = classified.messages.map((m) => {
+      if (m.kind !== 'request' || m.id === undefined || m.id === null || !isJsonObject(m.message)) return m.message;
+      const trace = traces[i++];
+      return trace ? withTraceMeta(m.message, trace.upstreamContext()) : m.message;
+    });
+    this.#body = Buffer.from(JSON.stringify(classified.batch ? messages : messages[0]), 'utf8');
+    const first = traces[0]!.upstreamContext();
+    headers.traceparent = first.traceparent;
+    if (first.tracestate !== undefined) headers.tracestate = first.tracestate;
+    else delete headers.tracestate;
   }
 
   /** Step 3: in flight (shutdown ends it), and cancelled when the client goes away. */
@@ -215,6 +260,7 @@ class ProxyExchange {
       if (forwarded === undefined) delete headers['mcp-protocol-version'];
       else headers['mcp-protocol-version'] = forwarded;
     }
+    if (this.#traces) this.#traced(headers);
     try {
       const answer = await this.#target.upstream.exchange({ method: this.#verb, path: this.#options.path, headers, body: this.#body }, this.#cancel, config.timeoutMs);
       this.#ctx.metrics.latency.observe(this.#target.name, this.#method, (performance.now() - this.#started) / 1000);
@@ -381,6 +427,7 @@ class ProxyExchange {
     if (this.#stream) this.#target.streams.untrack(this.#stream);
     this.#done?.();
     const first = this.#first;
+    if (this.#traces) for (const t of this.#traces) t.end({ rpcError: this.#error?.rpcCode, errorType: this.#error?.code, aborted: this.#aborted });
     finishExchange(this.#ctx.logger, this.#ctx.metrics, {
       reqId: this.#request.id,
       upstream: name,

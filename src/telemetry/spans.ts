@@ -1,0 +1,182 @@
+/**
+ * The spans of one JSON-RPC request through the gateway, per the MCP semantic conventions
+ * (open-telemetry/semantic-conventions-genai, docs/gen-ai/mcp.md): a SERVER span from the moment the
+ * gateway has the request until its HTTP exchange ends, named `{mcp.method.name} {target}`, continuing the
+ * client's trace (from `params._meta` `traceparent`/`tracestate`, else the HTTP `traceparent` header); a
+ * CLIENT child span for the exchange with the upstream, whose context is what the upstream receives (the
+ * `traceparent` header for HTTP upstreams, `params._meta` for every kind); the retrofit's outcome as
+ * attributes of the SERVER span. Only made when tracing is on (src/telemetry/setup.ts).
+ */
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { JsonObject } from '../json.js';
+import { isJsonObject } from '../json.js';
+
+const W3C = new W3CTraceContextPropagator();
+
+/** Reads `traceparent`/`tracestate` from a plain object (a `_meta`) or Node's lower-cased header map. */
+const getter: TextMapGetter<Readonly<Record<string, unknown>>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get(carrier, key) {
+    const value = carrier[key];
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && typeof value[0] === 'string') return value[0] as string;
+    return undefined;
+  },
+};
+
+/** Where the request is going: the server behind the gateway. */
+export interface UpstreamTarget {
+  readonly name: string;
+  /** `pipe` for stdio children, `tcp` for HTTP. */
+  readonly transport: 'pipe' | 'tcp';
+  readonly address?: string;
+  readonly port?: number;
+}
+
+/** What is known of a request when the gateway takes it. */
+export interface RequestFacts {
+  readonly method: string;
+  readonly id: string | number;
+  readonly tool?: string;
+  /** prompts/get: the prompt's name (the span's target). */
+  readonly prompt?: string;
+  readonly revision?: string;
+  readonly session?: string;
+  /** The request's `params._meta`, for the client's trace context. */
+  readonly meta?: JsonObject;
+  /** The HTTP request's headers, for `traceparent` when `_meta` carries none. */
+  readonly headers?: Readonly<Record<string, unknown>>;
+  readonly upstream: UpstreamTarget;
+}
+
+/** The retrofit of a tools/call answer, as span attributes. */
+export interface RetrofitFacts {
+  readonly outcome: string;
+  readonly format: string;
+  readonly mode: string;
+  readonly failures: number;
+  readonly profile?: string;
+}
+
+/** The client's context: `_meta` first (it travels with the message), else the HTTP header. */
+function parentOf(facts: RequestFacts): Context {
+  if (facts.meta && typeof facts.meta.traceparent === 'string') return W3C.extract(ROOT_CONTEXT, facts.meta, getter);
+  if (facts.headers) return W3C.extract(ROOT_CONTEXT, facts.headers, getter);
+  return ROOT_CONTEXT;
+}
+
+/** The spans of one request. */
+export class RequestTrace {
+  readonly #server: Span;
+  #client: Span | undefined;
+  readonly #facts: RequestFacts;
+  readonly #tracer: Tracer;
+  #ended = false;
+
+  constructor(tracer: Tracer, facts: RequestFacts) {
+    this.#tracer = tracer;
+    this.#facts = facts;
+    const target = facts.tool ?? facts.prompt;
+    this.#server = tracer.startSpan(
+      target === undefined ? facts.method : `${facts.method} ${target}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          'mcp.method.name': facts.method,
+          'jsonrpc.request.id': String(facts.id),
+          'network.transport': facts.upstream.transport,
+          'mcp_retrofit.upstream': facts.upstream.name,
+          ...(facts.upstream.address !== undefined && { 'server.address': facts.upstream.address }),
+          ...(facts.upstream.port !== undefined && { 'server.port': facts.upstream.port }),
+          ...(facts.revision !== undefined && { 'mcp.protocol.version': facts.revision }),
+          ...(facts.session !== undefined && { 'mcp.session.id': facts.session }),
+          ...(facts.tool !== undefined && { 'gen_ai.tool.name': facts.tool, 'gen_ai.operation.name': 'execute_tool' }),
+          ...(facts.prompt !== undefined && { 'gen_ai.prompt.name': facts.prompt }),
+        },
+      },
+      parentOf(facts),
+    );
+  }
+
+  /** The CLIENT span for the upstream exchange (started once), and the context the upstream must receive. */
+  upstreamContext(): { traceparent: string; tracestate?: string } {
+    if (!this.#client) {
+      const parent = trace.setSpan(ROOT_CONTEXT, this.#server);
+      const target = this.#facts.tool ?? this.#facts.prompt;
+      this.#client = this.#tracer.startSpan(
+        target === undefined ? this.#facts.method : `${this.#facts.method} ${target}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            'mcp.method.name': this.#facts.method,
+            'jsonrpc.request.id': String(this.#facts.id),
+            'network.transport': this.#facts.upstream.transport,
+            ...(this.#facts.upstream.address !== undefined && { 'server.address': this.#facts.upstream.address }),
+            ...(this.#facts.upstream.port !== undefined && { 'server.port': this.#facts.upstream.port }),
+            ...(this.#facts.tool !== undefined && { 'gen_ai.tool.name': this.#facts.tool }),
+          },
+        },
+        parent,
+      );
+    }
+    const carrier: Record<string, string> = {};
+    W3C.inject(trace.setSpan(ROOT_CONTEXT, this.#client), carrier, { set: (c, k, v) => void (c[k] = v) });
+    return { traceparent: carrier.traceparent ?? '', ...(carrier.tracestate !== undefined && { tracestate: carrier.tracestate }) };
+  }
+
+  /** The retrofit of the answer, on the SERVER span. */
+  retrofit(facts: RetrofitFacts): void {
+    this.#server.setAttributes({
+      'mcp_retrofit.outcome': facts.outcome,
+      'mcp_retrofit.format': facts.format,
+      'mcp_retrofit.mode': facts.mode,
+      'mcp_retrofit.failures': facts.failures,
+      ...(facts.profile !== undefined && { 'mcp_retrofit.profile': facts.profile }),
+    });
+  }
+
+  /** The client profile the answer was shaped for. */
+  profile(name: string): void {
+    this.#server.setAttribute('mcp_retrofit.profile', name);
+  }
+
+  /** A tools/call answered with `isError: true`: a failed operation, though JSON-RPC succeeded. */
+  toolError(): void {
+    this.#server.setAttribute('error.type', 'tool_error');
+    this.#server.setStatus({ code: SpanStatusCode.ERROR });
+  }
+
+  /** Bounded, redacted content (captureContent): arguments or result text. */
+  content(key: 'gen_ai.tool.call.arguments' | 'gen_ai.tool.call.result', value: string): void {
+    this.#server.setAttribute(key, value);
+  }
+
+  /** End both spans; an error answer's JSON-RPC code, or the gateway's own error class, marks them failed. */
+  end(outcome: { readonly rpcError?: number | undefined; readonly errorType?: string | undefined; readonly aborted?: boolean }): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    for (const span of [this.#client, this.#server]) {
+      if (!span) continue;
+      if (outcome.rpcError !== undefined) {
+        span.setAttributes({ 'rpc.response.status_code': String(outcome.rpcError), 'error.type': outcome.errorType ?? String(outcome.rpcError) });
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      } else if (outcome.aborted) {
+        span.setAttribute('error.type', 'cancelled');
+      }
+      span.end();
+    }
+  }
+}
+
+/** A message's `params._meta`, when it has one. */
+export function metaOf(message: unknown): JsonObject | undefined {
+  return isJsonObject(message) && isJsonObject(message.params) && isJsonObject(message.params._meta) ? message.params._meta : undefined;
+}
+
+/** A copy of a request message whose `params._meta` carries `ctx` (traceparent, tracestate). */
+export function withTraceMeta(message: JsonObject, ctx: { traceparent: string; tracestate?: string }): JsonObject {
+  const params = isJsonObject(message.params) ? message.params : {};
+  const meta = isJsonObject(params._meta) ? params._meta : {};
+  return { ...message, params: { ...params, _meta: { ...meta, ...ctx } } };
+}

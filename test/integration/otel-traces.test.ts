@@ -1,0 +1,125 @@
+/**
+ * OpenTelemetry traces (issue 27) into a real OTLP/HTTP receiver, in both encodings: a v1 client whose HTTP
+ * requests carry a `traceparent`, through the gateway, to a real v1 SDK server over Streamable HTTP and to a
+ * stdio server. Each JSON-RPC request gets a SERVER span named `{method} {target}` continuing the client's
+ * trace, with the conventions' attributes; a CLIENT child span for the upstream exchange; the upstream
+ * receives the CLIENT span's context (in `params._meta` and, over HTTP, the `traceparent` header); a tool's
+ * `isError` answer is `error.type=tool_error`; the retrofit outcome is on the tools/call span.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { z } from 'zod';
+import { loadConfig } from '../../src/config/load.js';
+import { startGateway } from '../helpers/gateway.js';
+import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
+import { REPO } from '../helpers/stdio-gateway.js';
+import { startV1Server } from '../helpers/v1-server.js';
+import { tempFiles } from '../unit/config/helpers.js';
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CLIENT_SPAN = '00f067aa0ba902b7';
+const TRACEPARENT = `00-${TRACE_ID}-${CLIENT_SPAN}-01`;
+const SERVER = 2;
+const CLIENT = 3;
+
+for (const protocol of ['http/json', 'http/protobuf'] as const) {
+  describe(`traces over OTLP ${protocol}`, () => {
+    it('a SERVER span per request continuing the client\'s trace, a CLIENT span the upstream continues, tool errors and the retrofit', async () => {
+      const seen: { meta?: Record<string, unknown>; header?: string }[] = [];
+      const upstream = await startV1Server({
+        build: () => {
+          const server = new McpServer({ name: 'traced', version: '1.0.0' });
+          server.registerTool('weather', { inputSchema: { city: z.string() } }, async ({ city }, extra) => {
+            seen.push({ meta: extra._meta as Record<string, unknown> });
+            return { content: [{ type: 'text', text: JSON.stringify({ city, t: 17 }) }] };
+          });
+          server.registerTool('fail', { inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'no such city' }], isError: true }));
+          return server;
+        },
+      });
+      const receiver = await startOtlpReceiver();
+      const dir = await tempFiles({});
+      const file = join(dir, 'gateway.yaml');
+      const demo = resolve(REPO, 'dist/demo/server.js');
+      await writeFile(
+        file,
+        `telemetry: { endpoint: "${receiver.endpoint}", protocol: ${protocol}, serviceName: retrofit-under-test }
+upstreams:
+  http:
+    url: ${upstream.url}
+    tools:
+      weather:
+        extract: { format: json }
+        outputSchema: { type: object, properties: { city: { type: string }, t: { type: integer } }, required: [city, t] }
+  stdio:
+    command: ${JSON.stringify(process.execPath)}
+    args: [${JSON.stringify(demo)}]
+    tools:
+      get_temperature: { outputSchema: { type: number } }
+`,
+      );
+      const gateway = await startGateway(await loadConfig(file));
+      const connect = async (path: string): Promise<Client> => {
+        const client = new Client({ name: 'traced-client', version: '1.0.0' });
+        onTestFinished(() => client.close());
+        await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url(path)), { requestInit: { headers: { traceparent: TRACEPARENT } } }));
+        return client;
+      };
+      const http = await connect('/http/mcp');
+      expect((await http.callTool({ name: 'weather', arguments: { city: 'Oslo' } })).structuredContent).toEqual({ city: 'Oslo', t: 17 });
+      expect((await http.callTool({ name: 'fail', arguments: {} })).isError).toBe(true);
+      const stdio = await connect('/stdio/mcp');
+      await stdio.callTool({ name: 'get_temperature', arguments: { city: 'Paris' } });
+      await http.close();
+      await stdio.close();
+      // Closing the gateway flushes the batch.
+      await gateway.app.close();
+
+      const spans = receiver.spans;
+      expect(receiver.contentTypes.every((t) => t === (protocol === 'http/json' ? 'application/json' : 'application/x-protobuf'))).toBe(true);
+      const server = (name: string): ReceivedSpan[] => spans.filter((s) => s.kind === SERVER && s.name === name);
+      const child = (of: ReceivedSpan): ReceivedSpan | undefined => spans.find((s) => s.kind === CLIENT && s.parentSpanId === of.spanId);
+
+      // One SERVER span per request, in the client's trace, its parent the client's span.
+      const weather = server('tools/call weather');
+      expect(weather).toHaveLength(1);
+      const w = weather[0]!;
+      expect({ trace: w.traceId, parent: w.parentSpanId, service: w.service }).toEqual({ trace: TRACE_ID, parent: CLIENT_SPAN, service: 'retrofit-under-test' });
+      expect(w.attributes).toMatchObject({
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'weather',
+        'gen_ai.operation.name': 'execute_tool',
+        'mcp.protocol.version': '2025-11-25',
+        'network.transport': 'tcp',
+        'server.address': '127.0.0.1',
+        'server.port': Number(new URL(upstream.url).port),
+        'mcp_retrofit.outcome': 'extracted',
+        'mcp_retrofit.format': 'json',
+        'mcp_retrofit.failures': 0,
+      });
+      expect(typeof w.attributes['jsonrpc.request.id']).toBe('string');
+      expect(typeof w.attributes['mcp.session.id']).toBe('string');
+      expect(server('initialize')).toHaveLength(2);
+
+      // The CLIENT span of the upstream exchange; the upstream got its context in _meta.
+      const wc = child(w);
+      expect(wc?.traceId).toBe(TRACE_ID);
+      expect(seen[0]?.meta?.traceparent).toBe(`00-${TRACE_ID}-${wc?.spanId}-01`);
+
+      // isError: a failed operation though JSON-RPC succeeded.
+      const fail = server('tools/call fail')[0];
+      expect(fail?.attributes['error.type']).toBe('tool_error');
+      expect(fail?.status).toBe(2);
+
+      // stdio: pipe transport, no address; a CLIENT span under it too.
+      const temp = server('tools/call get_temperature')[0];
+      expect(temp?.attributes).toMatchObject({ 'network.transport': 'pipe', 'mcp_retrofit.outcome': 'extracted' });
+      expect(temp?.traceId).toBe(TRACE_ID);
+      expect(child(temp!)?.attributes['network.transport']).toBe('pipe');
+    });
+  });
+}
