@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config/load.js';
@@ -23,6 +24,8 @@ import { tempFiles } from '../unit/config/helpers.js';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_SPAN = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE_ID}-${CLIENT_SPAN}-01`;
+/** The trace a 2026-07-28 client names in each request's `_meta`. */
+const META_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const SERVER = 2;
 const CLIENT = 3;
 
@@ -76,6 +79,17 @@ upstreams:
       await stdio.callTool({ name: 'get_temperature', arguments: { city: 'Paris' } });
       await http.close();
       await stdio.close();
+      // A 2026-07-28 client (pooled sessions) whose requests carry their trace context in `_meta`.
+      const withMeta = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { params?: { _meta?: Record<string, unknown> } }) : undefined;
+        if (body?.params) body.params._meta = { ...body.params._meta, traceparent: `00-${META_TRACE}-b7ad6b7169203331-01` };
+        return fetch(url, body ? { ...init, body: JSON.stringify(body) } : init);
+      };
+      const modern = new V2Client({ name: 'traced-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      onTestFinished(() => modern.close());
+      await modern.connect(new V2Transport(new URL(gateway.url('/stdio/mcp')), { fetch: withMeta }));
+      await modern.callTool({ name: 'get_temperature', arguments: { city: 'Lisbon' } });
+      await modern.close();
       // Closing the gateway flushes the batch.
       await gateway.app.close();
 
@@ -120,6 +134,11 @@ upstreams:
       expect(temp?.attributes).toMatchObject({ 'network.transport': 'pipe', 'mcp_retrofit.outcome': 'extracted' });
       expect(temp?.traceId).toBe(TRACE_ID);
       expect(child(temp!)?.attributes['network.transport']).toBe('pipe');
+
+      // 2026-07-28: the trace named in the request's _meta, on a pooled session.
+      const modernCall = server('tools/call get_temperature').find((s) => s.traceId === META_TRACE);
+      expect(modernCall?.attributes).toMatchObject({ 'mcp.protocol.version': '2026-07-28', 'network.transport': 'pipe', 'mcp_retrofit.outcome': 'extracted' });
+      expect(modernCall?.parentSpanId).toBe('b7ad6b7169203331');
     });
   });
 }

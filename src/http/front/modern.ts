@@ -31,6 +31,8 @@ import {
 import { SessionPool, type PoolRefusal, type PooledSession } from '../../session/pool.js';
 import { headerValue } from '../../upstream/headers.js';
 import type { UpstreamLink } from '../../upstream/link.js';
+import { withTraceMeta } from '../../telemetry/spans.js';
+import { traceRequest } from '../trace.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { countRevision } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
@@ -214,11 +216,15 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       onNotification: (m, json) => listeners.publish(m, json),
       outcome: facts,
     });
+    // Traced: the span continues the client's trace from this request's `_meta`, and ends with the exchange.
+    const trace = ctx.telemetry.tracer ? traceRequest(ctx, classifyMessage(message), snap.upstream, { revision: MODERN_REVISION, headers: req.headers }) : undefined;
+    if (trace) res.once('close', () => trace.end({ rpcError: facts.rpcError, errorType: facts.errorCode, aborted: !res.writableFinished }));
     exchange.start(res, id, (stream) => {
       lent.use(stream);
-      const upstream = upstreamRequest(message, lent.nextId());
+      const built = upstreamRequest(message, lent.nextId());
+      const upstream = trace ? withTraceMeta(built, trace.upstreamContext()) : built;
       const c = { ...classifyMessage(upstream), metaRevision: MODERN_REVISION };
-      const { registered, sent } = lent.owned.request(c, JSON.stringify(upstream), { header: MODERN_REVISION, policy: snap.policy, stream }, { headers: req.headers });
+      const { registered, sent } = lent.owned.request(c, JSON.stringify(upstream), { header: MODERN_REVISION, policy: snap.policy, stream, ...(trace && { trace }) }, { headers: req.headers });
       countRevision(ctx.metrics, name, registered.revision, registered.source);
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;

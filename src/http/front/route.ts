@@ -5,7 +5,6 @@
  * MCP-Protocol-Version 400), then handed to the session. Each exchange is logged and counted once.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { Tracer } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject } from '../../json.js';
@@ -16,7 +15,7 @@ import { claimsModern } from '../../protocol/modern.js';
 import { clientLabel, requestedRevision } from '../../protocol/negotiate.js';
 import { OwnedSession } from '../../session/owned.js';
 import { SessionState } from '../../session/state.js';
-import { metaOf, RequestTrace, withTraceMeta } from '../../telemetry/spans.js';
+import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
 import { headerValue } from '../../upstream/headers.js';
 import type { SendOutcome, UpstreamLink } from '../../upstream/link.js';
 import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
@@ -25,12 +24,13 @@ import { parseBody, strictBodyProblem } from '../server/body.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest, RouteHandler } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
+import { traceRequest } from '../trace.js';
 import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
 import { FrontSession } from './session.js';
 import { createModernFront, type ModernFront } from './modern.js';
-import type { StatelessServing, UpstreamConfig } from '../../config/types.js';
+import type { StatelessServing } from '../../config/types.js';
 
 /** What the edge needs of one upstream kind. */
 export interface FrontTarget {
@@ -202,7 +202,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
         void session.owned.notify(m, json(m), send);
         continue;
       }
-      const trace = tracer && m.id !== undefined && m.id !== null && m.method !== undefined ? traceOf(tracer, m, revision, session.id, req.headers, snap.upstream) : undefined;
+      const trace = tracer ? traceRequest(ctx, m, snap.upstream, { revision, session: session.id, headers: req.headers }) : undefined;
       if (trace) traces.push(trace);
       // Traced: the upstream gets the request with its span's context in `_meta`; otherwise the bytes as they came.
       const text = trace && isJsonObject(m.message) ? JSON.stringify(withTraceMeta(m.message, trace.upstreamContext())) : json(m);
@@ -220,22 +220,6 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
       if (sent instanceof Promise) void sent.then(refused);
       else refused(sent);
     }
-  }
-
-  /** The spans of one request to a held session's upstream (a stdio child: `pipe`; legacy SSE: `tcp`). */
-  function traceOf(tracer: Tracer, m: ClassifiedMessage, revision: string, session: string, headers: GatewayRequest['headers'], upstream: UpstreamConfig): RequestTrace {
-    const url = upstream.kind === 'sse' ? new URL(upstream.sse) : undefined;
-    return new RequestTrace(tracer, {
-      method: m.method!,
-      id: m.id!,
-      ...(m.method === 'tools/call' && m.name !== undefined && { tool: m.name }),
-      ...(m.method === 'prompts/get' && m.name !== undefined && { prompt: m.name }),
-      revision,
-      session,
-      ...(metaOf(m.message) && { meta: metaOf(m.message)! }),
-      headers,
-      upstream: url ? { name: target.name, transport: 'tcp', address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) } : { name: target.name, transport: 'pipe' },
-    });
   }
 
   /** The session a GET or DELETE names, or undefined after answering why not. */

@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
+import { isJsonObject } from '../../json.js';
 import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
@@ -17,7 +18,9 @@ import { encodeEvent, messageEvent } from '../../stream/sse.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { SendOutcome } from '../../upstream/link.js';
 import { LinkRefused, SseLink } from '../../upstream/sse-link.js';
+import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
 import { negotiatedReporter, snapshot, type GatewayContext } from '../context.js';
+import { traceRequest } from '../trace.js';
 import type { FrontSessions } from '../front/registry.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { parseBody } from '../server/body.js';
@@ -192,9 +195,16 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     }
     const registered: Pending<undefined>[] = [];
     const withheld = new Set<ClassifiedMessage>();
+    // Traced: each request's span covers the POST that carries it (its answer travels on the SSE stream).
+    const traces = new Map<ClassifiedMessage, RequestTrace>();
+    if (ctx.telemetry.tracer) res.once('close', () => {
+      for (const t of traces.values()) t.end({ rpcError: facts.rpcError, errorType: facts.errorCode, aborted: !res.writableFinished });
+    });
     for (const m of read.body.messages as readonly ClassifiedMessage[]) {
       if (m.kind === 'request') {
-        const r = conn.owned.expect(m, { header, policy: snap.policy });
+        const trace = ctx.telemetry.tracer ? traceRequest(ctx, m, snap.upstream, { revision: conn.owned.state.clientRevision, session: conn.id, headers: req.headers }) : undefined;
+        if (trace) traces.set(m, trace);
+        const r = conn.owned.expect(m, { header, policy: snap.policy, ...(trace && { trace }) });
         countRevision(ctx.metrics, name, r.revision, r.source);
         if (r.pending) registered.push(r.pending);
         if (r.profile !== undefined && m === first) facts.profile = r.profile;
@@ -206,7 +216,13 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     // reach it (a cancellation of the pending initialize), which then goes as the rest of the batch, re-encoded.
     const rest = withheld.size === 0 ? undefined : read.body.messages.filter((m) => !withheld.has(m as ClassifiedMessage));
     if (rest?.length === 0) return void res.writeHead(202, { 'content-length': 0 }).end();
-    const text = rest === undefined ? read.text : JSON.stringify(rest.map((m) => m.message));
+    const carried = (m: ClassifiedMessage): unknown => {
+      const trace = traces.get(m);
+      return trace && isJsonObject(m.message) ? withTraceMeta(m.message, trace.upstreamContext()) : m.message;
+    };
+    // Traced: re-encoded with each request's upstream context in `_meta`; otherwise the bytes as they came.
+    const sentMessages = traces.size > 0 ? (rest ?? read.body.messages).map((m) => carried(m as ClassifiedMessage)) : undefined;
+    const text = sentMessages !== undefined ? JSON.stringify(read.body.batch ? sentMessages : sentMessages[0]) : rest === undefined ? read.text : JSON.stringify(rest.map((m) => m.message));
     const outcome: SendOutcome = await conn.owned.send(text, registered, { headers: req.headers });
     if (outcome.answer) {
       const headers = { ...outcome.answer.headers };

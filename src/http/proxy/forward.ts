@@ -17,7 +17,7 @@ import { subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
 import { SessionState } from '../../session/state.js';
 import { SessionTable } from '../../session/table.js';
-import { metaOf, RequestTrace, withTraceMeta } from '../../telemetry/spans.js';
+import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
 import { Cancel } from '../../upstream/cancel.js';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
 import type { UpstreamAnswer } from '../../upstream/exchange.js';
@@ -25,6 +25,7 @@ import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../.
 import type { HttpUpstream } from '../../upstream/http.js';
 import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
+import { traceRequest } from '../trace.js';
 import { parseBody } from '../server/body.js';
 import { countRevision, finishExchange, labelOf } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
@@ -196,21 +197,8 @@ class ProxyExchange {
 
   /** A request's spans, when tracing is on (they end with the exchange: #finish). */
   #trace(m: ClassifiedMessage): RequestTrace | undefined {
-    const tracer = this.#ctx.telemetry.tracer;
-    if (!tracer || m.id === undefined || m.id === null || m.method === undefined) return undefined;
-    const url = new URL(this.#snap.upstream.url);
-    const trace = new RequestTrace(tracer, {
-      method: m.method,
-      id: m.id,
-      ...(m.method === 'tools/call' && m.name !== undefined && { tool: m.name }),
-      ...(m.method === 'prompts/get' && m.name !== undefined && { prompt: m.name }),
-      ...(this.#revision && { revision: this.#revision.revision }),
-      ...(this.#session !== undefined && { session: this.#session }),
-      ...(isJsonObject(m.message) && metaOf(m.message) && { meta: metaOf(m.message)! }),
-      headers: this.#request.headers,
-      upstream: { name: this.#target.name, transport: 'tcp', address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) },
-    });
-    (this.#traces ??= []).push(trace);
+    const trace = traceRequest(this.#ctx, m, this.#snap.upstream, { revision: this.#revision?.revision, session: this.#session, headers: this.#request.headers });
+    if (trace) (this.#traces ??= []).push(trace);
     return trace;
   }
 

@@ -1,0 +1,42 @@
+/**
+ * The one place the edge starts a request's spans (src/telemetry/spans.ts), whichever route took it: the
+ * request's facts, and the server behind the gateway as the conventions name it (`server.address` /
+ * `server.port` of an HTTP upstream, `network.transport` `pipe` for a stdio child). Undefined when tracing is
+ * off, so the callers' only cost then is one property read.
+ */
+import type { UpstreamConfig } from '../config/types.js';
+import type { ClassifiedMessage } from '../jsonrpc/classify.js';
+import { RequestTrace, metaOf, type UpstreamTarget } from '../telemetry/spans.js';
+import type { GatewayContext } from './context.js';
+
+/** The server behind the gateway, for span attributes. */
+function targetOf(upstream: UpstreamConfig): UpstreamTarget {
+  if (upstream.kind === 'stdio') return { name: upstream.name, transport: 'pipe' };
+  const url = new URL(upstream.kind === 'sse' ? upstream.sse : upstream.url);
+  return { name: upstream.name, transport: 'tcp', address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+}
+
+/** What is known of the request besides its message. */
+export interface TraceContext {
+  readonly revision?: string | undefined;
+  readonly session?: string | undefined;
+  readonly headers: Readonly<Record<string, unknown>>;
+}
+
+/** The spans of request `m` to `upstream`, when tracing is on and `m` is a request. */
+export function traceRequest(ctx: GatewayContext, m: ClassifiedMessage, upstream: UpstreamConfig, where: TraceContext): RequestTrace | undefined {
+  const tracer = ctx.telemetry.tracer;
+  if (!tracer || m.kind !== 'request' || m.id === undefined || m.id === null || m.method === undefined) return undefined;
+  const meta = metaOf(m.message);
+  return new RequestTrace(tracer, {
+    method: m.method,
+    id: m.id,
+    ...(m.method === 'tools/call' && m.name !== undefined && { tool: m.name }),
+    ...(m.method === 'prompts/get' && m.name !== undefined && { prompt: m.name }),
+    ...(where.revision !== undefined && { revision: where.revision }),
+    ...(where.session !== undefined && { session: where.session }),
+    ...(meta && { meta }),
+    headers: where.headers,
+    upstream: targetOf(upstream),
+  });
+}
