@@ -6,6 +6,8 @@
  */
 import type { UpstreamConfig } from '../config/types.js';
 import type { ClassifiedMessage } from '../jsonrpc/classify.js';
+import { isJsonObject, type Json } from '../json.js';
+import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { RequestTrace, metaOf, type UpstreamTarget } from '../telemetry/spans.js';
 import type { GatewayContext } from './context.js';
 
@@ -14,6 +16,12 @@ function targetOf(upstream: UpstreamConfig): UpstreamTarget {
   if (upstream.kind === 'stdio') return { name: upstream.name, transport: 'pipe' };
   const url = new URL(upstream.kind === 'sse' ? upstream.sse : upstream.url);
   return { name: upstream.name, transport: 'tcp', address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+}
+
+/** Opted-in content, redacted as recordings are: the config's secrets everywhere, the arguments' values in results. */
+function captureFor(ctx: GatewayContext, args: unknown): { redactArguments: (json: string) => string; redactResult: (text: string) => string } {
+  const hideArguments = textScrubber(argumentStrings(args as Json));
+  return { redactArguments: (json) => ctx.scrub(json), redactResult: (text) => ctx.scrub(hideArguments(text)) };
 }
 
 /** What is known of the request besides its message. */
@@ -28,7 +36,10 @@ export function traceRequest(ctx: GatewayContext, m: ClassifiedMessage, upstream
   const tracer = ctx.telemetry.tracer;
   if (!tracer || m.kind !== 'request' || m.id === undefined || m.id === null || m.method === undefined) return undefined;
   const meta = metaOf(m.message);
+  const params = isJsonObject(m.message) && isJsonObject(m.message.params) ? m.message.params : undefined;
+  const args = m.method === 'tools/call' ? params?.arguments : undefined;
   return new RequestTrace(tracer, {
+    ...(ctx.telemetry.captureContent && m.method === 'tools/call' && { arguments: args, capture: captureFor(ctx, args) }),
     method: m.method,
     id: m.id,
     ...(m.method === 'tools/call' && m.name !== undefined && { tool: m.name }),

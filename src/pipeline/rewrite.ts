@@ -154,7 +154,9 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Logger): JsonObject {
     const out = rewriteToolCall(result, tool, policy, request.revision, request.profile);
     reportOutcome(metrics, request, tool, out.outcome, log, mode);
-    return deliverable(request, policy, tool, result, out.result, out.outcome, mode);
+    const delivered = deliverable(request, policy, tool, result, out.result, out.outcome, mode);
+    request.trace?.result(delivered);
+    return delivered;
   }
 
   /** A worker's answer (or failure) for a parsed message → what the client gets. */

@@ -41,6 +41,8 @@ export interface RequestFacts {
   readonly tool?: string;
   /** prompts/get: the prompt's name (the span's target). */
   readonly prompt?: string;
+  /** tools/call: its arguments (recorded only with `capture`). */
+  readonly arguments?: unknown;
   readonly revision?: string;
   readonly session?: string;
   /** The request's `params._meta`, for the client's trace context. */
@@ -48,7 +50,17 @@ export interface RequestFacts {
   /** The HTTP request's headers, for `traceparent` when `_meta` carries none. */
   readonly headers?: Readonly<Record<string, unknown>>;
   readonly upstream: UpstreamTarget;
+  /**
+   * Opted in (`telemetry.captureContent`): record the call's arguments and its result's text, each through
+   * this redaction (the config's secrets; in the result, the arguments' values, as recordings hide them).
+   */
+  readonly capture?: { readonly redactArguments: (json: string) => string; readonly redactResult: (text: string) => string };
 }
+
+/** Longest captured content attribute, in characters. */
+export const CONTENT_MAX = 4096;
+
+const bounded = (text: string): string => (text.length > CONTENT_MAX ? `${text.slice(0, CONTENT_MAX)}…` : text);
 
 /** The retrofit of a tools/call answer, as span attributes. */
 export interface RetrofitFacts {
@@ -97,6 +109,7 @@ export class RequestTrace {
       },
       parentOf(facts),
     );
+    if (facts.capture && facts.arguments !== undefined) this.#server.setAttribute('gen_ai.tool.call.arguments', bounded(facts.capture.redactArguments(JSON.stringify(facts.arguments))));
   }
 
   /** The CLIENT span for the upstream exchange (started once), and the context the upstream must receive. */
@@ -147,9 +160,13 @@ export class RequestTrace {
     this.#server.setStatus({ code: SpanStatusCode.ERROR });
   }
 
-  /** Bounded, redacted content (captureContent): arguments or result text. */
-  content(key: 'gen_ai.tool.call.arguments' | 'gen_ai.tool.call.result', value: string): void {
-    this.#server.setAttribute(key, value);
+  /** Opted in: the result the client got, as text (its text blocks, else its structuredContent), redacted and bounded. */
+  result(result: JsonObject): void {
+    const capture = this.#facts.capture;
+    if (!capture) return;
+    const texts = Array.isArray(result.content) ? result.content.flatMap((b) => (isJsonObject(b) && b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])) : [];
+    const text = texts.length > 0 ? texts.join('\n') : result.structuredContent !== undefined ? JSON.stringify(result.structuredContent) : '';
+    this.#server.setAttribute('gen_ai.tool.call.result', bounded(capture.redactResult(text)));
   }
 
   /** End both spans; an error answer's JSON-RPC code, or the gateway's own error class, marks them failed. */

@@ -116,6 +116,8 @@ upstreams:
         'mcp_retrofit.failures': 0,
       });
       expect(typeof w.attributes['jsonrpc.request.id']).toBe('string');
+      // Content only when opted in (below).
+      expect([w.attributes['gen_ai.tool.call.arguments'], w.attributes['gen_ai.tool.call.result']]).toEqual([undefined, undefined]);
       expect(typeof w.attributes['mcp.session.id']).toBe('string');
       expect(server('initialize')).toHaveLength(2);
 
@@ -142,3 +144,29 @@ upstreams:
     });
   });
 }
+
+describe('telemetry.captureContent', () => {
+  it('records arguments and the result on the tools/call span, the config\'s secrets and the arguments\' values in the result redacted', async () => {
+    const upstream = await startV1Server({
+      build: () => {
+        const server = new McpServer({ name: 'traced', version: '1.0.0' });
+        server.registerTool('weather', { inputSchema: { city: z.string() } }, async ({ city }) => ({ content: [{ type: 'text', text: `Weather for ${city} (key s3cr3t-api-key-123): cold` }] }));
+        return server;
+      },
+    });
+    const receiver = await startOtlpReceiver();
+    const dir = await tempFiles({});
+    const file = join(dir, 'gateway.yaml');
+    await writeFile(file, `telemetry: { endpoint: "${receiver.endpoint}", protocol: http/json, captureContent: true }\nupstreams:\n  http:\n    url: ${upstream.url}\n    headers: { X-Api-Key: "\${OTEL_TEST_KEY:-s3cr3t-api-key-123}" }\n`);
+    const gateway = await startGateway(await loadConfig(file));
+    const client = new Client({ name: 'c', version: '1.0.0' });
+    onTestFinished(() => client.close());
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url('/http/mcp'))));
+    await client.callTool({ name: 'weather', arguments: { city: 'Reykjavik' } });
+    await client.close();
+    await gateway.app.close();
+    const span = receiver.spans.find((x) => x.kind === SERVER && x.name === 'tools/call weather');
+    expect(span?.attributes['gen_ai.tool.call.arguments']).toBe('{"city":"Reykjavik"}');
+    expect(span?.attributes['gen_ai.tool.call.result']).toBe('Weather for REDACTED (key [Redacted]): cold');
+  });
+});
