@@ -331,6 +331,8 @@ export const CONFIG_SCHEMA = {
         sampler: { enum: ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'], description: 'As OTEL_TRACES_SAMPLER; default parentbased_always_on.' },
         samplerArg: { type: 'string', description: 'As OTEL_TRACES_SAMPLER_ARG (the ratio, 0 to 1).' },
         captureContent: { type: 'boolean', description: 'Record tools/call arguments and result text on spans (gen_ai.tool.call.arguments / .result), at most 4 KiB each, secrets and argument values redacted as in recordings. Default false.' },
+        metrics: { type: 'boolean', description: 'Also export the MCP metrics (mcp.server.operation.duration, mcp.client.operation.duration, mcp.server.session.duration) over OTLP, beside /metrics (as OTEL_METRICS_EXPORTER=otlp, which wins). Default false.' },
+        metricsIntervalMs: { type: 'integer', minimum: 1000, description: 'How often metrics are exported, in ms (as OTEL_METRIC_EXPORT_INTERVAL); default 60000.' },
       },
     },
     clients: {

@@ -9,7 +9,7 @@ import type { ClassifiedMessage } from '../jsonrpc/classify.js';
 import { isJsonObject, type Json } from '../json.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { RequestTrace, metaOf, type UpstreamTarget } from '../telemetry/spans.js';
-import type { GatewayContext } from './context.js';
+import { snapshot, type GatewayContext } from './context.js';
 
 /** The server behind the gateway, for span attributes. */
 function targetOf(upstream: UpstreamConfig): UpstreamTarget {
@@ -22,6 +22,18 @@ function targetOf(upstream: UpstreamConfig): UpstreamTarget {
 function captureFor(ctx: GatewayContext, args: unknown): { redactArguments: (json: string) => string; redactResult: (text: string) => string } {
   const hideArguments = textScrubber(argumentStrings(args as Json));
   return { redactArguments: (json) => ctx.scrub(json), redactResult: (text) => ctx.scrub(hideArguments(text)) };
+}
+
+/**
+ * Records a held session's lifetime (mcp.server.session.duration), by transport and the revision it spoke,
+ * when metrics go over OTLP.
+ */
+export function sessionEnded(ctx: GatewayContext, upstream: string): (seconds: number, session: { readonly owned: { readonly state: { readonly clientRevision: string | undefined } } }) => void {
+  return (seconds, session) => {
+    const kind = snapshot(ctx, upstream).upstream.kind;
+    const revision = session.owned.state.clientRevision;
+    ctx.telemetry.instruments?.serverSession.record(seconds, { 'network.transport': kind === 'stdio' ? 'pipe' : 'tcp', ...(revision !== undefined && { 'mcp.protocol.version': revision }) });
+  };
 }
 
 /** What is known of the request besides its message. */
@@ -49,5 +61,5 @@ export function traceRequest(ctx: GatewayContext, m: ClassifiedMessage, upstream
     ...(meta && { meta }),
     headers: where.headers,
     upstream: targetOf(upstream),
-  });
+  }, ctx.telemetry.instruments);
 }

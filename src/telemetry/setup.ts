@@ -10,7 +10,10 @@
  * Nothing is registered globally: the gateway passes its tracer where it is needed (./spans.ts), so when
  * telemetry is off no OTel code runs on a request at all.
  */
-import { trace, type Tracer } from '@opentelemetry/api';
+import { trace, type Histogram, type Tracer } from '@opentelemetry/api';
+import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
+import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
@@ -39,11 +42,24 @@ export interface TelemetrySettings {
   readonly samplerArg?: string;
   /** Record tools/call arguments and results on spans (bounded and redacted); default false. */
   readonly captureContent?: boolean;
+  /** Export the MCP metrics over OTLP too (as OTEL_METRICS_EXPORTER=otlp); default false. */
+  readonly metrics?: boolean;
+  /** How often metrics are exported (ms; as OTEL_METRIC_EXPORT_INTERVAL); default 60000. */
+  readonly metricsIntervalMs?: number;
+}
+
+/** The MCP metrics of the semantic conventions, in seconds. */
+export interface McpInstruments {
+  readonly serverOperation: Histogram;
+  readonly clientOperation: Histogram;
+  readonly serverSession: Histogram;
 }
 
 /** What the gateway's code sees of telemetry: a tracer when tracing is on. */
 export interface TelemetryRuntime {
   readonly tracer: Tracer | undefined;
+  /** When metrics are exported over OTLP. */
+  readonly instruments?: McpInstruments;
   readonly captureContent: boolean;
   /** Flush what is batched and stop exporting (the app's close). */
   shutdown(): Promise<void>;
@@ -100,11 +116,43 @@ export function startTelemetry(settings: TelemetrySettings | undefined, version:
     spanProcessors: [new BatchSpanProcessor({ exporter })],
   });
   const tracer = provider.getTracer('mcp-retrofit', version);
+  const metrics = metricsFor(settings, env, protocol, envHasEndpoint, resource, version);
   return {
     tracer,
+    ...(metrics && { instruments: metrics.instruments }),
     captureContent: settings?.captureContent === true,
     async shutdown() {
-      await provider.shutdown();
+      await Promise.all([provider.shutdown(), metrics?.provider.shutdown()]);
+    },
+  };
+}
+
+/** Bucket bounds the conventions recommend for MCP operation and session durations (seconds). */
+const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+/** The MCP metrics over OTLP, when OTEL_METRICS_EXPORTER names otlp or the block says `metrics: true`. */
+function metricsFor(settings: TelemetrySettings | undefined, env: Env, protocol: string, envHasEndpoint: boolean, resource: ReturnType<typeof resourceFromAttributes>, version: string): { provider: MeterProvider; instruments: McpInstruments } | undefined {
+  const named = env.OTEL_METRICS_EXPORTER?.split(',').map((s) => s.trim().toLowerCase());
+  const on = named !== undefined ? named.includes('otlp') : settings?.metrics === true;
+  if (!on) return undefined;
+  const metricsProtocol = env.OTEL_EXPORTER_OTLP_METRICS_PROTOCOL ?? protocol;
+  const envMetricsEndpoint = (env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? '') !== '' || envHasEndpoint;
+  const url = envMetricsEndpoint || settings?.endpoint === undefined ? undefined : `${settings.endpoint.replace(/\/+$/, '')}/v1/metrics`;
+  const options = url === undefined ? {} : { url };
+  const exporter: PushMetricExporter = metricsProtocol === 'http/json' ? new JsonMetricExporter(options) : new ProtoMetricExporter(options);
+  const interval = Number(env.OTEL_METRIC_EXPORT_INTERVAL ?? settings?.metricsIntervalMs ?? 60_000);
+  const provider = new MeterProvider({
+    resource,
+    readers: [new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: Number.isFinite(interval) && interval > 0 ? interval : 60_000 })],
+  });
+  const meter = provider.getMeter('mcp-retrofit', version);
+  const histogram = (name: string, description: string): Histogram => meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: OPERATION_BUCKETS } });
+  return {
+    provider,
+    instruments: {
+      serverOperation: histogram('mcp.server.operation.duration', 'MCP request duration as observed by the gateway, from receiving the request until its answer is sent.'),
+      clientOperation: histogram('mcp.client.operation.duration', 'MCP request duration towards the upstream, from sending it until the answer arrives.'),
+      serverSession: histogram('mcp.server.session.duration', 'Duration of the MCP sessions the gateway holds.'),
     },
   };
 }

@@ -7,7 +7,7 @@
  * `traceparent` header for HTTP upstreams, `params._meta` for every kind); the retrofit's outcome as
  * attributes of the SERVER span. Only made when tracing is on (src/telemetry/setup.ts).
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { JsonObject } from '../json.js';
 import { isJsonObject } from '../json.js';
@@ -85,10 +85,15 @@ export class RequestTrace {
   readonly #facts: RequestFacts;
   readonly #tracer: Tracer;
   #ended = false;
+  readonly #started = performance.now();
+  #clientStarted: number | undefined;
+  readonly #instruments: { readonly serverOperation: Histogram; readonly clientOperation: Histogram } | undefined;
+  #errorType: string | undefined;
 
-  constructor(tracer: Tracer, facts: RequestFacts) {
+  constructor(tracer: Tracer, facts: RequestFacts, instruments?: { readonly serverOperation: Histogram; readonly clientOperation: Histogram }) {
     this.#tracer = tracer;
     this.#facts = facts;
+    this.#instruments = instruments;
     const target = facts.tool ?? facts.prompt;
     this.#server = tracer.startSpan(
       target === undefined ? facts.method : `${facts.method} ${target}`,
@@ -115,6 +120,7 @@ export class RequestTrace {
   /** The CLIENT span for the upstream exchange (started once), and the context the upstream must receive. */
   upstreamContext(): { traceparent: string; tracestate?: string } {
     if (!this.#client) {
+      this.#clientStarted = performance.now();
       const parent = trace.setSpan(ROOT_CONTEXT, this.#server);
       const target = this.#facts.tool ?? this.#facts.prompt;
       this.#client = this.#tracer.startSpan(
@@ -156,6 +162,7 @@ export class RequestTrace {
 
   /** A tools/call answered with `isError: true`: a failed operation, though JSON-RPC succeeded. */
   toolError(): void {
+    this.#errorType = 'tool_error';
     this.#server.setAttribute('error.type', 'tool_error');
     this.#server.setStatus({ code: SpanStatusCode.ERROR });
   }
@@ -169,10 +176,31 @@ export class RequestTrace {
     this.#server.setAttribute('gen_ai.tool.call.result', bounded(capture.redactResult(text)));
   }
 
+  /** The conventions' operation durations, with their low-cardinality attributes. */
+  #measure(outcome: { readonly rpcError?: number | undefined; readonly errorType?: string | undefined; readonly aborted?: boolean }): void {
+    const f = this.#facts;
+    const errorType = outcome.rpcError !== undefined ? (outcome.errorType ?? String(outcome.rpcError)) : outcome.aborted ? 'cancelled' : this.#errorType;
+    const attributes: Attributes = {
+      'mcp.method.name': f.method,
+      'network.transport': f.upstream.transport,
+      ...(f.tool !== undefined && { 'gen_ai.tool.name': f.tool, 'gen_ai.operation.name': 'execute_tool' }),
+      ...(f.prompt !== undefined && { 'gen_ai.prompt.name': f.prompt }),
+      ...(f.revision !== undefined && { 'mcp.protocol.version': f.revision }),
+      ...(errorType !== undefined && { 'error.type': errorType }),
+      ...(outcome.rpcError !== undefined && { 'rpc.response.status_code': String(outcome.rpcError) }),
+    };
+    const now = performance.now();
+    this.#instruments!.serverOperation.record((now - this.#started) / 1000, attributes);
+    if (this.#clientStarted !== undefined) {
+      this.#instruments!.clientOperation.record((now - this.#clientStarted) / 1000, { ...attributes, ...(f.upstream.address !== undefined && { 'server.address': f.upstream.address }), ...(f.upstream.port !== undefined && { 'server.port': f.upstream.port }) });
+    }
+  }
+
   /** End both spans; an error answer's JSON-RPC code, or the gateway's own error class, marks them failed. */
   end(outcome: { readonly rpcError?: number | undefined; readonly errorType?: string | undefined; readonly aborted?: boolean }): void {
     if (this.#ended) return;
     this.#ended = true;
+    if (this.#instruments) this.#measure(outcome);
     for (const span of [this.#client, this.#server]) {
       if (!span) continue;
       if (outcome.rpcError !== undefined) {

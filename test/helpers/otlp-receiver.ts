@@ -75,20 +75,49 @@ function flatten(request: { resourceSpans?: { resource?: { attributes?: Attr[] }
   return out;
 }
 
+/** One histogram data point received over OTLP/JSON metrics. */
+export interface ReceivedPoint {
+  readonly metric: string;
+  readonly unit: string;
+  readonly count: number;
+  readonly attributes: Readonly<Record<string, string | number | boolean>>;
+}
+
+type JsonMetrics = { resourceMetrics?: { scopeMetrics?: { metrics?: { name: string; unit?: string; histogram?: { dataPoints?: { count?: string | number; attributes?: Attr[] }[] } }[] }[] }[] };
+
+function metricPoints(request: JsonMetrics): ReceivedPoint[] {
+  const out: ReceivedPoint[] = [];
+  for (const rm of request.resourceMetrics ?? []) {
+    for (const sm of rm.scopeMetrics ?? []) {
+      for (const m of sm.metrics ?? []) {
+        for (const p of m.histogram?.dataPoints ?? []) out.push({ metric: m.name, unit: m.unit ?? '', count: Number(p.count ?? 0), attributes: attributes(p.attributes) });
+      }
+    }
+  }
+  return out;
+}
+
 export interface OtlpReceiver {
-  /** `http://127.0.0.1:PORT` (the exporters append /v1/traces). */
+  /** `http://127.0.0.1:PORT` (the exporters append /v1/traces, /v1/metrics). */
   readonly endpoint: string;
   readonly spans: ReceivedSpan[];
+  /** Histogram points from OTLP/JSON metric exports. */
+  readonly points: ReceivedPoint[];
   /** Content types of the export requests received. */
   readonly contentTypes: string[];
 }
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
+  const points: ReceivedPoint[] = [];
   const contentTypes: string[] = [];
   const listening = await listen((req, res) => {
     void readBody(req).then((body) => {
       const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim();
+      if (req.url === '/v1/metrics' && type === 'application/json') {
+        points.push(...metricPoints(JSON.parse(body.toString('utf8')) as never));
+        return void res.writeHead(200, { 'content-type': type }).end('{}');
+      }
       contentTypes.push(type);
       if (req.url !== '/v1/traces') return void res.writeHead(404).end();
       if (type === 'application/json') spans.push(...flatten(JSON.parse(body.toString('utf8')) as never));
@@ -96,5 +125,5 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': type }).end(type === 'application/json' ? '{}' : undefined);
     });
   });
-  return { endpoint: listening.origin, spans, contentTypes };
+  return { endpoint: listening.origin, spans, points, contentTypes };
 }

@@ -50,7 +50,7 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       const demo = resolve(REPO, 'dist/demo/server.js');
       await writeFile(
         file,
-        `telemetry: { endpoint: "${receiver.endpoint}", protocol: ${protocol}, serviceName: retrofit-under-test }
+        `telemetry: { endpoint: "${receiver.endpoint}", protocol: ${protocol}, serviceName: retrofit-under-test, metrics: ${protocol === 'http/json'} }
 upstreams:
   http:
     url: ${upstream.url}
@@ -141,6 +141,14 @@ upstreams:
       const modernCall = server('tools/call get_temperature').find((s) => s.traceId === META_TRACE);
       expect(modernCall?.attributes).toMatchObject({ 'mcp.protocol.version': '2026-07-28', 'network.transport': 'pipe', 'mcp_retrofit.outcome': 'extracted' });
       expect(modernCall?.parentSpanId).toBe('b7ad6b7169203331');
+
+      // Metrics per the same conventions, over OTLP beside /metrics (the JSON run exports them).
+      if (protocol !== 'http/json') return;
+      const point = (metric: string, attrs: Record<string, unknown>) => receiver.points.find((p) => p.metric === metric && Object.entries(attrs).every(([k, v]) => p.attributes[k] === v));
+      expect(point('mcp.server.operation.duration', { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'weather', 'network.transport': 'tcp' })).toMatchObject({ unit: 's', count: 1 });
+      expect(point('mcp.server.operation.duration', { 'gen_ai.tool.name': 'fail', 'error.type': 'tool_error' })?.count).toBe(1);
+      expect(point('mcp.client.operation.duration', { 'gen_ai.tool.name': 'weather', 'server.address': '127.0.0.1' })?.count).toBe(1);
+      expect(point('mcp.server.session.duration', { 'network.transport': 'pipe' })?.count).toBeGreaterThanOrEqual(1);
     });
   });
 }

@@ -18,11 +18,15 @@ export interface RegistryOptions {
   readonly idleTimeoutMs: () => number;
   /** Keep-alive interval (tests shorten it). */
   readonly keepAliveMs?: number;
+  /** A session ended, after `seconds` (telemetry's mcp.server.session.duration). */
+  readonly onEnded?: (seconds: number, session: FrontSession) => void;
 }
 
 interface Entry {
   readonly session: FrontSession;
   idle: NodeJS.Timeout | undefined;
+  /** performance.now() when it was added. */
+  readonly started: number;
 }
 
 export class FrontSessions {
@@ -82,7 +86,7 @@ export class FrontSessions {
   }
 
   add(session: FrontSession): void {
-    this.#sessions.set(session.id, { session, idle: undefined });
+    this.#sessions.set(session.id, { session, idle: undefined, started: performance.now() });
     this.#options.metrics.sessions.inc({ upstream: this.#options.upstream });
     this.touch(session);
     this.#ticker ??= setInterval(() => this.#tick(), this.#options.keepAliveMs ?? KEEP_ALIVE_MS).unref();
@@ -152,6 +156,7 @@ export class FrontSessions {
     if (!entry) return;
     if (entry.idle) clearTimeout(entry.idle);
     this.#sessions.delete(session.id);
+    this.#options.onEnded?.((performance.now() - entry.started) / 1000, session);
     this.#options.metrics.sessions.dec({ upstream: this.#options.upstream });
   }
 

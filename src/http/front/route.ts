@@ -24,7 +24,7 @@ import { parseBody, strictBodyProblem } from '../server/body.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest, RouteHandler } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
-import { traceRequest } from '../trace.js';
+import { sessionEnded, traceRequest } from '../trace.js';
 import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
@@ -79,6 +79,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     maxSessions: () => target.maxSessions(snapshot(ctx, target.name)),
     idleTimeoutMs: () => target.idleTimeoutMs(snapshot(ctx, target.name)),
     ...(target.keepAliveMs !== undefined && { keepAliveMs: target.keepAliveMs }),
+    ...(ctx.telemetry.instruments && { onEnded: sessionEnded(ctx, target.name) }),
   });
   const log = ctx.logger.child({ upstream: target.name });
   const modern = createModernFront({ name: target.name, link: target.link, stateless: target.stateless, ...(target.credentials && { credentials: target.credentials }) }, ctx, target.keepAliveMs !== undefined ? { keepAliveMs: target.keepAliveMs } : {});
