@@ -9,6 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
@@ -16,6 +17,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../../src/config/load.js';
 import { startGateway } from '../helpers/gateway.js';
+import { startEverythingSse } from '../helpers/everything-sse.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { REPO } from '../helpers/stdio-gateway.js';
 import { startV1Server } from '../helpers/v1-server.js';
@@ -24,6 +26,8 @@ import { tempFiles } from '../unit/config/helpers.js';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CLIENT_SPAN = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE_ID}-${CLIENT_SPAN}-01`;
+/** The trace a legacy HTTP+SSE client's POSTs name in their header. */
+const LEGACY_TRACE = '5a3c0e1f2b4d6e8f9a0b1c2d3e4f5a6b';
 /** The trace a 2026-07-28 client names in each request's `_meta`. */
 const META_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const SERVER = 2;
@@ -45,6 +49,8 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
         },
       });
       const receiver = await startOtlpReceiver();
+      const everything = await startEverythingSse();
+      onTestFinished(() => everything.close());
       const dir = await tempFiles({});
       const file = join(dir, 'gateway.yaml');
       const demo = resolve(REPO, 'dist/demo/server.js');
@@ -63,6 +69,8 @@ upstreams:
     args: [${JSON.stringify(demo)}]
     tools:
       get_temperature: { outputSchema: { type: number } }
+  legacy:
+    sse: ${everything.url}
 `,
       );
       const gateway = await startGateway(await loadConfig(file));
@@ -90,6 +98,12 @@ upstreams:
       await modern.connect(new V2Transport(new URL(gateway.url('/stdio/mcp')), { fetch: withMeta }));
       await modern.callTool({ name: 'get_temperature', arguments: { city: 'Lisbon' } });
       await modern.close();
+      // A legacy HTTP+SSE client: its POSTs carry the header.
+      const legacy = new Client({ name: 'traced-legacy', version: '1.0.0' });
+      onTestFinished(() => legacy.close());
+      await legacy.connect(new SSEClientTransport(new URL(gateway.url('/legacy/mcp')), { requestInit: { headers: { traceparent: `00-${LEGACY_TRACE}-1111111111111111-01` } } }));
+      await legacy.callTool({ name: 'echo', arguments: { message: 'hi' } });
+      await legacy.close();
       // Closing the gateway flushes the batch.
       await gateway.app.close();
 
@@ -119,7 +133,8 @@ upstreams:
       // Content only when opted in (below).
       expect([w.attributes['gen_ai.tool.call.arguments'], w.attributes['gen_ai.tool.call.result']]).toEqual([undefined, undefined]);
       expect(typeof w.attributes['mcp.session.id']).toBe('string');
-      expect(server('initialize')).toHaveLength(2);
+      // Three sessions initialized: the two v1 clients and the legacy one (a 2026-07-28 client sends none).
+      expect(server('initialize')).toHaveLength(3);
 
       // The CLIENT span of the upstream exchange; the upstream got its context in _meta.
       const wc = child(w);
@@ -141,6 +156,11 @@ upstreams:
       const modernCall = server('tools/call get_temperature').find((s) => s.traceId === META_TRACE);
       expect(modernCall?.attributes).toMatchObject({ 'mcp.protocol.version': '2026-07-28', 'network.transport': 'pipe', 'mcp_retrofit.outcome': 'extracted' });
       expect(modernCall?.parentSpanId).toBe('b7ad6b7169203331');
+
+      // Legacy HTTP+SSE: the span of the POST that carried the call, in the client's trace.
+      const legacyCall = server('tools/call echo').find((s) => s.traceId === LEGACY_TRACE);
+      expect(legacyCall?.attributes).toMatchObject({ 'network.transport': 'tcp', 'mcp.method.name': 'tools/call', 'server.port': Number(new URL(everything.url).port) });
+      expect(legacyCall?.parentSpanId).toBe('1111111111111111');
 
       // Metrics per the same conventions, over OTLP beside /metrics (the JSON run exports them).
       if (protocol !== 'http/json') return;
