@@ -8,6 +8,7 @@ import type { UpstreamConfig } from '../config/types.js';
 import type { ClassifiedMessage } from '../jsonrpc/classify.js';
 import { isJsonObject, type Json } from '../json.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
+import { ATTR_MCP_PROTOCOL_VERSION, ATTR_NETWORK_TRANSPORT } from '../telemetry/names.js';
 import { RequestTrace, metaOf, type UpstreamTarget } from '../telemetry/spans.js';
 import { snapshot, type GatewayContext } from './context.js';
 
@@ -32,7 +33,7 @@ export function sessionEnded(ctx: GatewayContext, upstream: string): (seconds: n
   return (seconds, session) => {
     const kind = snapshot(ctx, upstream).upstream.kind;
     const revision = session.owned.state.clientRevision;
-    ctx.telemetry.instruments?.serverSession.record(seconds, { 'network.transport': kind === 'stdio' ? 'pipe' : 'tcp', ...(revision !== undefined && { 'mcp.protocol.version': revision }) });
+    ctx.telemetry.instruments?.serverSession.record(seconds, { [ATTR_NETWORK_TRANSPORT]: kind === 'stdio' ? 'pipe' : 'tcp', ...(revision !== undefined && { [ATTR_MCP_PROTOCOL_VERSION]: revision }) });
   };
 }
 

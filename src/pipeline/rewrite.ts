@@ -152,10 +152,16 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
 
   /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
   function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Logger): JsonObject {
+    const started = request.trace ? performance.now() : 0;
     const out = rewriteToolCall(result, tool, policy, request.revision, request.profile);
     reportOutcome(metrics, request, tool, out.outcome, log, mode);
     const delivered = deliverable(request, policy, tool, result, out.result, out.outcome, mode);
-    request.trace?.result(delivered);
+    if (request.trace) {
+      // Traced only: what the retrofit read and produced, and what it took.
+      const structured = delivered.structuredContent;
+      request.trace.retrofitCost({ ms: performance.now() - started, textBytes: textLength(result, Infinity), structuredBytes: structured === undefined ? 0 : JSON.stringify(structured).length });
+      request.trace.result(delivered);
+    }
     return delivered;
   }
 

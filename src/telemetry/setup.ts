@@ -27,7 +27,7 @@ import {
   type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION, METRIC_MCP_CLIENT_OPERATION_DURATION, METRIC_MCP_SERVER_OPERATION_DURATION, METRIC_MCP_SERVER_SESSION_DURATION } from './names.js';
 
 /** The `telemetry:` block of the config (every key optional; the environment wins). */
 export interface TelemetrySettings {
@@ -150,9 +150,9 @@ function metricsFor(settings: TelemetrySettings | undefined, env: Env, protocol:
   return {
     provider,
     instruments: {
-      serverOperation: histogram('mcp.server.operation.duration', 'MCP request duration as observed by the gateway, from receiving the request until its answer is sent.'),
-      clientOperation: histogram('mcp.client.operation.duration', 'MCP request duration towards the upstream, from sending it until the answer arrives.'),
-      serverSession: histogram('mcp.server.session.duration', 'Duration of the MCP sessions the gateway holds.'),
+      serverOperation: histogram(METRIC_MCP_SERVER_OPERATION_DURATION, 'MCP request duration as observed by the gateway, from receiving the request until its answer is sent.'),
+      clientOperation: histogram(METRIC_MCP_CLIENT_OPERATION_DURATION, 'MCP request duration towards the upstream, from sending it until the answer arrives.'),
+      serverSession: histogram(METRIC_MCP_SERVER_SESSION_DURATION, 'Duration of the MCP sessions the gateway holds.'),
     },
   };
 }

@@ -10,6 +10,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Histogram, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { JsonObject } from '../json.js';
+import * as N from './names.js';
 import { isJsonObject } from '../json.js';
 
 const W3C = new W3CTraceContextPropagator();
@@ -100,21 +101,21 @@ export class RequestTrace {
       {
         kind: SpanKind.SERVER,
         attributes: {
-          'mcp.method.name': facts.method,
-          'jsonrpc.request.id': String(facts.id),
-          'network.transport': facts.upstream.transport,
-          'mcp_retrofit.upstream': facts.upstream.name,
-          ...(facts.upstream.address !== undefined && { 'server.address': facts.upstream.address }),
-          ...(facts.upstream.port !== undefined && { 'server.port': facts.upstream.port }),
-          ...(facts.revision !== undefined && { 'mcp.protocol.version': facts.revision }),
-          ...(facts.session !== undefined && { 'mcp.session.id': facts.session }),
-          ...(facts.tool !== undefined && { 'gen_ai.tool.name': facts.tool, 'gen_ai.operation.name': 'execute_tool' }),
-          ...(facts.prompt !== undefined && { 'gen_ai.prompt.name': facts.prompt }),
+          [N.ATTR_MCP_METHOD_NAME]: facts.method,
+          [N.ATTR_JSONRPC_REQUEST_ID]: String(facts.id),
+          [N.ATTR_NETWORK_TRANSPORT]: facts.upstream.transport,
+          [N.ATTR_RETROFIT_UPSTREAM]: facts.upstream.name,
+          ...(facts.upstream.address !== undefined && { [N.ATTR_SERVER_ADDRESS]: facts.upstream.address }),
+          ...(facts.upstream.port !== undefined && { [N.ATTR_SERVER_PORT]: facts.upstream.port }),
+          ...(facts.revision !== undefined && { [N.ATTR_MCP_PROTOCOL_VERSION]: facts.revision }),
+          ...(facts.session !== undefined && { [N.ATTR_MCP_SESSION_ID]: facts.session }),
+          ...(facts.tool !== undefined && { [N.ATTR_GEN_AI_TOOL_NAME]: facts.tool, [N.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool' }),
+          ...(facts.prompt !== undefined && { [N.ATTR_GEN_AI_PROMPT_NAME]: facts.prompt }),
         },
       },
       parentOf(facts),
     );
-    if (facts.capture && facts.arguments !== undefined) this.#server.setAttribute('gen_ai.tool.call.arguments', bounded(facts.capture.redactArguments(JSON.stringify(facts.arguments))));
+    if (facts.capture && facts.arguments !== undefined) this.#server.setAttribute(N.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS, bounded(facts.capture.redactArguments(JSON.stringify(facts.arguments))));
   }
 
   /** The CLIENT span for the upstream exchange (started once), and the context the upstream must receive. */
@@ -128,12 +129,12 @@ export class RequestTrace {
         {
           kind: SpanKind.CLIENT,
           attributes: {
-            'mcp.method.name': this.#facts.method,
-            'jsonrpc.request.id': String(this.#facts.id),
-            'network.transport': this.#facts.upstream.transport,
-            ...(this.#facts.upstream.address !== undefined && { 'server.address': this.#facts.upstream.address }),
-            ...(this.#facts.upstream.port !== undefined && { 'server.port': this.#facts.upstream.port }),
-            ...(this.#facts.tool !== undefined && { 'gen_ai.tool.name': this.#facts.tool }),
+            [N.ATTR_MCP_METHOD_NAME]: this.#facts.method,
+            [N.ATTR_JSONRPC_REQUEST_ID]: String(this.#facts.id),
+            [N.ATTR_NETWORK_TRANSPORT]: this.#facts.upstream.transport,
+            ...(this.#facts.upstream.address !== undefined && { [N.ATTR_SERVER_ADDRESS]: this.#facts.upstream.address }),
+            ...(this.#facts.upstream.port !== undefined && { [N.ATTR_SERVER_PORT]: this.#facts.upstream.port }),
+            ...(this.#facts.tool !== undefined && { [N.ATTR_GEN_AI_TOOL_NAME]: this.#facts.tool }),
           },
         },
         parent,
@@ -147,23 +148,32 @@ export class RequestTrace {
   /** The retrofit of the answer, on the SERVER span. */
   retrofit(facts: RetrofitFacts): void {
     this.#server.setAttributes({
-      'mcp_retrofit.outcome': facts.outcome,
-      'mcp_retrofit.format': facts.format,
-      'mcp_retrofit.mode': facts.mode,
-      'mcp_retrofit.failures': facts.failures,
-      ...(facts.profile !== undefined && { 'mcp_retrofit.profile': facts.profile }),
+      [N.ATTR_RETROFIT_OUTCOME]: facts.outcome,
+      [N.ATTR_RETROFIT_FORMAT]: facts.format,
+      [N.ATTR_RETROFIT_MODE]: facts.mode,
+      [N.ATTR_RETROFIT_FAILURES]: facts.failures,
+      ...(facts.profile !== undefined && { [N.ATTR_RETROFIT_PROFILE]: facts.profile }),
+    });
+  }
+
+  /** What the retrofit read (text characters), produced (structuredContent JSON characters), and took (ms). */
+  retrofitCost(cost: { readonly ms: number; readonly textBytes: number; readonly structuredBytes: number }): void {
+    this.#server.setAttributes({
+      [N.ATTR_RETROFIT_DURATION_MS]: Math.round(cost.ms * 1000) / 1000,
+      [N.ATTR_RETROFIT_TEXT_BYTES]: cost.textBytes,
+      [N.ATTR_RETROFIT_STRUCTURED_BYTES]: cost.structuredBytes,
     });
   }
 
   /** The client profile the answer was shaped for. */
   profile(name: string): void {
-    this.#server.setAttribute('mcp_retrofit.profile', name);
+    this.#server.setAttribute(N.ATTR_RETROFIT_PROFILE, name);
   }
 
   /** A tools/call answered with `isError: true`: a failed operation, though JSON-RPC succeeded. */
   toolError(): void {
     this.#errorType = 'tool_error';
-    this.#server.setAttribute('error.type', 'tool_error');
+    this.#server.setAttribute(N.ATTR_ERROR_TYPE, 'tool_error');
     this.#server.setStatus({ code: SpanStatusCode.ERROR });
   }
 
@@ -173,7 +183,7 @@ export class RequestTrace {
     if (!capture) return;
     const texts = Array.isArray(result.content) ? result.content.flatMap((b) => (isJsonObject(b) && b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])) : [];
     const text = texts.length > 0 ? texts.join('\n') : result.structuredContent !== undefined ? JSON.stringify(result.structuredContent) : '';
-    this.#server.setAttribute('gen_ai.tool.call.result', bounded(capture.redactResult(text)));
+    this.#server.setAttribute(N.ATTR_GEN_AI_TOOL_CALL_RESULT, bounded(capture.redactResult(text)));
   }
 
   /** The conventions' operation durations, with their low-cardinality attributes. */
@@ -181,18 +191,18 @@ export class RequestTrace {
     const f = this.#facts;
     const errorType = outcome.rpcError !== undefined ? (outcome.errorType ?? String(outcome.rpcError)) : outcome.aborted ? 'cancelled' : this.#errorType;
     const attributes: Attributes = {
-      'mcp.method.name': f.method,
-      'network.transport': f.upstream.transport,
-      ...(f.tool !== undefined && { 'gen_ai.tool.name': f.tool, 'gen_ai.operation.name': 'execute_tool' }),
-      ...(f.prompt !== undefined && { 'gen_ai.prompt.name': f.prompt }),
-      ...(f.revision !== undefined && { 'mcp.protocol.version': f.revision }),
-      ...(errorType !== undefined && { 'error.type': errorType }),
-      ...(outcome.rpcError !== undefined && { 'rpc.response.status_code': String(outcome.rpcError) }),
+      [N.ATTR_MCP_METHOD_NAME]: f.method,
+      [N.ATTR_NETWORK_TRANSPORT]: f.upstream.transport,
+      ...(f.tool !== undefined && { [N.ATTR_GEN_AI_TOOL_NAME]: f.tool, [N.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool' }),
+      ...(f.prompt !== undefined && { [N.ATTR_GEN_AI_PROMPT_NAME]: f.prompt }),
+      ...(f.revision !== undefined && { [N.ATTR_MCP_PROTOCOL_VERSION]: f.revision }),
+      ...(errorType !== undefined && { [N.ATTR_ERROR_TYPE]: errorType }),
+      ...(outcome.rpcError !== undefined && { [N.ATTR_RPC_RESPONSE_STATUS_CODE]: String(outcome.rpcError) }),
     };
     const now = performance.now();
     this.#instruments!.serverOperation.record((now - this.#started) / 1000, attributes);
     if (this.#clientStarted !== undefined) {
-      this.#instruments!.clientOperation.record((now - this.#clientStarted) / 1000, { ...attributes, ...(f.upstream.address !== undefined && { 'server.address': f.upstream.address }), ...(f.upstream.port !== undefined && { 'server.port': f.upstream.port }) });
+      this.#instruments!.clientOperation.record((now - this.#clientStarted) / 1000, { ...attributes, ...(f.upstream.address !== undefined && { [N.ATTR_SERVER_ADDRESS]: f.upstream.address }), ...(f.upstream.port !== undefined && { [N.ATTR_SERVER_PORT]: f.upstream.port }) });
     }
   }
 
@@ -204,10 +214,10 @@ export class RequestTrace {
     for (const span of [this.#client, this.#server]) {
       if (!span) continue;
       if (outcome.rpcError !== undefined) {
-        span.setAttributes({ 'rpc.response.status_code': String(outcome.rpcError), 'error.type': outcome.errorType ?? String(outcome.rpcError) });
+        span.setAttributes({ [N.ATTR_RPC_RESPONSE_STATUS_CODE]: String(outcome.rpcError), [N.ATTR_ERROR_TYPE]: outcome.errorType ?? String(outcome.rpcError) });
         span.setStatus({ code: SpanStatusCode.ERROR });
       } else if (outcome.aborted) {
-        span.setAttribute('error.type', 'cancelled');
+        span.setAttribute(N.ATTR_ERROR_TYPE, 'cancelled');
       }
       span.end();
     }

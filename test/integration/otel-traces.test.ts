@@ -128,7 +128,10 @@ upstreams:
         'mcp_retrofit.outcome': 'extracted',
         'mcp_retrofit.format': 'json',
         'mcp_retrofit.failures': 0,
+        'mcp_retrofit.text_bytes': '{"city":"Oslo","t":17}'.length,
+        'mcp_retrofit.structured_bytes': '{"city":"Oslo","t":17}'.length,
       });
+      expect(typeof w.attributes['mcp_retrofit.duration_ms']).toBe('number');
       expect(typeof w.attributes['jsonrpc.request.id']).toBe('string');
       // Content only when opted in (below).
       expect([w.attributes['gen_ai.tool.call.arguments'], w.attributes['gen_ai.tool.call.result']]).toEqual([undefined, undefined]);
