@@ -159,6 +159,10 @@ upstreams:
       const modernCall = server('tools/call get_temperature').find((s) => s.traceId === META_TRACE);
       expect(modernCall?.attributes).toMatchObject({ 'mcp.protocol.version': '2026-07-28', 'network.transport': 'pipe', 'mcp_retrofit.outcome': 'extracted' });
       expect(modernCall?.parentSpanId).toBe('b7ad6b7169203331');
+      // What the gateway answers itself (server/discover): a SERVER span and no upstream exchange under it.
+      const discover = server('server/discover');
+      expect(discover.length).toBeGreaterThanOrEqual(1);
+      expect(discover.every((d) => d.attributes['mcp.protocol.version'] === '2026-07-28' && child(d) === undefined)).toBe(true);
 
       // Legacy HTTP+SSE: the span of the POST that carried the call, in the client's trace.
       const legacyCall = server('tools/call echo').find((s) => s.traceId === LEGACY_TRACE);

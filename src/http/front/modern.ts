@@ -256,8 +256,12 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       facts.revision = MODERN_REVISION;
       facts.revisionSource = 'meta';
       const params = isJsonObject(message.params) ? message.params : {};
-      if (first.method === 'server/discover') return discover(req, res, message, id, facts, snap);
-      if (first.method === 'subscriptions/listen') return listen(req, res, message, id, facts, snap);
+      if (first.method === 'server/discover' || first.method === 'subscriptions/listen') {
+        // Answered by the gateway itself: a SERVER span, no upstream exchange under it.
+        const trace = ctx.telemetry.tracer ? traceRequest(ctx, first, snap.upstream, { revision: MODERN_REVISION, headers: req.headers }) : undefined;
+        if (trace) res.once('close', () => trace.end({ rpcError: facts.rpcError, errorType: facts.errorCode, aborted: false }));
+        return first.method === 'server/discover' ? discover(req, res, message, id, facts, snap) : listen(req, res, message, id, facts, snap);
+      }
       if (typeof params.requestState === 'string') return retry(res, message, id, facts, params.requestState);
       return call(req, res, message, id, facts, snap);
     },
