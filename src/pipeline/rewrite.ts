@@ -158,8 +158,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const delivered = deliverable(request, policy, tool, result, out.result, out.outcome, mode);
     if (request.trace) {
       // Traced only: what the retrofit read and produced, and what it took.
-      const structured = delivered.structuredContent;
-      request.trace.retrofitCost({ ms: performance.now() - started, textBytes: textLength(result, Infinity), structuredBytes: structured === undefined ? 0 : JSON.stringify(structured).length });
+      request.trace.retrofitCost({ ms: performance.now() - started, textBytes: textLength(result, Infinity), resultBytes: Buffer.byteLength(JSON.stringify(delivered)) });
       request.trace.result(delivered);
     }
     return delivered;
@@ -167,9 +166,12 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
 
   /** A worker's answer (or failure) for a parsed message → what the client gets. */
   function fromWorker(request: PendingRequest, policy: UpstreamPolicy, tool: string, message: JsonObject, job: Promise<PoolAnswer>, mode: RetrofitMode, log: Logger): Promise<Rewritten> {
+    const started = request.trace ? performance.now() : 0;
     return job.then(
       (answer): Rewritten => {
         if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode);
+        // Traced: the time includes the worker's queue; the bytes are what it handed back, when it changed the result.
+        request.trace?.retrofitCost({ ms: performance.now() - started, textBytes: textLength(message.result as JsonObject, Infinity), ...(answer.bytes !== undefined && { resultBytes: answer.bytes.length }) });
         if (mode !== 'applied') {
           // Decided on this thread, where the NativeMemory of tools/list lives (see deliverable): shadow always
           // gets the projection, unseen a success as the worker's bytes and a failure the projection.

@@ -27,7 +27,7 @@ export const ATTR_RETROFIT_MODE = 'mcp_retrofit.mode';
 export const ATTR_RETROFIT_FAILURES = 'mcp_retrofit.failures';
 export const ATTR_RETROFIT_PROFILE = 'mcp_retrofit.profile';
 export const ATTR_RETROFIT_UPSTREAM = 'mcp_retrofit.upstream';
-/** Time the retrofit took on the event loop (ms), the text it read and the structuredContent it produced (JSON characters). */
+/** Time the retrofit took (ms), the text it read (characters) and the result the client got (JSON bytes). */
 export const ATTR_RETROFIT_DURATION_MS = 'mcp_retrofit.duration_ms';
 export const ATTR_RETROFIT_TEXT_BYTES = 'mcp_retrofit.text_bytes';
-export const ATTR_RETROFIT_STRUCTURED_BYTES = 'mcp_retrofit.structured_bytes';
+export const ATTR_RETROFIT_RESULT_BYTES = 'mcp_retrofit.result_bytes';

@@ -156,12 +156,12 @@ export class RequestTrace {
     });
   }
 
-  /** What the retrofit read (text characters), produced (structuredContent JSON characters), and took (ms). */
-  retrofitCost(cost: { readonly ms: number; readonly textBytes: number; readonly structuredBytes: number }): void {
+  /** What the retrofit read (text characters), gave the client (the result's JSON bytes), and took (ms). */
+  retrofitCost(cost: { readonly ms: number; readonly textBytes: number; readonly resultBytes?: number }): void {
     this.#server.setAttributes({
       [N.ATTR_RETROFIT_DURATION_MS]: Math.round(cost.ms * 1000) / 1000,
       [N.ATTR_RETROFIT_TEXT_BYTES]: cost.textBytes,
-      [N.ATTR_RETROFIT_STRUCTURED_BYTES]: cost.structuredBytes,
+      ...(cost.resultBytes !== undefined && { [N.ATTR_RETROFIT_RESULT_BYTES]: cost.resultBytes }),
     });
   }
 

@@ -103,6 +103,7 @@ upstreams:
       onTestFinished(() => legacy.close());
       await legacy.connect(new SSEClientTransport(new URL(gateway.url('/legacy/mcp')), { requestInit: { headers: { traceparent: `00-${LEGACY_TRACE}-1111111111111111-01` } } }));
       await legacy.callTool({ name: 'echo', arguments: { message: 'hi' } });
+      expect((await legacy.callTool({ name: 'no_such_tool', arguments: {} })).isError).toBe(true);
       await legacy.close();
       // Closing the gateway flushes the batch.
       await gateway.app.close();
@@ -129,7 +130,7 @@ upstreams:
         'mcp_retrofit.format': 'json',
         'mcp_retrofit.failures': 0,
         'mcp_retrofit.text_bytes': '{"city":"Oslo","t":17}'.length,
-        'mcp_retrofit.structured_bytes': '{"city":"Oslo","t":17}'.length,
+        'mcp_retrofit.result_bytes': JSON.stringify({ content: [{ type: 'text', text: '{"city":"Oslo","t":17}' }], structuredContent: { city: 'Oslo', t: 17 } }).length,
       });
       expect(typeof w.attributes['mcp_retrofit.duration_ms']).toBe('number');
       expect(typeof w.attributes['jsonrpc.request.id']).toBe('string');
@@ -168,6 +169,9 @@ upstreams:
       const legacyCall = server('tools/call echo').find((s) => s.traceId === LEGACY_TRACE);
       expect(legacyCall?.attributes).toMatchObject({ 'network.transport': 'tcp', 'mcp.method.name': 'tools/call', 'server.port': Number(new URL(everything.url).port) });
       expect(legacyCall?.parentSpanId).toBe('1111111111111111');
+      // Its span ended with the answer on the SSE stream, so it knows what the answer said (its POST only got 202).
+      const legacyError = server('tools/call no_such_tool').find((s) => s.traceId === LEGACY_TRACE);
+      expect([legacyError?.attributes['error.type'], legacyError?.status]).toEqual(['tool_error', 2]);
 
       // Metrics per the same conventions, over OTLP beside /metrics (the JSON run exports them).
       if (protocol !== 'http/json') return;

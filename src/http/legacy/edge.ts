@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject } from '../../json.js';
-import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
+import { idKey, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
@@ -29,6 +29,9 @@ import type { Gate, GatewayRequest } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
 import { writeBody, writeError } from '../write.js';
 
+/** Most traced requests a legacy connection keeps a span open for. */
+const MAX_TRACED = 1000;
+
 /** One legacy client's connection: its GET stream is where everything for it goes. */
 class LegacyConnection implements ClientSide<undefined> {
   readonly id: string;
@@ -36,6 +39,8 @@ class LegacyConnection implements ClientSide<undefined> {
   readonly #res: ServerResponse;
   /** A 'drain' listener is on the stream. */
   #watching = false;
+  /** Traced requests waiting for their answer on this stream, by id (bounded by the pending table). */
+  readonly #traces = new Map<string, RequestTrace>();
 
   constructor(id: string, owned: OwnedSession<undefined>, res: ServerResponse) {
     this.id = id;
@@ -46,6 +51,30 @@ class LegacyConnection implements ClientSide<undefined> {
 
   deliver(_stream: undefined, delivery: Delivery): void {
     this.#write(delivery.raw ?? messageEvent(delivery.json));
+    if (this.#traces.size === 0 || delivery.answers === undefined) return;
+    // The request's span ends with its answer on the stream (the POST that carried it only got 202).
+    const key = idKey(delivery.answers);
+    const trace = this.#traces.get(key);
+    if (!trace) return;
+    this.#traces.delete(key);
+    trace.end({ rpcError: delivery.error?.code, errorType: typeof delivery.error?.data === 'string' ? delivery.error.data : undefined });
+  }
+
+  /** A traced request now in flight on this connection. */
+  traced(id: JsonRpcId, trace: RequestTrace): void {
+    // The pending table bounds what can wait; a request it forgot ends its span here rather than never.
+    if (this.#traces.size >= MAX_TRACED) {
+      const [oldest, old] = this.#traces.entries().next().value as [string, RequestTrace];
+      this.#traces.delete(oldest);
+      old.end({ errorType: 'evicted' });
+    }
+    this.#traces.set(idKey(id), trace);
+  }
+
+  /** The stream ended: spans still open end as cancelled. */
+  endTraces(): void {
+    for (const trace of this.#traces.values()) trace.end({ aborted: true });
+    this.#traces.clear();
   }
 
   /** Asked by the session after each delivery and on each drain. */
@@ -141,6 +170,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, session: conn.id, method: 'GET', started, aborted: false }));
     const done = ctx.inflight.start({ abort: () => void owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down') }, true);
     res.once('close', () => {
+      conn.endTraces();
       connections.delete(conn.id);
       release();
       done();
@@ -195,15 +225,18 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     }
     const registered: Pending<undefined>[] = [];
     const withheld = new Set<ClassifiedMessage>();
-    // Traced: each request's span covers the POST that carries it (its answer travels on the SSE stream).
+    // Traced: each request's span ends when its answer reaches the SSE stream, or when the POST fails.
     const traces = new Map<ClassifiedMessage, RequestTrace>();
     if (ctx.telemetry.tracer) res.once('close', () => {
-      for (const t of traces.values()) t.end({ rpcError: facts.rpcError, errorType: facts.errorCode, aborted: !res.writableFinished });
+      if (facts.rpcError !== undefined) for (const t of traces.values()) t.end({ rpcError: facts.rpcError, errorType: facts.errorCode });
     });
     for (const m of read.body.messages as readonly ClassifiedMessage[]) {
       if (m.kind === 'request') {
         const trace = ctx.telemetry.tracer ? traceRequest(ctx, m, snap.upstream, { revision: conn.owned.state.clientRevision, session: conn.id, headers: req.headers }) : undefined;
-        if (trace) traces.set(m, trace);
+        if (trace && m.id !== undefined && m.id !== null) {
+          traces.set(m, trace);
+          conn.traced(m.id, trace);
+        }
         const r = conn.owned.expect(m, { header, policy: snap.policy, ...(trace && { trace }) });
         countRevision(ctx.metrics, name, r.revision, r.source);
         if (r.pending) registered.push(r.pending);
