@@ -9,7 +9,7 @@ import type { ClassifiedMessage } from '../jsonrpc/classify.js';
 import { isJsonObject, type Json } from '../json.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { ATTR_MCP_PROTOCOL_VERSION, ATTR_NETWORK_TRANSPORT } from '../telemetry/names.js';
-import { RequestTrace, metaOf, type UpstreamTarget } from '../telemetry/spans.js';
+import { RequestTrace, metaOf, withTraceMeta, type UpstreamTarget } from '../telemetry/spans.js';
 import { snapshot, type GatewayContext } from './context.js';
 
 /** The server behind the gateway, for span attributes. */
@@ -63,4 +63,22 @@ export function traceRequest(ctx: GatewayContext, m: ClassifiedMessage, upstream
     headers: where.headers,
     upstream: targetOf(upstream),
   }, ctx.telemetry.instruments);
+}
+
+/**
+ * The JSON text the upstream gets for traced `messages`: each traced request with its CLIENT span's context in
+ * `params._meta`, the others as they came (a batch stays a batch). Only called when tracing is on.
+ */
+export function tracedText(messages: readonly ClassifiedMessage[], batch: boolean, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>): string {
+  const out = messages.map((m) => {
+    const trace = traces.get(m);
+    return trace && isJsonObject(m.message) ? withTraceMeta(m.message, trace.upstreamContext()) : m.message;
+  });
+  return JSON.stringify(batch ? out : out[0]);
+}
+
+/** A traced proxied body: the bytes the upstream gets, and the first request's context for the HTTP header. */
+export function tracedUpstream(body: { readonly messages: readonly ClassifiedMessage[]; readonly batch: boolean }, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>): { body: Buffer; first: { traceparent: string; tracestate?: string } } {
+  const first = traces.values().next().value!.upstreamContext();
+  return { body: Buffer.from(tracedText(body.messages, body.batch, traces), 'utf8'), first };
 }

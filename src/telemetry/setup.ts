@@ -10,7 +10,7 @@
  * Nothing is registered globally: the gateway passes its tracer where it is needed (./spans.ts), so when
  * telemetry is off no OTel code runs on a request at all.
  */
-import { trace, type Histogram, type Tracer } from '@opentelemetry/api';
+import type { Histogram, Tracer } from '@opentelemetry/api';
 import { OTLPMetricExporter as ProtoMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from '@opentelemetry/sdk-metrics';
@@ -155,9 +155,4 @@ function metricsFor(settings: TelemetrySettings | undefined, env: Env, protocol:
       serverSession: histogram(METRIC_MCP_SERVER_SESSION_DURATION, 'Duration of the MCP sessions the gateway holds.'),
     },
   };
-}
-
-/** For tests and probes: the API's no-op tracer (records nothing). */
-export function noopTracer(): Tracer {
-  return trace.getTracer('noop');
 }

@@ -9,7 +9,6 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
-import { isJsonObject } from '../../json.js';
 import { idKey, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
@@ -18,9 +17,9 @@ import { encodeEvent, messageEvent } from '../../stream/sse.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { SendOutcome } from '../../upstream/link.js';
 import { LinkRefused, SseLink } from '../../upstream/sse-link.js';
-import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
+import type { RequestTrace } from '../../telemetry/spans.js';
 import { negotiatedReporter, snapshot, type GatewayContext } from '../context.js';
-import { traceRequest } from '../trace.js';
+import { traceRequest, tracedText } from '../trace.js';
 import type { FrontSessions } from '../front/registry.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { parseBody } from '../server/body.js';
@@ -249,13 +248,8 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     // reach it (a cancellation of the pending initialize), which then goes as the rest of the batch, re-encoded.
     const rest = withheld.size === 0 ? undefined : read.body.messages.filter((m) => !withheld.has(m as ClassifiedMessage));
     if (rest?.length === 0) return void res.writeHead(202, { 'content-length': 0 }).end();
-    const carried = (m: ClassifiedMessage): unknown => {
-      const trace = traces.get(m);
-      return trace && isJsonObject(m.message) ? withTraceMeta(m.message, trace.upstreamContext()) : m.message;
-    };
     // Traced: re-encoded with each request's upstream context in `_meta`; otherwise the bytes as they came.
-    const sentMessages = traces.size > 0 ? (rest ?? read.body.messages).map((m) => carried(m as ClassifiedMessage)) : undefined;
-    const text = sentMessages !== undefined ? JSON.stringify(read.body.batch ? sentMessages : sentMessages[0]) : rest === undefined ? read.text : JSON.stringify(rest.map((m) => m.message));
+    const text = traces.size > 0 ? tracedText((rest ?? read.body.messages) as readonly ClassifiedMessage[], read.body.batch, traces) : rest === undefined ? read.text : JSON.stringify(rest.map((m) => m.message));
     const outcome: SendOutcome = await conn.owned.send(text, registered, { headers: req.headers });
     if (outcome.answer) {
       const headers = { ...outcome.answer.headers };

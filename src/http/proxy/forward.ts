@@ -17,7 +17,7 @@ import { subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
 import { SessionState } from '../../session/state.js';
 import { SessionTable } from '../../session/table.js';
-import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
+import type { RequestTrace } from '../../telemetry/spans.js';
 import { Cancel } from '../../upstream/cancel.js';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
 import type { UpstreamAnswer } from '../../upstream/exchange.js';
@@ -25,12 +25,13 @@ import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../.
 import type { HttpUpstream } from '../../upstream/http.js';
 import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
-import { traceRequest } from '../trace.js';
+import { traceRequest, tracedUpstream } from '../trace.js';
 import { parseBody } from '../server/body.js';
 import { countRevision, finishExchange, labelOf } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
 import { pipeBody, writeError } from '../write.js';
 import { readAndRewriteJson, type RelayContext } from './relay.js';
+import { relayRefusal } from './refusal.js';
 import { relaySse } from './sse-relay.js';
 import type { ServerStream, ServerStreams } from './streams.js';
 
@@ -55,9 +56,6 @@ export interface ForwardOptions {
    */
   readonly refusedInitialize?: (body: Buffer) => boolean;
 }
-
-/** How much of a refused initialize's answer is read for `refusedInitialize`. */
-const REFUSAL_BYTES = 64 * 1024;
 
 type Verb = 'GET' | 'POST' | 'DELETE';
 
@@ -109,7 +107,7 @@ class ProxyExchange {
   /** The client profile the first message's answer is shaped for, when one matched. */
   #profile: string | undefined;
   /** The spans of this exchange's requests, when tracing is on. */
-  #traces: RequestTrace[] | undefined;
+  #traces: Map<ClassifiedMessage, RequestTrace> | undefined;
   /** Ids of this exchange's own requests awaited in the session. */
   readonly #own: (string | number)[] = [];
   #done: (() => void) | undefined;
@@ -184,7 +182,9 @@ class ProxyExchange {
       if (m.kind !== 'request') continue;
       // Only an initialize answer negotiates (and may be bridged, which is logged): no reporter otherwise.
       this.#state ??= new SessionState(m.method === 'initialize' ? { ...SessionTable.stateOptions(name, bridge), onNegotiated: negotiatedReporter(this.#ctx, name, this.#logger()) } : SessionTable.stateOptions(name, bridge));
-      const trace = this.#trace(m);
+      // Traced: the request's spans, which end with the exchange (#finish).
+      const trace = traceRequest(this.#ctx, m, this.#snap.upstream, { revision: this.#revision?.revision, session: this.#session, headers: this.#request.headers });
+      if (trace) (this.#traces ??= new Map()).set(m, trace);
       const registered = this.#state.expect(m, { header: this.#header, policy: this.#snap.policy, ...(trace && { trace }) });
       if (m === first) {
         this.#revision = registered;
@@ -195,29 +195,10 @@ class ProxyExchange {
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
   }
 
-  /** A request's spans, when tracing is on (they end with the exchange: #finish). */
-  #trace(m: ClassifiedMessage): RequestTrace | undefined {
-    const trace = traceRequest(this.#ctx, m, this.#snap.upstream, { revision: this.#revision?.revision, session: this.#session, headers: this.#request.headers });
-    if (trace) (this.#traces ??= []).push(trace);
-    return trace;
-  }
-
-  /**
-   * Traced requests: the body the upstream gets carries each request's upstream context in `params._meta`, and
-   * the headers the first one's `traceparent` (only when tracing is on: otherwise the bytes go as they came).
-   */
+  /** Traced (only then): each request's context in the body's `_meta`, the first one's in the `traceparent` header. */
   #traced(headers: Record<string, string | string[]>): void {
-    const traces = this.#traces;
-    const classified = this.#classified;
-    if (!traces || traces.length === 0 || !classified) return;
-    let i = 0;
-    const messages = classified.messages.map((m) => {
-      if (m.kind !== 'request' || m.id === undefined || m.id === null || !isJsonObject(m.message)) return m.message;
-      const trace = traces[i++];
-      return trace ? withTraceMeta(m.message, trace.upstreamContext()) : m.message;
-    });
-    this.#body = Buffer.from(JSON.stringify(classified.batch ? messages : messages[0]), 'utf8');
-    const first = traces[0]!.upstreamContext();
+    const { body, first } = tracedUpstream(this.#classified!, this.#traces!);
+    this.#body = body;
     headers.traceparent = first.traceparent;
     if (first.tracestate !== undefined) headers.tracestate = first.tracestate;
     else delete headers.tracestate;
@@ -290,34 +271,12 @@ class ProxyExchange {
     }
   }
 
-  /** An initialize the upstream refused: taken over by the hook, or passed on as it came. */
+  /** An initialize the upstream refused: taken over by the hook, or passed on as it came (./refusal.ts). */
   async #refused(answer: UpstreamAnswer): Promise<void> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of answer.body) {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size > REFUSAL_BYTES) break;
-    }
-    const body = Buffer.concat(chunks, size);
-    this.#release();
-    if (size <= REFUSAL_BYTES && this.#options.refusedInitialize!(body)) {
-      // Another edge answers the client, and logs the exchange.
-      this.#handedOver = true;
-      return;
-    }
-    if (size > REFUSAL_BYTES) {
-      // Too long to be a refusal worth reading: the rest follows as it comes.
-      this.#res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: false }));
-      this.#res.write(body);
-      if (await pipeBody(this.#res, answer.body)) this.#res.end();
-      else this.#aborted = true;
-      return;
-    }
-    const out = toClientHeaders(answer.headers, { dropLength: true });
-    out['content-length'] = body.length;
-    this.#res.writeHead(answer.statusCode, out);
-    this.#res.end(body);
+    const outcome = await relayRefusal(answer, this.#res, this.#options.refusedInitialize!, () => this.#release());
+    // `handed`: another edge answers the client, and logs the exchange.
+    if (outcome === 'handed') this.#handedOver = true;
+    else if (outcome === 'aborted') this.#aborted = true;
   }
 
   async #relaySse(answer: UpstreamAnswer): Promise<void> {
@@ -415,7 +374,7 @@ class ProxyExchange {
     if (this.#stream) this.#target.streams.untrack(this.#stream);
     this.#done?.();
     const first = this.#first;
-    if (this.#traces) for (const t of this.#traces) t.end({ rpcError: this.#error?.rpcCode, errorType: this.#error?.code, aborted: this.#aborted });
+    if (this.#traces) for (const t of this.#traces.values()) t.end({ rpcError: this.#error?.rpcCode, errorType: this.#error?.code, aborted: this.#aborted });
     finishExchange(this.#ctx.logger, this.#ctx.metrics, {
       reqId: this.#request.id,
       upstream: name,

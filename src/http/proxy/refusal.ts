@@ -1,0 +1,44 @@
+/**
+ * An `initialize` the upstream refused with 400 (JSON): read up to REFUSAL_BYTES of the answer and offer it to
+ * the route's hook (src/http/front/url-modern.ts takes over when the upstream serves only 2026-07-28); when
+ * the hook does not take it, the refusal reaches the client as it came — whole when it was short, streamed
+ * on when it was longer than anything worth reading.
+ */
+import type { ServerResponse } from 'node:http';
+import type { UpstreamAnswer } from '../../upstream/exchange.js';
+import { toClientHeaders } from '../../upstream/headers.js';
+import { pipeBody } from '../write.js';
+
+/** How much of a refused initialize's answer is read for the hook. */
+export const REFUSAL_BYTES = 64 * 1024;
+
+/**
+ * `handed`: the hook answers the client (and logs the exchange); `relayed`: the client got the refusal;
+ * `aborted`: the client went away while it was streamed. `read` is called once the answer was read (to release
+ * the exchange's pending requests).
+ */
+export async function relayRefusal(answer: UpstreamAnswer, res: ServerResponse, take: (body: Buffer) => boolean, read: () => void): Promise<'handed' | 'relayed' | 'aborted'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of answer.body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size > REFUSAL_BYTES) break;
+  }
+  const body = Buffer.concat(chunks, size);
+  read();
+  if (size <= REFUSAL_BYTES && take(body)) return 'handed';
+  if (size > REFUSAL_BYTES) {
+    // Too long to be a refusal worth reading: the rest follows as it comes.
+    res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: false }));
+    res.write(body);
+    if (!(await pipeBody(res, answer.body))) return 'aborted';
+    res.end();
+    return 'relayed';
+  }
+  const out = toClientHeaders(answer.headers, { dropLength: true });
+  out['content-length'] = body.length;
+  res.writeHead(answer.statusCode, out);
+  res.end(body);
+  return 'relayed';
+}
