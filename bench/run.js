@@ -32,7 +32,7 @@ const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).
 const compare = compareBuild(args.find((a) => a.startsWith('--compare='))?.slice('--compare='.length));
 const unknown = args.filter((a) => !['--quick', '--profile'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--compare='));
 if (unknown.length > 0) {
-  console.error(`usage: node bench/run.js [--quick] [--only=1,2,3,4,5,6,7,8] [--profile] [--compare=DIR]; unknown: ${unknown.join(' ')}`);
+  console.error(`usage: node bench/run.js [--quick] [--only=1,2,3,4,5,6,7,8,9,10] [--profile] [--compare=DIR]; unknown: ${unknown.join(' ')}`);
   process.exit(2);
 }
 
@@ -50,6 +50,7 @@ const SCENARIOS = [
   ['7', 'slow reader of a GET stream', () => slowStream({ quick, log, compare })],
   ['8', 'a 200 MiB pass-through SSE event', () => hugeEvent({ log, compare })],
   ['9', 'client profiles', async () => (await import('./scenarios/profiles.js')).profiles({ quick, log })],
+  ['10', 'operator console', async () => (await import('./scenarios/console.js')).consoleCost({ quick, log })],
 ];
 
 const startedAt = new Date();
