@@ -48,6 +48,14 @@ export const ERRORS = {
   RETROFIT_ERR_MISSING_META: { status: 400, rpcCode: -32602, message: 'invalid params: %s' },
   RETROFIT_ERR_METHOD_NOT_FOUND: { status: 404, rpcCode: -32601, message: 'method not found: %s' },
   RETROFIT_ERR_REQUEST_STATE: { status: 400, rpcCode: -32602, message: 'invalid params: requestState %s' },
+  // The operator console (/ui, docs/console.md).
+  RETROFIT_ERR_UI_NOT_FOUND: { status: 404, rpcCode: -32600, message: 'the console knows no %s' },
+  RETROFIT_ERR_UI_REMOTE: { status: 403, rpcCode: -32600, message: 'the console serves loopback peers only (ui.remote is false)' },
+  RETROFIT_ERR_UI_READ_ONLY: { status: 403, rpcCode: -32600, message: 'the console is read-only (ui.write is false)' },
+  RETROFIT_ERR_UI_CSRF: { status: 403, rpcCode: -32600, message: 'refused as a possible cross-site request: %s' },
+  RETROFIT_ERR_UI_APPLY_REJECTED: { status: 409, rpcCode: -32600, message: 'the config would not pass check; nothing was written' },
+  RETROFIT_ERR_UI_BUSY: { status: 503, rpcCode: -32000, message: 'the console is busy: %s' },
+  RETROFIT_ERR_UI_NOT_BUILT: { status: 503, rpcCode: -32000, message: 'the console\'s pages were not built: run npm run build' },
   RETROFIT_ERR_INTERNAL: { status: 500, rpcCode: -32603, message: 'internal error: %s' },
   RETROFIT_ERR_CONFIG: { status: 500, rpcCode: -32603, message: '%s' },
 } as const satisfies Record<string, ErrorSpec>;

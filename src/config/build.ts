@@ -15,6 +15,8 @@ import {
   type ToolConfig,
   type ToolDefaults,
   type UpstreamConfig,
+  type UiSettings,
+  UI_DEFAULTS,
 } from './types.js';
 import type { JsonSchema } from '../json.js';
 import { withRecords } from './record.js';
@@ -209,6 +211,7 @@ export function buildGateway(
   };
   const prefix = str(root.sessionIdPrefix);
   if (prefix !== undefined) config.sessionIdPrefix = prefix;
+  config.ui = buildUi(root.ui);
   if (root.telemetry !== undefined) config.telemetry = obj(root.telemetry) as TelemetrySettings;
   const clients = buildClients(root.clients);
   if (clients.length > 0) config.clients = clients;
@@ -219,6 +222,19 @@ export function buildGateway(
   }
   config.secrets = [...secrets].filter((s) => s !== '');
   return config;
+}
+
+/** The `ui:` block with its defaults (the schema checked its values). */
+function buildUi(raw: unknown): UiSettings {
+  const ui = obj(raw);
+  const flag = (value: unknown, fallback: boolean): boolean => (typeof value === 'boolean' ? value : fallback);
+  return {
+    enabled: flag(ui.enabled, UI_DEFAULTS.enabled),
+    write: flag(ui.write, UI_DEFAULTS.write),
+    remote: flag(ui.remote, UI_DEFAULTS.remote),
+    samples: int(ui.samples, UI_DEFAULTS.samples),
+    maxTextBytes: int(ui.maxTextBytes, UI_DEFAULTS.maxTextBytes),
+  };
 }
 
 /** Freezes a value and everything reachable from it. */

@@ -335,6 +335,19 @@ export const CONFIG_SCHEMA = {
         metricsIntervalMs: { type: 'integer', minimum: 1000, description: 'How often metrics are exported, in ms (as OTEL_METRIC_EXPORT_INTERVAL); default 60000.' },
       },
     },
+    ui: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        'The operator console at /ui (docs/console.md): what the gateway does to every tool, sessions, and what infer proposes from recordings. Decided when the gateway starts: a reload does not change it.',
+      properties: {
+        enabled: { type: 'boolean', description: 'Serve the console at /ui (default false: no /ui route at all, and nothing of it runs).' },
+        write: { type: 'boolean', description: 'Let the Learn page apply proposals to the config file (a backup kept, then hot reload takes it). Default false: read-only.' },
+        remote: { type: 'boolean', description: 'Serve the console to peers that are not loopback (127.0.0.0/8, ::1). Default false. The Host/Origin checks and auth.bearerTokens apply either way.' },
+        samples: { type: 'integer', minimum: 1, maximum: 200, description: 'Last failures and last successes kept per tool (each; default 20).' },
+        maxTextBytes: { type: 'integer', minimum: 256, maximum: 1048576, description: 'A kept sample text is cut at this many bytes (default 16384).' },
+      },
+    },
     clients: {
       type: 'array',
       description:

@@ -121,11 +121,33 @@ export interface GatewayConfig {
   readonly upstreams: Readonly<Record<string, UpstreamConfig>>;
   /** The `telemetry:` block, when given (the environment may turn tracing on without it). */
   readonly telemetry?: TelemetrySettings;
+  /**
+   * The operator console (`ui:`, docs/console.md), with defaults filled in. Absent in configs built in code
+   * (no console); the loader always sets it. Read once at start: a reload keeps the running value.
+   */
+  readonly ui?: UiSettings;
   /** Client profiles (`clients:`), in file order; the first that matches a client applies. */
   readonly clients?: readonly ClientProfileConfig[];
   /** Every string that came from `${VAR}` expansion or a secret-bearing key; the logger redacts these. */
   readonly secrets: readonly string[];
 }
+
+/** The operator console's settings (`ui:`). */
+export interface UiSettings {
+  /** Serve /ui (default false: no route, nothing allocated). */
+  readonly enabled: boolean;
+  /** Let the console write the config file (apply a learned proposal); default false. */
+  readonly write: boolean;
+  /** Serve peers that are not loopback; default false. */
+  readonly remote: boolean;
+  /** Last failures and last successes kept per tool, each (1..200, default 20). */
+  readonly samples: number;
+  /** A kept text is cut at this many bytes (default 16384). */
+  readonly maxTextBytes: number;
+}
+
+/** `ui:` when nothing sets it: the console off. */
+export const UI_DEFAULTS: UiSettings = Object.freeze({ enabled: false, write: false, remote: false, samples: 20, maxTextBytes: 16_384 });
 
 export const DEFAULTS = Object.freeze({
   host: '127.0.0.1',

@@ -73,6 +73,8 @@ export function mergeReload(running: LoadedConfig, next: LoadedConfig): MergedRe
   for (const key of SERVER_LIMITS) {
     if (old.limits[key] !== neu.limits[key]) restartRequired.push(`limits.${key} changed (${old.limits[key]} kept)`);
   }
+  // The console is built at start (its routes, its ledger): a reload keeps the running `ui:`.
+  if (!same(old.ui, neu.ui)) restartRequired.push('ui changed (running values kept)');
   const defaultsChanged = !same(old.defaults, neu.defaults);
 
   const upstreams: Record<string, UpstreamConfig> = {};
@@ -102,6 +104,7 @@ export function mergeReload(running: LoadedConfig, next: LoadedConfig): MergedRe
   const config: GatewayConfig = deepFreeze({
     ...neu,
     listen: old.listen,
+    ...(old.ui !== undefined && { ui: old.ui }),
     limits: { ...old.limits, maxResultBytes: neu.limits.maxResultBytes },
     upstreams,
     // Kept upstreams still carry their old header and env values: keep redacting those too.
