@@ -1,0 +1,76 @@
+/**
+ * Open sessions: how many by client revision, by client name and by profile, how many are bridged, and the
+ * list (newest first; ids are cut to their first characters by the API).
+ */
+import { useEffect } from 'preact/hooks';
+import { CountTable } from '../components/count-table.js';
+import { ErrorBox, Loading } from '../components/status.js';
+import { When } from '../components/time.js';
+import { count, title } from '../format.js';
+import { useLive } from '../live.js';
+import { href } from '../route.js';
+import type { SessionsReply } from '../types.js';
+
+export function SessionsPage() {
+  useEffect(() => title('Sessions'), []);
+  const { data, error, loading } = useLive<SessionsReply>('sessions');
+  return (
+    <>
+      <h1 tabIndex={-1}>Sessions</h1>
+      {error && <ErrorBox error={error} />}
+      {loading && !data && <Loading what="sessions" />}
+      {data && (
+        <>
+          <p class="lead">
+            <strong>{count(data.total)}</strong> open session{data.total === 1 ? '' : 's'}, <strong>{count(data.bridged)}</strong> bridged (the client's revision differs from
+            the upstream's).
+          </p>
+          <div class="grid">
+            <CountTable id="by-revision" caption="By client revision" keyName="Revision" counts={data.byRevision} />
+            <CountTable id="by-client" caption="By client name" keyName="Client" counts={data.byClient} />
+            {Object.keys(data.byProfile).length > 0 && <CountTable id="by-profile" caption="By profile" keyName="Profile" counts={data.byProfile} />}
+          </div>
+          <div class="scroll" tabIndex={0} role="region" aria-labelledby="sessions-caption">
+            <table>
+              <caption id="sessions-caption">
+                {data.sessions.length < data.total ? `The newest ${count(data.sessions.length)} of ${count(data.total)} sessions` : 'Every open session, newest first'}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Session</th>
+                  <th scope="col">Upstream</th>
+                  <th scope="col">Client</th>
+                  <th scope="col">Client revision</th>
+                  <th scope="col">Upstream revision</th>
+                  <th scope="col">Bridged</th>
+                  <th scope="col">Profile</th>
+                  <th scope="col">Opened</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.sessions.map((s) => (
+                  <tr key={`${s.upstream}-${s.id}-${s.openedAt}`}>
+                    <th scope="row">
+                      <code>{s.id}</code>
+                    </th>
+                    <td>
+                      <a href={href.tools(s.upstream)}>{s.upstream}</a>
+                    </td>
+                    <td>{s.client === null ? <span class="muted">(unnamed)</span> : `${s.client.name} ${s.client.version}`}</td>
+                    <td>{s.revision ?? '—'}</td>
+                    <td>{s.upstreamRevision ?? '—'}</td>
+                    <td>{s.bridged ? 'yes' : 'no'}</td>
+                    <td>{s.profile ?? <span class="muted">—</span>}</td>
+                    <td>
+                      <When at={s.openedAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </>
+  );
+}
