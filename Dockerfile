@@ -9,6 +9,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json mcp-retrofit.schema.json ./
 COPY src ./src
+# The operator console's pages (ui/, bundled by vite into dist/ui at build time; served at /ui when enabled).
+COPY ui ./ui
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

@@ -45,13 +45,13 @@ function Successes({ successes }: { successes: readonly Success[] }) {
           <SampleMeta s={s} outcome="success" />
           <div class="side">
             <section aria-label={`Text of success ${k + 1}`}>
-              <h4>Text</h4>
+              <h3 class="sub">Text</h3>
               <pre class="code" tabIndex={0}>
                 {s.text}
               </pre>
             </section>
             <section aria-label={`structuredContent of success ${k + 1}`}>
-              <h4>structuredContent</h4>
+              <h3 class="sub">structuredContent</h3>
               <JsonBlock value={s.structuredContent} label={`structuredContent of success ${k + 1}`} />
             </section>
           </div>
