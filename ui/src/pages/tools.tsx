@@ -3,17 +3,38 @@
  * them), the last hour as a small chart, and the time the retrofit adds. A filter narrows a long list; the
  * charts are drawn only for rows near the viewport.
  */
+import { Component } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { SparkLegend, Sparkline } from '../components/sparkline.js';
 import { ErrorBox, Loading } from '../components/status.js';
 import { count, ms, title } from '../format.js';
 import { useLive } from '../live.js';
 import { href, seg } from '../route.js';
-import type { ToolRow, ToolsReply } from '../types.js';
+import { SERIES, TOTALS, type ToolRow, type ToolsReply } from '../types.js';
 
 const MODE_TEXT: Readonly<Record<ToolRow['mode'], string>> = { on: 'on', shadow: 'shadow', unseen: 'unseen' };
 
-function Row({ upstream, t }: { upstream: string; t: ToolRow }) {
+const sameSeries = (a: ToolRow['series'], b: ToolRow['series']): boolean => SERIES.every((s) => a[s].length === b[s].length && a[s].every((n, i) => n === b[s][i]));
+const sameRow = (a: ToolRow, b: ToolRow): boolean =>
+  a.schema === b.schema && a.mode === b.mode && TOTALS.every((o) => a.totals[o] === b.totals[o]) && a.addedMs?.p50 === b.addedMs?.p50 && a.addedMs?.p95 === b.addedMs?.p95 && sameSeries(a.series, b.series);
+
+interface RowProps {
+  readonly upstream: string;
+  readonly t: ToolRow;
+}
+
+/** One tool's row; re-rendered only when its numbers changed, so a tick on a thousand tools diffs a few rows. */
+class Row extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    return next.upstream !== this.props.upstream || !sameRow(next.t, this.props.t);
+  }
+
+  override render({ upstream, t }: RowProps) {
+    return <RowCells upstream={upstream} t={t} />;
+  }
+}
+
+function RowCells({ upstream, t }: RowProps) {
   return (
     <tr data-tool={t.name}>
       <th scope="row">
