@@ -17,6 +17,7 @@ const LAYERS = [
   ['pipeline'],
   ['upstream'],
   ['session'],
+  ['console'],
   ['http'],
   ['reload'],
   ['probe'],

@@ -4,9 +4,11 @@
 import { startTelemetry, type TelemetryRuntime } from './telemetry/setup.js';
 import { PACKAGE_VERSION } from './version.js';
 import type { FastifyInstance } from 'fastify';
+import { Console } from './console/index.js';
 import { Generations } from './config/generations.js';
 import type { LoadedConfig } from './config/load.js';
 import type { GatewayContext } from './http/context.js';
+import type { ReloadReport } from './http/console/apply.js';
 import type { StdioOptions } from './http/front/stdio-routes.js';
 import { registerRoutes } from './http/routes.js';
 import { createServer } from './http/server/create.js';
@@ -45,6 +47,10 @@ export interface BuildOptions {
   readonly stdio?: StdioOptions;
   /** OpenTelemetry (default: as the config's `telemetry:` block and the OTEL_* environment say). */
   readonly telemetry?: TelemetryRuntime;
+  /** Reload the config file (serve's reloader): the console calls it after it wrote the file. */
+  readonly reload?: () => Promise<ReloadReport>;
+  /** Where the console's built pages are (tests; default `<package root>/dist/ui`). */
+  readonly uiDir?: string;
 }
 
 const DEFAULT_GRACE_MS = 10_000;
@@ -60,7 +66,10 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   const metrics = options.metrics ?? createMetrics();
   // Always made: a reload may turn recording on. It holds no timer or file until a sample arrives.
   const recorder = options.recorder ?? createRecorder(initial, metrics, logger);
-  const rewriter = options.rewriter ?? createRewriter(metrics, { recorder: followGenerations(recorder, () => generations.current.config) });
+  // Decided once at start, as telemetry: off, nothing of the console is made and no /ui route exists.
+  const console = initial.ui?.enabled === true ? new Console({ ui: initial.ui, generations, metrics, scrub: (text) => redactor.scrub(text), version: PACKAGE_VERSION }) : undefined;
+  const recording = followGenerations(recorder, () => generations.current.config);
+  const rewriter = options.rewriter ?? createRewriter(metrics, { recorder: recording, ...(console && { observer: console.observer }) });
   const inflight = new InFlight();
   const pools = new UpstreamPools();
   // Decided once at start (a reload does not turn it on or off): off, no OTel code runs on a request.
@@ -70,17 +79,19 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     logger,
     metrics,
     rewriter,
-    sessions: new SessionTable({ metrics }),
+    sessions: new SessionTable({ metrics, ...(console && { watch: console.sessions }) }),
     pools,
     inflight,
     telemetry,
     scrub: (text) => redactor.scrub(text),
+    ...(console && { console }),
   };
 
   // One HTTP stack: every request passes the gate (shutdown, guards, body limits, one failure path).
   const gate = new Gate({ generations, logger, metrics, bodyLimit: initial.limits.maxRequestBytes });
   const app = createServer({ config: initial, logger, nextId: requestIds() });
-  const upstreams = registerRoutes(app, gate, ctx, options.stdio ? { stdio: options.stdio } : {});
+  const consoleOptions = { ...(options.reload && { reload: options.reload }), ...(options.uiDir !== undefined && { uiDir: options.uiDir }) };
+  const upstreams = registerRoutes(app, gate, ctx, { ...(options.stdio && { stdio: options.stdio }), console: consoleOptions });
   rewriter.prepare(generations.current.policies.values());
 
   // A reload that changed an upstream's tools tells that upstream's connected clients.

@@ -17,7 +17,7 @@ import type { GatewayConfig, UpstreamConfig } from '../config/types.js';
 import { byTool, inferUpstream, type InferSample } from '../infer/index.js';
 import { Redactor } from '../log.js';
 import { createMatcher, globProblem } from '../policy/match.js';
-import { readRecordings } from '../record/read.js';
+import { readSamples } from '../record/read.js';
 import { explainTool } from '../infer/explain.js';
 import { callUpstream, parseCalls } from './infer-call.js';
 import { isFileError, parseOptions, runCommand, UsageError } from './options.js';
@@ -56,9 +56,9 @@ async function samplesOf(
   if (opts.call !== undefined && opts.from === undefined) return called(upstream, opts.call, wanted, config, warn);
   const dir = opts.from ?? upstream.record?.dir;
   if (dir === undefined) throw new UsageError(`give --from DIR or --call FILE (upstream "${upstream.name}" has no record.dir)`);
-  const { recordings, problems } = await readRecordings(dir, upstream.name);
+  const { samples, problems } = await readSamples(dir, upstream.name);
   for (const p of problems) warn(p);
-  return { samples: recordings.filter((r) => wanted(r.tool)).map((r) => ({ tool: r.tool, result: r.result, source: r.file })), from: dir };
+  return { samples: samples.filter((s) => wanted(s.tool)), from: dir };
 }
 
 /** The results of the calls in `file`, made on the upstream now. */

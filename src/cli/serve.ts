@@ -109,9 +109,14 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   const logger = createLogger({ redactor, ...(options.logDestination && { destination: options.logDestination }) });
   const metrics = createMetrics();
   const generations = new Generations(loaded);
-  const app = await buildApp(loaded, { logger, metrics, generations, ...(options.graceMs !== undefined && { shutdownGraceMs: options.graceMs }) });
   const reloader = new Reloader({ file: parsed.config, generations, logger, metrics, redactor });
   const reload = (trigger = 'request'): Promise<ReloadResult> => reloader.reload(trigger);
+  // The console reloads at once what it wrote (with --watch the watch would too: the two fold into one).
+  const consoleReload = async (): Promise<{ ok: boolean; problems?: readonly string[] }> => {
+    const result = await reload('console');
+    return result.ok ? { ok: true } : { ok: false, problems: result.problems };
+  };
+  const app = await buildApp(loaded, { logger, metrics, generations, redactor, reload: consoleReload, ...(options.graceMs !== undefined && { shutdownGraceMs: options.graceMs }) });
   const watcher = parsed.watch ? watchConfig(parsed.config, () => void reload('watch'), logger, options.watchDebounceMs ?? WATCH_DEBOUNCE_MS) : undefined;
   const host = parsed.host ?? loaded.config.listen.host;
   const port = parsed.port ?? loaded.config.listen.port;

@@ -185,7 +185,9 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   for (const upstream of [...Object.values(config.upstreams), ...broken]) {
     const served = Object.hasOwn(config.upstreams, upstream.name);
     try {
-      const { policy, errors } = compileUpstreamPolicy(upstream, config.defaults, profiles);
+      // With the console on, tools/call arguments are kept until the answer: its samples are scrubbed of them.
+      const source = config.ui?.enabled === true ? { ...upstream, keepsArguments: true } : upstream;
+      const { policy, errors } = compileUpstreamPolicy(source, config.defaults, profiles);
       for (const err of errors) if (served || !problems.explains(err.path)) problems.add(policyProblem(err, index, fileIndexes), err.path);
       if (served) policies.set(upstream.name, policy);
     } catch (err) {

@@ -4,6 +4,7 @@
  * the exchanges in flight (for shutdown) and the secret scrubber for client-facing error texts. Each request
  * reads its upstream's config from one snapshot, the generation it arrived under.
  */
+import type { Console } from '../console/index.js';
 import type { Generations } from '../config/generations.js';
 import type { LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/types.js';
@@ -30,6 +31,8 @@ export interface GatewayContext {
   readonly telemetry: TelemetryRuntime;
   /** Replace every configured secret in `text` (stderr quoted in an error sent to a client). */
   readonly scrub: (text: string) => string;
+  /** The operator console (src/console/), when `ui.enabled`: absent, nothing of it runs. */
+  readonly console?: Console;
 }
 
 /**
@@ -38,6 +41,7 @@ export interface GatewayContext {
  */
 export function negotiatedReporter(ctx: GatewayContext, upstream: string, log: Logger): (negotiated: Negotiated) => void {
   return (negotiated) => {
+    ctx.console?.answered(upstream, negotiated.upstream);
     if (!negotiated.bridged) return;
     ctx.metrics.bridgedSessions.inc({ upstream, from: revisionLabel(negotiated.client), to: revisionLabel(negotiated.upstream) });
     log.info({ clientRevision: negotiated.client, upstreamRevision: negotiated.upstream }, 'session bridged: the client is answered its own revision');

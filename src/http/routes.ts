@@ -2,9 +2,10 @@
  * Every route of the gateway, all through the one gate (src/http/server/gate.ts): per upstream by kind —
  * proxied (`url:`, src/http/proxy/), gateway-held sessions over a stdio child (`command:`) or a legacy SSE
  * connection (`sse:`, src/http/front/ and src/http/legacy/) — then OAuth discovery and the operations
- * endpoints, and the answer for everything else.
+ * endpoints, the operator console when `ui.enabled` (src/http/console/), and the answer for everything else.
  */
 import type { FastifyInstance } from 'fastify';
+import { registerConsoleRoutes, type ConsoleRouteOptions } from './console/routes.js';
 import { snapshot, type GatewayContext } from './context.js';
 import { registerStdioRoutes, type StdioOptions } from './front/stdio-routes.js';
 import { registerSseRoutes } from './legacy/routes.js';
@@ -17,7 +18,7 @@ import { registerOpsRoutes } from './server/ops.js';
 import type { UpstreamRoutes } from './upstream-routes.js';
 
 /** Register all routes; returns each upstream's handle for readiness, notifications and shutdown. */
-export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayContext, options: { stdio?: StdioOptions } = {}): Map<string, UpstreamRoutes> {
+export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayContext, options: { stdio?: StdioOptions; console?: ConsoleRouteOptions } = {}): Map<string, UpstreamRoutes> {
   const upstreams = new Map<string, UpstreamRoutes>();
   // Methods each upstream path takes, for the 405 of a method it does not.
   const allowed = new Map<string, string>();
@@ -35,6 +36,10 @@ export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayCon
   registerOAuthRoutes(app, ctx, gate);
   registerOpsRoutes(app, gate, ctx.metrics, upstreams);
   registerDebugRoutes(app, gate, ctx, upstreams);
+  if (ctx.console) {
+    ctx.console.setReadiness(new Map([...upstreams].map(([name, routes]) => [name, () => routes.ready()])));
+    registerConsoleRoutes(app, gate, ctx.console, options.console);
+  }
   setNotFound(app, gate, allowed);
   return upstreams;
 }

@@ -4,6 +4,8 @@
  */
 import type { ToolDefaults } from '../config/types.js';
 import { renderTools } from './render.js';
+
+export { renderTools } from './render.js';
 import { checkFresh, inferTool, type ToolInference } from './tool.js';
 import type { InferSample } from './verify.js';
 
@@ -49,14 +51,24 @@ export function inferUpstream(upstream: string, samples: ReadonlyMap<string, rea
       return fresh ? checkFresh(inference, fresh.samples.get(tool) ?? [], defaults) : inference;
     })
     .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-  const count = [...samples.values()].reduce((n, list) => n + list.length, 0);
-  const header = [`mcp-retrofit infer: ${tools.length} tool${tools.length === 1 ? '' : 's'} of upstream "${upstream}", ${count} result${count === 1 ? '' : 's'} from ${from}.`];
+  const header = inferHeader(upstream, tools.length, samples, from);
   if (fresh) {
     const calls = [...fresh.samples.values()].reduce((n, list) => n + list.length, 0);
     const unrecorded = [...fresh.samples.keys()].filter((t) => !samples.has(t)).sort();
     header.push(`Every entry checked against ${calls} fresh result${calls === 1 ? '' : 's'} from ${fresh.from}.`);
     if (unrecorded.length > 0) header.push(`Called but never recorded (no entry; infer --call alone learns from calls): ${unrecorded.join(', ')}.`);
   }
-  header.push(`Paste under upstreams.${upstream} (replacing its tools:), review, then run mcp-retrofit check.`);
+  header.push(pasteLine(upstream));
   return { tools, yaml: renderTools(header, tools) };
+}
+
+/** The first line of infer's header: how many tools and results, and from where. */
+export function inferHeader(upstream: string, tools: number, samples: ReadonlyMap<string, readonly InferSample[]>, from: string): string[] {
+  const count = [...samples.values()].reduce((n, list) => n + list.length, 0);
+  return [`mcp-retrofit infer: ${tools} tool${tools === 1 ? '' : 's'} of upstream "${upstream}", ${count} result${count === 1 ? '' : 's'} from ${from}.`];
+}
+
+/** The header's last line: what to do with the block. */
+export function pasteLine(upstream: string): string {
+  return `Paste under upstreams.${upstream} (replacing its tools:), review, then run mcp-retrofit check.`;
 }

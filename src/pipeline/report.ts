@@ -2,6 +2,7 @@
  * Logging and counting what the engine did, in one place for every path (inline, worker, failed worker).
  * The logger is the caller's, already bound to upstream, session and request: nothing here adds those again.
  */
+import type { JsonObject } from '../json.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { CallOutcome, ToolRepair } from '../retrofit/engine.js';
@@ -14,9 +15,46 @@ import type { PendingRequest } from './request.js';
  */
 export type RetrofitMode = 'applied' | 'shadow' | 'unseen';
 
-/** Count and log one tools/call outcome. */
-export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger, mode: RetrofitMode = 'applied'): void {
+/** One outcome as the operator console (src/console/) sees it: what was counted, and what it was counted of. */
+export interface OutcomeEvent {
+  readonly request: PendingRequest;
+  readonly tool: string;
+  readonly outcome: CallOutcome;
+  readonly mode: RetrofitMode;
+  /** What the retrofit took on the gateway (ms; on a worker path its queue included). */
+  readonly ms: number;
+  /** The upstream's result, when this thread holds it parsed (absent when a worker read the raw bytes). */
+  readonly result?: JsonObject;
+  /** What the client got, when this thread made it (the inline path). */
+  readonly delivered?: JsonObject;
+}
+
+/**
+ * Watches the pipeline for the operator console: every outcome reportOutcome counts, and every tools/list
+ * answer read. Absent (the console off): nothing is measured or gathered for it.
+ */
+export interface PipelineObserver {
+  outcome(event: OutcomeEvent): void;
+  /** A tools/list result of the upstream, as it answered (before the retrofit). */
+  listed(request: PendingRequest, result: JsonObject): void;
+}
+
+/** What the observer gets beside the outcome (made only when there is an observer). */
+export interface Observed {
+  readonly observer: PipelineObserver;
+  /** performance.now() when the retrofit started. */
+  readonly started: number;
+  readonly result?: JsonObject;
+  readonly delivered?: JsonObject;
+}
+
+/** Count and log one tools/call outcome; tell the observer, when there is one. */
+export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger, mode: RetrofitMode = 'applied', observed?: Observed): void {
   if (outcome.outcome === 'untouched') return;
+  if (observed) {
+    const { observer, started, result, delivered } = observed;
+    observer.outcome({ request, tool, outcome, mode, ms: performance.now() - started, ...(result && { result }), ...(delivered && { delivered }) });
+  }
   const { format, reasons } = outcome;
   // One label for one thing: native results are format "native" whether they validated or not; a text no
   // reading parsed is "none" (never an empty label).

@@ -28,7 +28,7 @@ import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import { spliceResult } from './offload/splice.js';
 import { createRecordTap, type RecordSink } from './record.js';
-import { reportOutcome, reportProfiled, reportRepairs, type RetrofitMode } from './report.js';
+import { reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
 import type { PendingRequest, RewriteInput, Rewritten } from './request.js';
 
 export type { PendingRequest, RewriteInput, Rewritten } from './request.js';
@@ -76,6 +76,8 @@ export interface RewriterOptions {
   readonly isolatePool?: OffloadPool | false;
   /** Where tools/call answers of upstreams with `record:` go (absent: nothing is recorded). */
   readonly recorder?: RecordSink;
+  /** The operator console's watch on outcomes and tools/list answers (absent: the console is off). */
+  readonly observer?: PipelineObserver;
 }
 
 type Parsed = { readonly ok: true; readonly message: JsonObject } | { readonly ok: false; readonly parsed?: unknown };
@@ -107,6 +109,10 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   const large = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
   const isolated = options.isolatePool === false ? undefined : (options.isolatePool ?? new OffloadPool({ warm: true }));
   const record = createRecordTap(options.recorder);
+  const observer = options.observer;
+  /** The observer's view of one retrofit, from `started` (only made with an observer). */
+  const seen = (started: number, result?: JsonObject, delivered?: JsonObject): Observed | undefined =>
+    observer && { observer, started, ...(result && { result }), ...(delivered && { delivered }) };
   const loggedMissing = new Set<string>();
   // Per policy object, so a reload's new keys are judged again on the next first listing.
   const listings = new WeakMap<UpstreamPolicy, FirstListing>();
@@ -152,10 +158,10 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
 
   /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
   function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Logger): JsonObject {
-    const started = request.trace ? performance.now() : 0;
+    const started = request.trace || observer ? performance.now() : 0;
     const out = rewriteToolCall(result, tool, policy, request.revision, request.profile);
-    reportOutcome(metrics, request, tool, out.outcome, log, mode);
     const delivered = deliverable(request, policy, tool, result, out.result, out.outcome, mode);
+    reportOutcome(metrics, request, tool, out.outcome, log, mode, seen(started, result, delivered));
     if (request.trace) {
       // Traced only: what the retrofit read and produced, and what it took.
       request.trace.retrofitCost({ ms: performance.now() - started, textBytes: textLength(result, Infinity), resultBytes: Buffer.byteLength(JSON.stringify(delivered)) });
@@ -166,10 +172,10 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
 
   /** A worker's answer (or failure) for a parsed message → what the client gets. */
   function fromWorker(request: PendingRequest, policy: UpstreamPolicy, tool: string, message: JsonObject, job: Promise<PoolAnswer>, mode: RetrofitMode, log: Logger): Promise<Rewritten> {
-    const started = request.trace ? performance.now() : 0;
+    const started = request.trace || observer ? performance.now() : 0;
     return job.then(
       (answer): Rewritten => {
-        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode);
+        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode, seen(started, message.result as JsonObject));
         // Traced: the time includes the worker's queue; the bytes are what it handed back, when it changed the result.
         request.trace?.retrofitCost({ ms: performance.now() - started, textBytes: textLength(message.result as JsonObject, Infinity), ...(answer.bytes !== undefined && { resultBytes: answer.bytes.length }) });
         if (mode !== 'applied') {
@@ -195,6 +201,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
    * they would without a schema.
    */
   function failed(request: PendingRequest, tool: string, message: JsonObject, err: unknown, log: Logger): Rewritten {
+    const started = observer ? performance.now() : 0;
     const unchanged: Rewritten = { kind: 'unchanged', original: message };
     const result = message.result as JsonObject;
     const policy = request.policy;
@@ -207,7 +214,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const reason = stopped ? (err as Error).message : `the retrofit failed (${err instanceof Error ? err.message : String(err)})`;
     try {
       const mode = modeOf(request, policy, policy.resolve(tool));
-      reportOutcome(metrics, request, tool, { tool, outcome: 'unparseable', reasons: [reason] }, log, mode);
+      reportOutcome(metrics, request, tool, { tool, outcome: 'unparseable', reasons: [reason] }, log, mode, seen(started, result));
       if (mode === 'applied') return { kind: 'message', message: { ...message, result: errorResult(result, failureText(tool, 'unparseable', [reason])) }, original: message };
       const out = asIfUnconfigured(request, policy, tool, result);
       return out === result ? unchanged : { kind: 'message', message: { ...message, result: out }, original: message };
@@ -228,6 +235,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         let listing = listings.get(policy);
         if (!listing) listings.set(policy, (listing = new FirstListing()));
         for (const w of listing.observe(result, policy)) log.warn({ key: w.key }, unmatchedKeyWarning(policy.upstream, w));
+        observer?.listed(request, result);
         const out = rewriteToolsList(result, policy, request.revision, request.profile);
         reportRepairs(metrics, request, out.repairs, log);
         return out.result === result ? unchanged : { kind: 'message', message: { ...message, result: out.result }, original: message };
@@ -285,6 +293,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const pool = usable(large, 'large results', log);
     const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
     if (!job) return undefined;
+    const started = observer ? performance.now() : 0;
     log.debug({ tool, bytes: raw.length, unparsed: true }, 'retrofit offloaded to a worker');
     return job.then(
       (answer): Rewritten | Promise<Rewritten> => {
@@ -293,7 +302,8 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         // The worker found the response in these bytes: they are what the upstream sent, unretrofitted.
         record.raw(request, raw);
         metrics.offloads.inc({ result: 'worker' });
-        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log);
+        // The raw bytes never became a result on this thread: the console gets the outcome without its text.
+        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, 'applied', seen(started));
         const original = stubOf(id, answer);
         return answer.bytes === undefined ? { kind: 'unchanged', original } : { kind: 'bytes', bytes: answer.bytes, original };
       },

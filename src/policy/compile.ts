@@ -17,6 +17,8 @@ export interface PolicySource {
   /** `tools:` entries by key, in file order. */
   readonly tools: Readonly<Record<string, ToolConfig>>;
   readonly record?: RecordConfig;
+  /** Keep every tools/call's arguments on its pending request (the operator console scrubs samples of them). */
+  readonly keepsArguments?: boolean;
 }
 
 export function compileUpstreamPolicy(
@@ -41,6 +43,7 @@ export function compileUpstreamPolicy(
     native: createNativeMemory(),
     keys: [...byKey.keys()],
     ...(upstream.record && { record: upstream.record }),
+    ...(upstream.keepsArguments === true && { keepsArguments: true }),
     ...(profiles && { profiles }),
     ...([...byKey.values()].some((t) => t.compiled?.isolate !== undefined) && { isolates: true }),
     resolve(tool) {

@@ -38,6 +38,19 @@ async function entries(dir: string): Promise<string[]> {
   }
 }
 
+/** One recorded result as `infer` learns from it: its tool, its result, and the file it came from. */
+export interface RecordedSample {
+  readonly tool: string;
+  readonly result: Recording['result'];
+  readonly source: string;
+}
+
+/** The recordings of `upstream` under `dir` as samples (`infer --from`, the console's Learn page), and what was skipped. */
+export async function readSamples(dir: string, upstream: string): Promise<{ samples: RecordedSample[]; problems: readonly string[] }> {
+  const { recordings, problems } = await readRecordings(dir, upstream);
+  return { samples: recordings.map((r) => ({ tool: r.tool, result: r.result, source: r.file })), problems };
+}
+
 /** The recordings of `upstream` under the recorder root `dir`. Throws only when `dir/<upstream>` cannot be listed. */
 export async function readRecordings(dir: string, upstream: string): Promise<ReadRecordings> {
   const base = join(dir, upstream);

@@ -33,6 +33,11 @@ export interface UpstreamPolicy {
    * a request sent under this policy is then parsed and offered to the recorder (src/pipeline/record.ts).
    */
   readonly record?: RecordConfig;
+  /**
+   * Every tools/call's `params.arguments` is kept on its pending request (the operator console is on: the
+   * samples it keeps are scrubbed of the argument values, as recordings are).
+   */
+  readonly keepsArguments?: boolean;
   /** True when some tool's retrofit must run on the isolation worker (CompiledTool.isolate). */
   readonly isolates?: boolean;
   /** The config's client profiles (`clients:`), when it has any: the same for every upstream of a generation. */

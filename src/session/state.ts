@@ -107,6 +107,11 @@ export class SessionState<S = unknown> {
     return this.#negotiated?.upstream;
   }
 
+  /** The name of the client profile last matched for this session, when one did. */
+  get profile(): string | undefined {
+    return this.#profile?.profile?.name;
+  }
+
   /** The client's name and version from its initialize, when it gave them. */
   get client(): { readonly name?: string; readonly version?: string } | undefined {
     return this.#client;
@@ -160,7 +165,7 @@ export class SessionState<S = unknown> {
     // A recording upstream's every tools/call answer goes to the recorder (src/pipeline/record.ts): parsed
     // whatever it holds, with the arguments whose values the recording must not keep.
     const recording = method === 'tools/call' && policy.record !== undefined;
-    const args = recording ? this.#arguments(c) : undefined;
+    const args = recording || (method === 'tools/call' && policy.keepsArguments === true) ? this.#arguments(c) : undefined;
     const profile = this.#profileOf(c, policy, revision);
     const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }), ...(args !== undefined && { arguments: args }), ...(profile && { profile }), ...(ctx.trace && { trace: ctx.trace }) };
     // Without a configured schema only the upstream's own structuredContent can change (projection, text block).

@@ -9,6 +9,7 @@
 import type { Metrics } from '../metrics.js';
 import { Lru } from './lru.js';
 import { SessionState, type SessionStateOptions } from './state.js';
+import type { SessionWatch } from './watch.js';
 
 /** How long a proxied request waits for its answer before it is forgotten (ms). */
 const PENDING_TTL_MS = 15 * 60_000;
@@ -22,17 +23,25 @@ export interface SessionTableOptions {
   /** Most sessions remembered across all upstreams (default 10 000). */
   readonly max?: number;
   readonly metrics?: Metrics;
+  /** Told of each session opened and forgotten (the operator console). */
+  readonly watch?: SessionWatch;
 }
 
 export class SessionTable {
   readonly #sessions: Lru<SessionState>;
   readonly #metrics: Metrics | undefined;
+  readonly #watch: SessionWatch | undefined;
 
   constructor(options: SessionTableOptions = {}) {
     this.#metrics = options.metrics;
+    const watch = options.watch;
+    this.#watch = watch;
     this.#sessions = new Lru<SessionState>({
       max: options.max ?? 10_000,
-      onRemove: (_key, state) => this.#metrics?.sessions.dec({ upstream: state.upstream }),
+      onRemove: (_key, state) => {
+        this.#metrics?.sessions.dec({ upstream: state.upstream });
+        watch?.closed(state);
+      },
     });
   }
 
@@ -68,6 +77,7 @@ export class SessionTable {
       state = new SessionState(SessionTable.stateOptions(upstream, bridge));
       this.#sessions.set(key, state);
       this.#metrics?.sessions.inc({ upstream });
+      this.#watch?.opened(upstream, session, state);
     }
     return state;
   }

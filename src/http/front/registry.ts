@@ -5,6 +5,7 @@
  */
 import { RetrofitError } from '../../errors.js';
 import type { Metrics } from '../../metrics.js';
+import type { SessionWatch } from '../../session/watch.js';
 import type { FrontSession } from './session.js';
 
 /** Keep-alive interval of waiting answers and open streams (ms), as the SDK servers'. */
@@ -20,6 +21,8 @@ export interface RegistryOptions {
   readonly keepAliveMs?: number;
   /** A session ended, after `seconds` (telemetry's mcp.server.session.duration). */
   readonly onEnded?: (seconds: number, session: FrontSession) => void;
+  /** Told of each session added and forgotten (the operator console). */
+  readonly watch?: SessionWatch;
 }
 
 interface Entry {
@@ -88,6 +91,7 @@ export class FrontSessions {
   add(session: FrontSession): void {
     this.#sessions.set(session.id, { session, idle: undefined, started: performance.now() });
     this.#options.metrics.sessions.inc({ upstream: this.#options.upstream });
+    this.#options.watch?.opened(this.#options.upstream, session.id, session.owned.state);
     this.touch(session);
     this.#ticker ??= setInterval(() => this.#tick(), this.#options.keepAliveMs ?? KEEP_ALIVE_MS).unref();
   }
@@ -158,6 +162,7 @@ export class FrontSessions {
     this.#sessions.delete(session.id);
     this.#options.onEnded?.((performance.now() - entry.started) / 1000, session);
     this.#options.metrics.sessions.dec({ upstream: this.#options.upstream });
+    this.#options.watch?.closed(session.owned.state);
   }
 
   #tick(): void {

@@ -80,6 +80,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     idleTimeoutMs: () => target.idleTimeoutMs(snapshot(ctx, target.name)),
     ...(target.keepAliveMs !== undefined && { keepAliveMs: target.keepAliveMs }),
     ...(ctx.telemetry.instruments && { onEnded: sessionEnded(ctx, target.name) }),
+    ...(ctx.console && { watch: ctx.console.sessions }),
   });
   const log = ctx.logger.child({ upstream: target.name });
   const modern = createModernFront({ name: target.name, link: target.link, stateless: target.stateless, ...(target.credentials && { credentials: target.credentials }) }, ctx, target.keepAliveMs !== undefined ? { keepAliveMs: target.keepAliveMs } : {});

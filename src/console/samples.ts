@@ -1,0 +1,123 @@
+/**
+ * The last results of a tool as the console shows them: failures with their reasons (each split into the JSON
+ * pointer it names and its message), successes with the structuredContent the client got. Kept cheaply on
+ * the call's path (the text cut at `maxTextBytes`, the argument strings kept beside it); scrubbed only when
+ * read, of the call's argument values as recordings are (src/record/scrub.ts) and of the config's secrets.
+ */
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { argumentStrings, textScrubber } from '../record/scrub.js';
+import { textsOf } from '../retrofit/content.js';
+
+/** One reason of a failure: the JSON pointer into the value read ("" for the root; null when it names none). */
+export interface Reason {
+  readonly pointer: string | null;
+  readonly message: string;
+}
+
+/**
+ * A reason as the engine writes it (src/retrofit/validate.ts describeErrors): `<pointer> <message>`, the
+ * pointer `/` for the root; other reasons (a reading's notes, "and N more") name no pointer.
+ */
+export function parseReason(reason: string): Reason {
+  if (!reason.startsWith('/')) return { pointer: null, message: reason };
+  const space = reason.indexOf(' ');
+  const pointer = space === -1 ? reason : reason.slice(0, space);
+  const message = space === -1 ? '' : reason.slice(space + 1);
+  return { pointer: pointer === '/' ? '' : pointer, message };
+}
+
+/** What is kept of one result on the call's path (unscrubbed; never leaves the process as is). */
+export interface KeptSample {
+  readonly at: number;
+  readonly outcome: string;
+  readonly format: string | null;
+  readonly mode: string;
+  readonly revision: string;
+  /** The result's text, cut; null when the result was not at hand (a worker read its raw bytes). */
+  readonly text: string | null;
+  readonly truncated: boolean;
+  /** The call's argument strings, to scrub the text of when it is read. */
+  readonly args: readonly string[];
+  readonly reasons?: readonly string[];
+  /** What the client got as structuredContent (kept only when the text was not cut). */
+  readonly structured?: Json;
+}
+
+/** `text` cut at `max` UTF-8 bytes (never inside a character). */
+export function cut(text: string, max: number): { text: string; truncated: boolean } {
+  // A string of n UTF-16 units is at most 3n bytes: most texts need no count.
+  if (text.length * 3 <= max || Buffer.byteLength(text) <= max) return { text, truncated: false };
+  const head = Buffer.from(text.slice(0, max)).subarray(0, max).toString('utf8');
+  return { text: head.replace(/\uFFFD$/, ''), truncated: true };
+}
+
+/** Most argument strings kept per sample (as the recorder searches). */
+const MAX_ARGS = 64;
+
+/** The argument strings of a call, longest first, bounded. */
+export function keptArguments(args: Json | undefined): string[] {
+  if (args === undefined) return [];
+  const all = argumentStrings(args).filter((s) => s !== '');
+  return all.length <= MAX_ARGS ? all : all.sort((a, b) => b.length - a.length).slice(0, MAX_ARGS);
+}
+
+/** The text of a result, cut; null without a result. */
+export function keptText(result: JsonObject | undefined, max: number): { text: string | null; truncated: boolean } {
+  if (!result) return { text: null, truncated: false };
+  return cut(textsOf(result).join('\n'), max);
+}
+
+/** A failure as the API answers it. */
+export interface FailureView {
+  readonly at: number;
+  readonly outcome: string;
+  readonly format: string | null;
+  readonly mode: string;
+  readonly revision: string;
+  readonly text: string | null;
+  readonly truncated: boolean;
+  readonly reasons: readonly Reason[];
+}
+
+/** A success as the API answers it. */
+export interface SuccessView extends Omit<FailureView, 'reasons' | 'outcome'> {
+  readonly structuredContent: Json | null;
+}
+
+/** Scrubs a kept sample when it is read: its argument values, then the config's secrets. */
+function scrubberFor(sample: KeptSample, secrets: (text: string) => string): (text: string) => string {
+  const args = textScrubber(sample.args);
+  return (text) => secrets(args(text));
+}
+
+export function failureView(sample: KeptSample, secrets: (text: string) => string): FailureView {
+  const scrub = scrubberFor(sample, secrets);
+  return {
+    at: sample.at,
+    outcome: sample.outcome,
+    format: sample.format,
+    mode: sample.mode,
+    revision: sample.revision,
+    text: sample.text === null ? null : scrub(sample.text),
+    truncated: sample.truncated,
+    reasons: (sample.reasons ?? []).map((r) => {
+      const reason = parseReason(r);
+      return { pointer: reason.pointer, message: scrub(reason.message) };
+    }),
+  };
+}
+
+export function successView(sample: KeptSample, secrets: (text: string) => string): SuccessView {
+  const scrub = scrubberFor(sample, secrets);
+  let structuredContent: Json | null = null;
+  if (sample.structured !== undefined) {
+    try {
+      // Scrubbed as text: a secret inside any string of it goes, the structure stays.
+      const parsed: unknown = JSON.parse(scrub(JSON.stringify(sample.structured)));
+      structuredContent = isJsonObject(parsed) || Array.isArray(parsed) || typeof parsed !== 'object' ? (parsed as Json) : null;
+    } catch {
+      structuredContent = null;
+    }
+  }
+  return { at: sample.at, format: sample.format, mode: sample.mode, revision: sample.revision, text: sample.text === null ? null : scrub(sample.text), truncated: sample.truncated, structuredContent };
+}

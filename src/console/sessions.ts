@@ -1,0 +1,114 @@
+/**
+ * The open sessions the console lists: told by the session owners where `mcp_retrofit_active_sessions`
+ * moves (src/session/watch.ts), so every entry is freed when its session ends. What a session says of itself
+ * (client, revisions, bridged, profile) is read from its state when the list is asked for, not copied.
+ * Bounded at MAX_SESSIONS entries (beyond: counted, not listed).
+ */
+import type { SessionWatch, WatchedSession } from '../session/watch.js';
+
+/** Most sessions held in the list. */
+export const MAX_SESSIONS = 20_000;
+/** Most sessions the API lists (newest first); the aggregates count them all. */
+export const LISTED = 1_000;
+
+interface Entry {
+  readonly upstream: string;
+  readonly id: string;
+  readonly openedAt: number;
+}
+
+/** One session as the API lists it. */
+export interface SessionView {
+  readonly upstream: string;
+  /** The first 8 characters of the id, then `…`: the whole id is a bearer of the session. */
+  readonly id: string;
+  readonly client: { readonly name: string | null; readonly version: string | null } | null;
+  readonly revision: string | null;
+  readonly upstreamRevision: string | null;
+  readonly bridged: boolean;
+  readonly profile: string | null;
+  readonly openedAt: number;
+}
+
+/** `GET /ui/api/sessions`. */
+export interface SessionsView {
+  readonly total: number;
+  readonly byRevision: Record<string, number>;
+  readonly byClient: Record<string, number>;
+  readonly byProfile: Record<string, number>;
+  readonly bridged: number;
+  /** Sessions opened beyond MAX_SESSIONS while the list was full (not listed). */
+  readonly unlisted: number;
+  readonly sessions: readonly SessionView[];
+}
+
+function bump(counts: Map<string, number>, key: string): void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+}
+
+export class SessionBook implements SessionWatch {
+  readonly #open = new Map<WatchedSession, Entry>();
+  readonly #max: number;
+  readonly #now: () => number;
+  #unlisted = 0;
+  #seq = 0;
+
+  constructor(options: { readonly max?: number; readonly now?: () => number } = {}) {
+    this.#max = options.max ?? MAX_SESSIONS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Bumped on every open and close. */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  opened(upstream: string, id: string, state: WatchedSession): void {
+    this.#seq += 1;
+    if (this.#open.size >= this.#max) {
+      this.#unlisted += 1;
+      return;
+    }
+    this.#open.set(state, { upstream, id, openedAt: this.#now() });
+  }
+
+  closed(state: WatchedSession): void {
+    this.#seq += 1;
+    this.#open.delete(state);
+  }
+
+  /** The list and its aggregates, now. */
+  view(): SessionsView {
+    const byRevision = new Map<string, number>();
+    const byClient = new Map<string, number>();
+    const byProfile = new Map<string, number>();
+    let bridged = 0;
+    const all: SessionView[] = [];
+    for (const [state, entry] of this.#open) {
+      const negotiated = state.negotiated;
+      const client = state.client;
+      const profile = state.profile ?? null;
+      if (negotiated) bump(byRevision, negotiated.client);
+      bump(byClient, client?.name ?? '(unnamed)');
+      if (profile !== null) bump(byProfile, profile);
+      if (negotiated?.bridged) bridged += 1;
+      all.push({
+        upstream: entry.upstream,
+        id: `${entry.id.slice(0, 8)}…`,
+        client: client ? { name: client.name ?? null, version: client.version ?? null } : null,
+        revision: negotiated?.client ?? null,
+        upstreamRevision: negotiated?.upstream ?? null,
+        bridged: negotiated?.bridged === true,
+        profile,
+        openedAt: entry.openedAt,
+      });
+    }
+    // Insertion order is opening order: the newest are last.
+    const sessions = all.slice(-LISTED).reverse();
+    return { total: this.#open.size, byRevision: Object.fromEntries(byRevision), byClient: Object.fromEntries(byClient), byProfile: Object.fromEntries(byProfile), bridged, unlisted: this.#unlisted, sessions };
+  }
+}
