@@ -39,10 +39,11 @@ function observe(el: Element, show: Show): () => void {
   };
 }
 
+// A series with no count in the hour is not drawn (five flat lines on the baseline would hide each other).
 function chartData(series: ToolRow['series']): uPlot.AlignedData {
   const n = Math.max(...SERIES.map((s) => series[s].length));
   const xs = Array.from({ length: n }, (_, i) => i);
-  return [xs, ...SERIES.map((s) => Array.from({ length: n }, (_, i) => series[s][i] ?? 0))];
+  return [xs, ...SERIES.map((s) => (series[s].some((v) => v > 0) ? Array.from({ length: n }, (_, i) => series[s][i] ?? 0) : Array.from({ length: n }, () => null)))];
 }
 
 function options(): uPlot.Options {
