@@ -12,6 +12,9 @@ import { useLive } from '../live.js';
 import { href, seg } from '../route.js';
 import { SERIES, TOTALS, type ToolRow, type ToolsReply } from '../types.js';
 
+/** Rows rendered at first: a table of a thousand rows costs the browser most of a second to lay out. */
+const PAGE = 200;
+
 const MODE_TEXT: Readonly<Record<ToolRow['mode'], string>> = { on: 'on', shadow: 'shadow', unseen: 'unseen' };
 
 const sameSeries = (a: ToolRow['series'], b: ToolRow['series']): boolean => SERIES.every((s) => a[s].length === b[s].length && a[s].every((n, i) => n === b[s][i]));
@@ -61,10 +64,13 @@ export function ToolsPage({ upstream }: { upstream: string }) {
   useEffect(() => title(`Tools of ${upstream}`), [upstream]);
   const { data, error, loading } = useLive<ToolsReply>(`upstreams/${seg(upstream)}/tools`);
   const [filter, setFilter] = useState('');
+  const [limit, setLimit] = useState(PAGE);
+  useEffect(() => setLimit(PAGE), [upstream, filter]);
   const rows = useMemo(() => {
     const f = filter.trim().toLowerCase();
     return (data?.tools ?? []).filter((t) => f === '' || t.name.toLowerCase().includes(f));
   }, [data, filter]);
+  const shown = rows.length > limit ? rows.slice(0, limit) : rows;
 
   return (
     <>
@@ -86,7 +92,8 @@ export function ToolsPage({ upstream }: { upstream: string }) {
           <div class="scroll" tabIndex={0} role="region" aria-labelledby="tools-caption">
             <table class="tools">
               <caption id="tools-caption">
-                {count(rows.length)} of {count(data.tools.length)} tools; outcome totals since the gateway started, chart of the last hour per minute
+                {shown.length < rows.length ? `The first ${count(shown.length)} of ${count(rows.length)}` : count(rows.length)}
+                {rows.length < data.tools.length ? ` matching tools (${count(data.tools.length)} in all)` : ' tools'}; outcome totals since the gateway started, chart of the last hour per minute
               </caption>
               <thead>
                 <tr>
@@ -103,12 +110,19 @@ export function ToolsPage({ upstream }: { upstream: string }) {
                 </tr>
               </thead>
               <tbody>
-                {rows.map((t) => (
+                {shown.map((t) => (
                   <Row key={t.name} upstream={upstream} t={t} />
                 ))}
               </tbody>
             </table>
           </div>
+          {shown.length < rows.length && (
+            <p>
+              <button type="button" onClick={() => setLimit((l) => l + PAGE * 5)}>
+                Show {count(Math.min(PAGE * 5, rows.length - shown.length))} more tools
+              </button>
+            </p>
+          )}
         </>
       )}
     </>
