@@ -64,7 +64,7 @@ export async function answerApply(console: Console, upstream: string, headers: I
     const outcome = await console.apply(upstream, tools);
     if (!outcome) return writeError(res, new RetrofitError('RETROFIT_ERR_UI_NOT_FOUND', [`recording upstream "${upstream}"`]));
     if ('missing' in outcome) return writeError(res, new RetrofitError('RETROFIT_ERR_UI_NOT_FOUND', [`proposal for ${outcome.missing.map((t) => JSON.stringify(t)).join(', ')}`]));
-    if (!outcome.ok) return writeError(res, new RetrofitError('RETROFIT_ERR_UI_APPLY_REJECTED', [], { data: { problems: outcome.problems.map(console.scrub) } }));
+    if (!outcome.ok) return writeError(res, new RetrofitError('RETROFIT_ERR_UI_APPLY_REJECTED', [], { data: { problems: outcome.problems.map((p) => console.scrub(p)) } }));
     const reloaded = reload ? await reload() : null;
     writeJson(res, 200, { written: outcome.written, backup: outcome.backup, tools: outcome.tools, reload: reloaded });
   } finally {
