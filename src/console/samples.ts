@@ -61,10 +61,16 @@ export function keptArguments(args: Json | undefined): string[] {
   return all.length <= MAX_ARGS ? all : all.sort((a, b) => b.length - a.length).slice(0, MAX_ARGS);
 }
 
-/** The text of a result, cut; null without a result. */
+/** The text of a result (its text blocks, one per line), cut; null without a result. */
 export function keptText(result: JsonObject | undefined, max: number): { text: string | null; truncated: boolean } {
   if (!result) return { text: null, truncated: false };
-  return cut(textsOf(result).join('\n'), max);
+  // Joined only up to the cut: a 10 MB result (a worker's) costs no 10 MB string here.
+  let text = '';
+  for (const block of textsOf(result)) {
+    text += text === '' ? block.slice(0, max + 1) : `\n${block.slice(0, max + 1)}`;
+    if (text.length > max) return cut(text, max);
+  }
+  return cut(text, max);
 }
 
 /** A failure as the API answers it. */

@@ -31,9 +31,22 @@ export interface UpstreamView {
 /** How long readiness may take before the console says it did not answer (ms). */
 const READY_WAIT_MS = 2_000;
 
+/** A URL without the user and password it may carry. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === '' && parsed.password === '') return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 function targetOf(upstream: UpstreamConfig): string {
-  if (upstream.kind === 'http') return upstream.url;
-  if (upstream.kind === 'sse') return upstream.sse;
+  if (upstream.kind === 'http') return withoutCredentials(upstream.url);
+  if (upstream.kind === 'sse') return withoutCredentials(upstream.sse);
   return [upstream.command, ...upstream.args].join(' ');
 }
 
