@@ -39,7 +39,8 @@ export interface PageProblems {
 
 /**
  * Collects a page's console errors and warnings, uncaught exceptions, failed requests and 4xx/5xx answers.
- * A request aborted by the page itself (the live event stream when the page goes away) is not a failure.
+ * A GET the page aborted itself is not a failure: the live event stream when the page goes away, or an API
+ * read superseded by a newer one (a tick or an action re-fetches while the last fetch is in flight).
  */
 export function watchPage(page: Page): PageProblems {
   let problems: string[] = [];
@@ -49,7 +50,7 @@ export function watchPage(page: Page): PageProblems {
   page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
   page.on('requestfailed', (r) => {
     const error = r.failure()?.errorText ?? '';
-    if (!(error === 'net::ERR_ABORTED' && r.url().endsWith('/ui/api/events'))) problems.push(`request failed: ${r.method()} ${r.url()} ${error}`);
+    if (!(error === 'net::ERR_ABORTED' && r.method() === 'GET' && r.url().includes('/ui/api/'))) problems.push(`request failed: ${r.method()} ${r.url()} ${error}`);
   });
   page.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);

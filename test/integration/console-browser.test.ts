@@ -79,7 +79,8 @@ async function visit(page: Page, problems: PageProblems, route: string, ready: s
   await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
   await page.locator(ready).first().waitFor({ timeout: 10_000 });
   expect(await seriousViolations(page), `axe on ${route}`).toEqual([]);
-  expect(problems.take(), `problems on ${route}`).toEqual([]);
+  const seen = problems.take();
+  expect(seen, `problems on ${route}: ${JSON.stringify(seen)}`).toEqual([]);
   return screenshot(page, shot);
 }
 
@@ -111,6 +112,8 @@ describe.skipIf(missing !== null)(`the console in a real browser${missing === nu
 
     // The tool page is open while the calls are made (tools/list first: the console knows the tools it saw): live updates bring it to what /metrics counts.
     await weather.listTools();
+    // The console learns the tool from that tools/list; until it has, the tool page is a 404.
+    await expect.poll(async () => (await fetch(`${gw.origin}/ui/api/upstreams/weather/tools/get_weather`)).status, { timeout: 5_000, interval: 50 }).toBe(200);
     shots.toolBefore = await visit(page, problems, '#/u/weather/t/get_weather', 'dd[data-outcome="extracted"]', 'console-tool-empty');
     for (const city of ['Paris', 'Zurich', 'Lisbon', 'Paris', 'Zurich']) await weather.callTool({ name: 'get_weather', arguments: { city } });
     await weather.callTool({ name: 'get_temperature', arguments: { city: 'Paris' } });

@@ -26,7 +26,7 @@ export interface Upstream {
   readonly sessions: number;
   readonly children: number | null;
   readonly errors: Readonly<Record<string, number>>;
-  readonly ready: { readonly ok: boolean; readonly detail?: string };
+  readonly ready: { readonly ok: boolean; readonly detail: string | null };
   readonly recording: boolean;
   readonly tools: { readonly seen: number; readonly typed: number };
 }
@@ -59,9 +59,9 @@ export interface ToolsReply {
   readonly tools: readonly ToolRow[];
 }
 
-/** What failed in a sample: a JSON pointer into the value read from the text. */
+/** What failed in a sample: a JSON pointer into the value read from the text ("" the root; null: none named). */
 export interface Reason {
-  readonly pointer: string;
+  readonly pointer: string | null;
   readonly message: string;
 }
 
@@ -70,12 +70,13 @@ interface Sample {
   readonly format: string | null;
   readonly mode: string;
   readonly revision: string | null;
-  readonly text: string;
+  /** Null when the gateway did not have the result's text at hand. */
+  readonly text: string | null;
   readonly truncated: boolean;
 }
 
 export interface Failure extends Sample {
-  readonly outcome: 'invalid' | 'unparseable';
+  readonly outcome: string;
   readonly reasons: readonly Reason[];
 }
 
@@ -94,7 +95,7 @@ export interface ToolDetail extends ToolRow {
 export interface SessionRow {
   readonly upstream: string;
   readonly id: string;
-  readonly client: { readonly name: string; readonly version: string } | null;
+  readonly client: { readonly name: string | null; readonly version: string | null } | null;
   readonly revision: string | null;
   readonly upstreamRevision: string | null;
   readonly bridged: boolean;
@@ -132,6 +133,8 @@ export interface LearnReply {
   readonly write: boolean;
   readonly tools: readonly LearnTool[];
   readonly yaml: string;
+  /** Recording files that were skipped, and why. */
+  readonly problems?: readonly string[];
 }
 
 /** POST /ui/api/learn/<upstream>/apply, 200 */

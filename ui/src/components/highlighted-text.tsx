@@ -15,7 +15,7 @@ interface Piece {
   readonly text: string;
   /** The innermost pointer covering this piece, and every one that does. */
   readonly pointer: string | null;
-  readonly all: readonly string[];
+  readonly all: readonly (string | null)[];
 }
 
 /** Cuts the text at every span's edges; each piece knows the spans covering it. */
@@ -32,10 +32,10 @@ function pieces(text: string, located: readonly Located[]): Piece[] {
   return out;
 }
 
-const shown = (pointer: string): string => (pointer === '' ? '(root)' : pointer);
+const shown = (pointer: string | null): string => (pointer === null ? '' : pointer === '' ? '(root)' : pointer);
 
 export function HighlightedText({ text, reasons, label }: { text: string; reasons: readonly Reason[]; label: string }) {
-  const located = useMemo(() => reasons.map((reason) => ({ reason, span: locate(text, reason.pointer) })), [text, reasons]);
+  const located = useMemo(() => reasons.map((reason) => ({ reason, span: reason.pointer === null ? null : locate(text, reason.pointer) })), [text, reasons]);
   return (
     <>
       <pre class="code sample" tabIndex={0} aria-label={label}>
@@ -52,8 +52,13 @@ export function HighlightedText({ text, reasons, label }: { text: string; reason
       <ul class="reasons">
         {located.map(({ reason, span }, k) => (
           <li key={k}>
-            <code class="pointer">{shown(reason.pointer)}</code> {reason.message}
-            {span === null && reason.pointer !== '' && <span class="muted"> (not located in the text)</span>}
+            {reason.pointer !== null && (
+              <>
+                <code class="pointer">{shown(reason.pointer)}</code>{' '}
+              </>
+            )}
+            {reason.message}
+            {span === null && reason.pointer !== null && reason.pointer !== '' && <span class="muted"> (not located in the text)</span>}
           </li>
         ))}
       </ul>

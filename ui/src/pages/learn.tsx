@@ -75,6 +75,18 @@ export function LearnPage({ upstream, overview }: { upstream: string; overview: 
             {count(data.results)} recorded result{data.results === 1 ? '' : 's'} in <code>{data.dir}</code>; {count(proposed.length)} of {count(data.tools.length)} tools
             have a proposal.
           </p>
+          {data.problems !== undefined && data.problems.length > 0 && (
+            <details>
+              <summary>{count(data.problems.length)} recording files skipped</summary>
+              <ul class="files">
+                {data.problems.map((p) => (
+                  <li key={p}>
+                    <code>{p}</code>
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
           {control && proposed.length > 1 && (
             <p>
               <button type="button" class="primary" disabled={busy} onClick={() => apply(proposed)}>

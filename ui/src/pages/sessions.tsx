@@ -56,7 +56,7 @@ export function SessionsPage() {
                     <td>
                       <a href={href.tools(s.upstream)}>{s.upstream}</a>
                     </td>
-                    <td>{s.client === null ? <span class="muted">(unnamed)</span> : `${s.client.name} ${s.client.version}`}</td>
+                    <td>{s.client?.name == null ? <span class="muted">(unnamed)</span> : `${s.client.name} ${s.client.version ?? ''}`}</td>
                     <td>{s.revision ?? '—'}</td>
                     <td>{s.upstreamRevision ?? '—'}</td>
                     <td>{s.bridged ? 'yes' : 'no'}</td>

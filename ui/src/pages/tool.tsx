@@ -29,7 +29,18 @@ function Failures({ failures }: { failures: readonly Failure[] }) {
       {failures.map((f, k) => (
         <li key={`${f.at}-${k}`} class="failure">
           <SampleMeta s={f} outcome={f.outcome} />
-          <HighlightedText text={f.text} reasons={f.reasons} label={`Text of failure ${k + 1}`} />
+          {f.text === null ? (
+            <ul class="reasons">
+              {f.reasons.map((r, j) => (
+                <li key={j}>
+                  {r.pointer !== null && <code class="pointer">{r.pointer === '' ? '(root)' : r.pointer} </code>}
+                  {r.message}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <HighlightedText text={f.text} reasons={f.reasons} label={`Text of failure ${k + 1}`} />
+          )}
         </li>
       ))}
     </ol>
@@ -47,7 +58,7 @@ function Successes({ successes }: { successes: readonly Success[] }) {
             <section aria-label={`Text of success ${k + 1}`}>
               <h3 class="sub">Text</h3>
               <pre class="code" tabIndex={0}>
-                {s.text}
+                {s.text ?? '(the text was not kept)'}
               </pre>
             </section>
             <section aria-label={`structuredContent of success ${k + 1}`}>

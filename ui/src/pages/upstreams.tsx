@@ -53,7 +53,7 @@ function Row({ u }: { u: Upstream }) {
       </td>
       <td>
         <span class={u.ready.ok ? 'ok' : 'bad'}>{u.ready.ok ? 'ready' : 'not ready'}</span>
-        {u.ready.detail !== undefined && u.ready.detail !== '' && <span class="detail"> {u.ready.detail}</span>}
+        {u.ready.detail !== null && u.ready.detail !== '' && <span class="detail"> {u.ready.detail}</span>}
       </td>
       <td class="num">
         {count(u.tools.typed)} / {count(u.tools.seen)}
