@@ -83,6 +83,15 @@ describe('console routes', () => {
     expect(await code(await fetch(gw.url('/ui/api/upstreams/nope/tools'), { headers: { authorization } }))).toEqual([404, 'RETROFIT_ERR_UI_NOT_FOUND']);
   });
 
+  it('end their event streams when the gateway closes', async () => {
+    const gw = await startGateway(gatewayConfig([UPSTREAM], { ui: ui({}) }), { uiDir: builtPages() });
+    const response = await fetch(gw.url('/ui/api/events'));
+    const reader = response.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toMatch(/^event: tick\n/);
+    await gw.app.close();
+    expect((await reader.read()).done).toBe(true);
+  });
+
   const external = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
 
   it.skipIf(external === undefined)('refuse a peer that is not loopback unless ui.remote', async () => {
