@@ -139,6 +139,7 @@ describe.skipIf(missing !== null)(`the console in a real browser${missing === nu
     shots.learn = await visit(page, problems, '#/learn/memory', 'article[data-tool="read_graph"] button', 'console-learn');
     await page.locator('article[data-tool="read_graph"] button', { hasText: 'Apply read_graph' }).click();
     await page.locator('.done').waitFor({ timeout: 10_000 });
+    expect(await page.locator('.done').textContent()).toMatch(/^Applied read_graph: wrote .*config\.yaml \(previous file kept as .*config\.yaml\.bak\)\. The gateway reloaded it\.$/);
     expect(problems.take()).toEqual([]);
     await expect
       .poll(

@@ -110,6 +110,8 @@ export interface SessionsReply {
   readonly byClient: Readonly<Record<string, number>>;
   readonly byProfile: Readonly<Record<string, number>>;
   readonly bridged: number;
+  /** Sessions opened while 20,000 were held: in neither the list nor the aggregates. */
+  readonly unlisted?: number;
   readonly sessions: readonly SessionRow[];
 }
 
@@ -142,4 +144,6 @@ export interface ApplyReply {
   readonly written: string;
   readonly backup: string | null;
   readonly tools: readonly string[];
+  /** The reload that followed (null: the process has no reloader). */
+  readonly reload?: { readonly ok: true } | { readonly ok: false; readonly problems: readonly string[] } | null;
 }

@@ -19,17 +19,29 @@ function Result({ outcome }: { outcome: Outcome }) {
   if (outcome === null) return null;
   if ('error' in outcome) return <ErrorBox error={outcome.error} />;
   const r = outcome.ok;
+  const reload = r.reload ?? null;
   return (
-    <p class="done">
-      Applied {r.tools.join(', ')}: wrote <code>{r.written}</code>
-      {r.backup !== null && (
-        <>
-          {' '}
-          (previous file kept as <code>{r.backup}</code>)
-        </>
+    <div class={reload?.ok === false ? 'error' : 'done'}>
+      <p>
+        Applied {r.tools.join(', ')}: wrote <code>{r.written}</code>
+        {r.backup !== null && (
+          <>
+            {' '}
+            (previous file kept as <code>{r.backup}</code>)
+          </>
+        )}
+        . {reload === null ? 'Hot reload takes it (SIGHUP or --watch).' : reload.ok ? 'The gateway reloaded it.' : 'The reload failed; the gateway keeps the previous config:'}
+      </p>
+      {reload?.ok === false && (
+        <ul>
+          {reload.problems.map((p) => (
+            <li key={p}>
+              <code>{p}</code>
+            </li>
+          ))}
+        </ul>
       )}
-      . The gateway reloads it.
-    </p>
+    </div>
   );
 }
 
