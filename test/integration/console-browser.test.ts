@@ -4,7 +4,8 @@
  * and @modelcontextprotocol/server-memory 2025.8.4 (recording). Every page renders with no console error, no
  * failed request and no serious accessibility violation (axe-core); after real SDK calls the tool page shows
  * the counts /metrics has; a failing sample's pointer is marked in its text; Learn proposes a schema for a
- * recorded tool, and "apply" changes what the next client's tools/list says; a bad Origin is refused.
+ * recorded tool, and "apply" changes what the next client's tools/list says; a bad Origin is refused. With
+ * `auth.bearerTokens`, the page asks for the token once and sends it on every API call and the event stream.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -171,5 +172,39 @@ describe.skipIf(missing !== null)(`the console in a real browser${missing === nu
       copyFileSync(shots.tools, resolve(REPO, 'docs/img/console-tools.png'));
       copyFileSync(shots.tool, resolve(REPO, 'docs/img/console-tool.png'));
     }
+  });
+
+  it('asks for the bearer token on a 401, keeps it for the tab, and sends it on every API call and the event stream', { timeout: 30_000 }, async () => {
+    const token = 'console-token-5678';
+    const gw = await startServe(`ui: { enabled: true }\nauth: { bearerTokens: [${token}] }\nupstreams:\n  weather:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(DEMO)}]\n`);
+    const browser = await launchBrowser();
+    const page = await browser.newPage();
+    const problems = watchPage(page);
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/ui/api/')) sent.push(`${new URL(r.url()).pathname} ${r.headers().authorization ?? 'none'}`);
+    });
+    await page.goto(`${gw.origin}/ui/`);
+    const input = page.getByLabel('Bearer token');
+    await input.waitFor({ timeout: 10_000 });
+    // Before the token: only 401s, each logged by the browser as a failed resource.
+    expect(problems.take().filter((p) => !/401/.test(p))).toEqual([]);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(await page.evaluate('document.activeElement?.id')).toBe('token-input');
+    await page.keyboard.type(token);
+    await page.keyboard.press('Enter');
+    await page.locator('a[href="#/u/weather"]').waitFor({ timeout: 10_000 });
+    expect(await input.count()).toBe(0);
+    await expect.poll(() => sent.filter((s) => s === `/ui/api/events Bearer ${token}`).length, { timeout: 5_000, interval: 50 }).toBe(1);
+    expect(problems.take()).toEqual([]);
+
+    // A reload of the tab keeps the token: no prompt, no 401.
+    sent.length = 0;
+    await page.reload();
+    await page.locator('a[href="#/u/weather"]').waitFor({ timeout: 10_000 });
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.filter((s) => !s.endsWith(`Bearer ${token}`))).toEqual([]);
+    expect(problems.take()).toEqual([]);
+    await page.close();
   });
 });
