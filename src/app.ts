@@ -29,7 +29,8 @@ export interface BuildOptions {
   readonly metrics?: Metrics;
   /**
    * The rewrite pipeline. A rewriter given here records nothing unless it was made with a recorder
-   * (RewriterOptions.recorder); the default one offers to `recorder`.
+   * (RewriterOptions.recorder); the default one offers to `recorder`. It feeds the console (ui:) only when
+   * made with its observer; the default one is.
    */
   readonly rewriter?: Rewriter;
   /** Where `record:` results go (default: a recorder for the config; it follows reloads and is closed with the app). */
@@ -67,9 +68,9 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   // Always made: a reload may turn recording on. It holds no timer or file until a sample arrives.
   const recorder = options.recorder ?? createRecorder(initial, metrics, logger);
   // Decided once at start, as telemetry: off, nothing of the console is made and no /ui route exists.
-  const console = initial.ui?.enabled === true ? new Console({ ui: initial.ui, generations, metrics, scrub: (text) => redactor.scrub(text), version: PACKAGE_VERSION }) : undefined;
+  const operatorConsole = initial.ui?.enabled === true ? new Console({ ui: initial.ui, generations, metrics, scrub: (text) => redactor.scrub(text), version: PACKAGE_VERSION }) : undefined;
   const recording = followGenerations(recorder, () => generations.current.config);
-  const rewriter = options.rewriter ?? createRewriter(metrics, { recorder: recording, ...(console && { observer: console.observer }) });
+  const rewriter = options.rewriter ?? createRewriter(metrics, { recorder: recording, ...(operatorConsole && { observer: operatorConsole.observer }) });
   const inflight = new InFlight();
   const pools = new UpstreamPools();
   // Decided once at start (a reload does not turn it on or off): off, no OTel code runs on a request.
@@ -79,12 +80,12 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     logger,
     metrics,
     rewriter,
-    sessions: new SessionTable({ metrics, ...(console && { watch: console.sessions }) }),
+    sessions: new SessionTable({ metrics, ...(operatorConsole && { watch: operatorConsole.sessions }) }),
     pools,
     inflight,
     telemetry,
     scrub: (text) => redactor.scrub(text),
-    ...(console && { console }),
+    ...(operatorConsole && { console: operatorConsole }),
   };
 
   // One HTTP stack: every request passes the gate (shutdown, guards, body limits, one failure path).
