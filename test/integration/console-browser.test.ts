@@ -23,7 +23,9 @@ const DEMO = resolve(REPO, 'dist/demo/server.js');
 const MEMORY = resolve(REPO, 'node_modules/server-memory-2025/dist/index.js');
 const missing = browserMissing();
 
-// get_weather's humidity must stay under 0.7: Zurich (0.81) fails at /humidity, Paris and Lisbon pass.
+// get_weather's humidity must stay under 0.7: Zurich (0.81) fails at /humidity, Paris and Lisbon pass. Two
+// schemas no answer meets, to find pointers in other texts: list_cities (one JSON value per text block; every
+// country has two letters) and get_station_report (`key: value` lines; every station is online).
 const config = (memoryFile: string): string => `
 ui: { enabled: true, write: true }
 upstreams:
@@ -41,6 +43,11 @@ upstreams:
             city: { type: string }
             humidity: { type: number, maximum: 0.7 }
           required: [city]
+      list_cities:
+        outputSchema: { type: array, items: { type: object, properties: { country: { type: string, pattern: "^[A-Z]{3}$" } } } }
+      get_station_report:
+        extract: { format: yaml }
+        outputSchema: { type: object, properties: { status: { type: string, enum: [offline] } } }
   memory:
     command: ${JSON.stringify(process.execPath)}
     args: [${JSON.stringify(MEMORY)}]
@@ -128,6 +135,14 @@ describe.skipIf(missing !== null)(`the console in a real browser${missing === nu
     await mark.waitFor({ timeout: 10_000 });
     expect(await mark.textContent()).toBe('"humidity":0.81');
     shots.tool = await visit(page, problems, '#/u/weather/t/get_weather', '.success', 'console-tool');
+
+    // Pointers in a text of several JSON blocks (the k-th block is /k) and in `key: value` lines.
+    await weather.callTool({ name: 'list_cities', arguments: {} });
+    await weather.callTool({ name: 'get_station_report', arguments: { city: 'Paris' } });
+    await visit(page, problems, '#/u/weather/t/list_cities', '.failure mark', 'console-tool-blocks');
+    expect(await page.locator('.failure mark[data-pointer="/1/country"]').textContent()).toBe('"country":"CH"');
+    await visit(page, problems, '#/u/weather/t/get_station_report', '.failure mark', 'console-tool-lines');
+    expect(await page.locator('.failure mark[data-pointer="/status"]').textContent()).toBe('status: online');
 
     shots.tools = await visit(page, problems, '#/u/weather', 'tr[data-tool="get_weather"] td[data-outcome="invalid"]', 'console-tools');
     expect(await page.locator('tr[data-tool="get_weather"] td[data-outcome="invalid"]').textContent()).toBe(String(totals.invalid));

@@ -91,7 +91,7 @@ function Summary({ t }: { t: ToolDetail }) {
       ))}
       <div>
         <dt>Added p50 / p95</dt>
-        <dd>{t.addedMs === null ? '—' : `${ms(t.addedMs.p50)} / ${ms(t.addedMs.p95)} (${count(t.addedMs.count)} calls)`}</dd>
+        <dd>{t.addedMs === null ? '—' : `${ms(t.addedMs.p50)} / ${ms(t.addedMs.p95)} (${count(t.addedMs.count)} call${t.addedMs.count === 1 ? '' : 's'})`}</dd>
       </div>
       <div>
         <dt>Last hour</dt>
