@@ -115,6 +115,11 @@ describe.skipIf(missing !== null)(`the console in a real browser${missing === nu
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const problems = watchPage(page);
     await page.goto(`${gw.origin}/ui/`);
+    // The first Tab reaches the skip link; it moves focus to the page's content.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('main');
     const shots: Record<string, string> = {};
     shots.upstreams = await visit(page, problems, '#/', 'a[href="#/u/weather"]', 'console-upstreams');
 

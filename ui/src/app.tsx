@@ -39,7 +39,7 @@ function Page({ route, overview }: { route: Route; overview: Overview | null }) 
     case 'upstreams':
       return <UpstreamsPage />;
     case 'tools':
-      return <ToolsPage upstream={route.upstream} />;
+      return <ToolsPage upstream={route.upstream} recording={overview?.recordingUpstreams.includes(route.upstream) ?? false} />;
     case 'tool':
       return <ToolPage upstream={route.upstream} tool={route.tool} />;
     case 'learn':

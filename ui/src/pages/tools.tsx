@@ -60,7 +60,7 @@ function RowCells({ upstream, t }: RowProps) {
   );
 }
 
-export function ToolsPage({ upstream }: { upstream: string }) {
+export function ToolsPage({ upstream, recording }: { upstream: string; recording: boolean }) {
   useEffect(() => title(`Tools of ${upstream}`), [upstream]);
   const { data, error, loading } = useLive<ToolsReply>(`upstreams/${seg(upstream)}/tools`);
   const [filter, setFilter] = useState('');
@@ -80,6 +80,11 @@ export function ToolsPage({ upstream }: { upstream: string }) {
       <h1 tabIndex={-1}>
         Tools of <span class="name">{upstream}</span>
       </h1>
+      {recording && (
+        <p>
+          This upstream records its results: <a href={href.learn(upstream)}>see what Learn proposes from them</a>.
+        </p>
+      )}
       {error && <ErrorBox error={error} />}
       {loading && !data && <Loading what="tools" />}
       {data && (
