@@ -1,7 +1,8 @@
 /**
  * `useLive(path)`: the page's data from one API path, fetched when the page opens and again on every tick of
  * the event stream, never more than once a second (a tick that comes sooner is deferred, several deferred
- * ticks make one fetch). A fetch still running when the next one starts is aborted.
+ * ticks make one fetch). A fetch still running when the next one starts is aborted. While the tab is hidden,
+ * ticks are noted and one fetch is made when it shows again: nobody watching costs the gateway nothing.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, getJson, onAuth } from './api.js';
@@ -46,10 +47,22 @@ export function useLive<T>(path: string | null): Live<T> {
         },
       );
     };
+    let missed = false;
     const request = (): void => {
+      if (document.visibilityState === 'hidden') {
+        missed = true;
+        return;
+      }
       if (timer !== undefined) return;
       timer = setTimeout(load, Math.max(0, last + MIN_INTERVAL_MS - Date.now()));
     };
+    const onVisibility = (): void => {
+      if (document.visibilityState === 'visible' && missed) {
+        missed = false;
+        request();
+      }
+    };
+    document.addEventListener('visibilitychange', onVisibility);
     refreshRef.current = () => {
       clearTimeout(timer);
       load();
@@ -65,6 +78,7 @@ export function useLive<T>(path: string | null): Live<T> {
       inflight?.abort();
       offTick();
       offAuth();
+      document.removeEventListener('visibilitychange', onVisibility);
     };
   }, [path]);
 
