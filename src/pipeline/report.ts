@@ -53,7 +53,8 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
   if (outcome.outcome === 'untouched') return;
   if (observed) {
     const { observer, started, result, delivered } = observed;
-    observer.outcome({ request, tool, outcome, mode, ms: performance.now() - started, ...(result && { result }), ...(delivered && { delivered }) });
+    const event: OutcomeEvent = { request, tool, outcome, mode, ms: performance.now() - started, ...(result && { result }), ...(delivered && { delivered }) };
+    watching(() => observer.outcome(event), log);
   }
   const { format, reasons } = outcome;
   // One label for one thing: native results are format "native" whether they validated or not; a text no
@@ -65,6 +66,20 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
   const level = failed && mode !== 'unseen' ? 'warn' : 'debug';
   // A success is a debug line, off in production: its fields are not even gathered then.
   if (log.isLevelEnabled(level)) log[level]({ tool, outcome: outcome.outcome, format: label, mode, reasons, revision: request.revision, ...(request.profile && { profile: request.profile.name }) }, 'retrofit');
+}
+
+/** Tell the observer of a tools/list answer (when there is one). */
+export function reportListed(observer: PipelineObserver | undefined, request: PendingRequest, result: JsonObject, log: Logger): void {
+  if (observer) watching(() => observer.listed(request, result), log);
+}
+
+/** The console watches; its failure must never change what a client gets: logged, and the answer goes on. */
+function watching(tell: () => void, log: Logger): void {
+  try {
+    tell();
+  } catch (err) {
+    log.error({ err }, 'the console failed to take an outcome; the answer is unaffected');
+  }
 }
 
 /** Count one answer shaped for the request's client profile (tools/list, tools/call, tasks/result). */

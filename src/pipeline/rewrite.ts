@@ -28,7 +28,7 @@ import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import { spliceResult } from './offload/splice.js';
 import { createRecordTap, type RecordSink } from './record.js';
-import { reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
+import { reportListed, reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
 import type { PendingRequest, RewriteInput, Rewritten } from './request.js';
 
 export type { PendingRequest, RewriteInput, Rewritten } from './request.js';
@@ -235,7 +235,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         let listing = listings.get(policy);
         if (!listing) listings.set(policy, (listing = new FirstListing()));
         for (const w of listing.observe(result, policy)) log.warn({ key: w.key }, unmatchedKeyWarning(policy.upstream, w));
-        observer?.listed(request, result);
+        reportListed(observer, request, result, log);
         const out = rewriteToolsList(result, policy, request.revision, request.profile);
         reportRepairs(metrics, request, out.repairs, log);
         return out.result === result ? unchanged : { kind: 'message', message: { ...message, result: out.result }, original: message };

@@ -53,3 +53,22 @@ describe('the pipeline observer', () => {
     expect(outcomes[1]!.result).toBeUndefined();
   });
 });
+
+describe('a failing observer', () => {
+  it('changes nothing a client gets', () => {
+    const observer: PipelineObserver = {
+      outcome: () => {
+        throw new Error('console bug');
+      },
+      listed: () => {
+        throw new Error('console bug');
+      },
+    };
+    const rewriter = createRewriter(createMetrics({ defaultMetrics: false }), { isolatePool: false, pool: false, observer });
+    closing.push(rewriter);
+    const out = rewriter.respond(call, { message: answer('{"a":1}') }, log);
+    expect(out).toMatchObject({ kind: 'message', message: { result: { structuredContent: { a: 1 } } } });
+    const listed = rewriter.respond({ upstream: 'u', method: 'tools/list', revision: '2025-11-25', policy }, { message: { jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'typed', inputSchema: { type: 'object' } }] } } }, log);
+    expect(listed).toMatchObject({ kind: 'message', message: { result: { tools: [{ name: 'typed', outputSchema: { type: 'object' } }] } } });
+  });
+});
