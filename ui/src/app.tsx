@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, onAuth } from './api.js';
-import { TokenForm } from './components/token-form.js';
+import { TokenForm } from './components/notices.js';
 import { LearnPage } from './pages/learn.js';
 import { SessionsPage } from './pages/sessions.js';
 import { ToolPage } from './pages/tool.js';

@@ -4,8 +4,7 @@
  */
 import { count } from '../format.js';
 import type { LearnTool } from '../types.js';
-import { DiffBlock } from './diff-block.js';
-import { JsonBlock } from './json-block.js';
+import { DiffBlock, JsonBlock } from './blocks.js';
 
 export interface ApplyControl {
   readonly busy: boolean;

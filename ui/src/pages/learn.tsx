@@ -5,9 +5,9 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, postJson } from '../api.js';
-import { CopyButton } from '../components/copy-button.js';
+import { CopyButton } from '../components/blocks.js';
 import { LearnToolCard, type ApplyControl } from '../components/learn-tool.js';
-import { ErrorBox, Loading } from '../components/status.js';
+import { ErrorBox, Loading } from '../components/notices.js';
 import { count, title } from '../format.js';
 import { useLive } from '../live.js';
 import { href, seg } from '../route.js';

@@ -3,13 +3,46 @@
  * list (newest first; ids are cut to their first characters by the API).
  */
 import { useEffect } from 'preact/hooks';
-import { CountTable } from '../components/count-table.js';
-import { ErrorBox, Loading } from '../components/status.js';
-import { When } from '../components/time.js';
+import { ErrorBox, Loading } from '../components/notices.js';
+import { When } from '../components/blocks.js';
 import { count, title } from '../format.js';
 import { useLive } from '../live.js';
 import { href } from '../route.js';
 import type { SessionsReply } from '../types.js';
+
+/** A two-column table of counts by a key (sessions by revision, by client, by profile). */
+export function CountTable({ id, caption, keyName, counts }: { id: string; caption: string; keyName: string; counts: Readonly<Record<string, number>> }) {
+  const rows = Object.entries(counts).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return (
+    <table id={id} class="counts">
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{keyName}</th>
+          <th scope="col" class="num">
+            Sessions
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.length === 0 ? (
+          <tr>
+            <td colSpan={2} class="muted">
+              none
+            </td>
+          </tr>
+        ) : (
+          rows.map(([k, n]) => (
+            <tr key={k}>
+              <th scope="row">{k}</th>
+              <td class="num">{count(n)}</td>
+            </tr>
+          ))
+        )}
+      </tbody>
+    </table>
+  );
+}
 
 export function SessionsPage() {
   useEffect(() => title('Sessions'), []);

@@ -3,11 +3,10 @@
  * pointer marked) and the last successes (the text beside the structuredContent it became).
  */
 import { useEffect } from 'preact/hooks';
+import { JsonBlock, When } from '../components/blocks.js';
 import { HighlightedText } from '../components/highlighted-text.js';
-import { JsonBlock } from '../components/json-block.js';
 import { Sparkline } from '../components/sparkline.js';
-import { ErrorBox, Loading } from '../components/status.js';
-import { When } from '../components/time.js';
+import { ErrorBox, Loading } from '../components/notices.js';
 import { count, ms, title } from '../format.js';
 import { useLive } from '../live.js';
 import { href, seg } from '../route.js';

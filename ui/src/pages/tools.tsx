@@ -6,7 +6,7 @@
 import { Component } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { SparkLegend, Sparkline } from '../components/sparkline.js';
-import { ErrorBox, Loading } from '../components/status.js';
+import { ErrorBox, Loading } from '../components/notices.js';
 import { count, ms, title } from '../format.js';
 import { useLive } from '../live.js';
 import { href, seg } from '../route.js';

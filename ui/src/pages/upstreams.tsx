@@ -3,7 +3,7 @@
  * by kind, readiness, tools seen and typed; each links to its tools and, when it records, to Learn.
  */
 import { useEffect } from 'preact/hooks';
-import { ErrorBox, Loading } from '../components/status.js';
+import { ErrorBox, Loading } from '../components/notices.js';
 import { count, title } from '../format.js';
 import { useLive } from '../live.js';
 import { href } from '../route.js';
