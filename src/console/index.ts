@@ -17,7 +17,7 @@ import { Learner } from './learner.js';
 import type { LearnView } from './learn.js';
 import { SessionBook, type SessionsView } from './sessions.js';
 import { toolDetail, toolsView, type ToolDetail, type ToolsView } from './tools.js';
-import { upstreamsView, type Readiness, type UpstreamView } from './upstreams.js';
+import { cachedReadiness, upstreamsView, type Readiness, type UpstreamView } from './upstreams.js';
 
 export type { Readiness } from './upstreams.js';
 
@@ -82,7 +82,8 @@ export class Console {
 
   /** The upstreams' readiness checks (/readyz's), once their routes are registered. */
   setReadiness(readiness: ReadonlyMap<string, Readiness>): void {
-    this.#readiness = readiness;
+    const now = this.#options.now ?? Date.now;
+    this.#readiness = new Map([...readiness].map(([name, ready]) => [name, cachedReadiness(ready, now)]));
   }
 
   /** An upstream answered initialize with `revision`. */

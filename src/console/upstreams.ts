@@ -28,6 +28,19 @@ export interface UpstreamView {
   readonly tools: { readonly seen: number; readonly typed: number };
 }
 
+/** How long a readiness answer is reused (ms): pages re-fetch on every tick, upstreams need not be asked as often. */
+export const READY_TTL_MS = 5_000;
+
+/** `ready`, asked at most once every READY_TTL_MS (a check under way is shared). */
+export function cachedReadiness(ready: Readiness, now: () => number): Readiness {
+  let last: { readonly at: number; readonly answer: ReturnType<Readiness> } | undefined;
+  return () => {
+    if (last && now() - last.at < READY_TTL_MS) return last.answer;
+    last = { at: now(), answer: ready() };
+    return last.answer;
+  };
+}
+
 /** How long readiness may take before the console says it did not answer (ms). */
 const READY_WAIT_MS = 2_000;
 

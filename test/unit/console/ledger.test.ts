@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/console/catalog.js';
 import { Ledger } from '../../../src/console/ledger.js';
 import { SessionBook } from '../../../src/console/sessions.js';
+import { cachedReadiness, READY_TTL_MS } from '../../../src/console/upstreams.js';
 import type { OutcomeEvent } from '../../../src/pipeline/report.js';
 import type { UpstreamPolicy } from '../../../src/retrofit/policy.js';
 
@@ -88,5 +89,21 @@ describe('SessionBook', () => {
     book.closed(a);
     book.closed(b);
     expect(book.size).toBe(0);
+  });
+});
+
+describe('cachedReadiness', () => {
+  it('asks the upstream at most once every READY_TTL_MS', async () => {
+    let now = 0;
+    let asked = 0;
+    const ready = cachedReadiness(() => Promise.resolve({ ok: ++asked > 0 }), () => now);
+    await ready();
+    await ready();
+    now += READY_TTL_MS - 1;
+    await ready();
+    expect(asked).toBe(1);
+    now += 1;
+    await ready();
+    expect(asked).toBe(2);
   });
 });
