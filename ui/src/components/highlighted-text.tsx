@@ -3,7 +3,7 @@
  * listed below it, each saying whether its place in the text was found.
  */
 import { useMemo } from 'preact/hooks';
-import { locate, type Span } from '../locate.js';
+import { locator, type Span } from '../locate.js';
 import type { Reason } from '../types.js';
 
 interface Located {
@@ -35,7 +35,10 @@ function pieces(text: string, located: readonly Located[]): Piece[] {
 const shown = (pointer: string | null): string => (pointer === null ? '' : pointer === '' ? '(root)' : pointer);
 
 export function HighlightedText({ text, reasons, label }: { text: string; reasons: readonly Reason[]; label: string }) {
-  const located = useMemo(() => reasons.map((reason) => ({ reason, span: reason.pointer === null ? null : locate(text, reason.pointer) })), [text, reasons]);
+  const located = useMemo(() => {
+    const locate = locator(text);
+    return reasons.map((reason) => ({ reason, span: reason.pointer === null ? null : locate(reason.pointer) }));
+  }, [text, reasons]);
   return (
     <>
       <pre class="code sample" tabIndex={0} aria-label={label}>
