@@ -10,6 +10,17 @@ import { keptArguments, keptText, type KeptSample } from './samples.js';
 
 /** Most tools tracked per gateway. */
 export const MAX_TOOLS = 5_000;
+/**
+ * Most memory the kept samples' texts may hold, per gateway (UTF-16 units × 2, a success's structuredContent
+ * counted as its text again). Past it a new sample keeps no text (null) until older ones are pushed out.
+ */
+export const MAX_SAMPLE_BYTES = 64 * 1024 * 1024;
+
+/** What a kept sample holds in memory, roughly. */
+function weight(sample: KeptSample | undefined): number {
+  if (!sample?.text) return 0;
+  return sample.text.length * 2 * (sample.structured === undefined ? 1 : 2);
+}
 
 /** What the ledger holds of one tool. */
 export class ToolLedger {
@@ -29,6 +40,8 @@ export interface LedgerOptions {
   readonly samples: number;
   readonly maxTextBytes: number;
   readonly maxTools?: number;
+  /** MAX_SAMPLE_BYTES unless given (tests). */
+  readonly maxSampleBytes?: number;
   /** The clock (tests pass a fake one). */
   readonly now?: () => number;
 }
@@ -46,6 +59,8 @@ export class Ledger {
   readonly #now: () => number;
   /** Outcomes of tools beyond MAX_TOOLS. */
   #dropped = 0;
+  /** What the kept samples weigh (see weight). */
+  #sampleBytes = 0;
   /** Bumped on every change: the event stream ticks when it moved. */
   #seq = 0;
 
@@ -77,13 +92,17 @@ export class Ledger {
     const args = request.policy?.keepsArguments === true || request.policy?.record !== undefined ? keptArguments(request.arguments) : undefined;
     if (args === undefined) return;
     const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
-    const { text, truncated } = keptText(event.result, this.#options.maxTextBytes);
+    const full = this.#sampleBytes >= (this.#options.maxSampleBytes ?? MAX_SAMPLE_BYTES);
+    const { text, truncated } = keptText(full ? undefined : event.result, this.#options.maxTextBytes);
     const base = { at: now, outcome: outcome.outcome, format: outcome.format ?? null, mode, revision: request.revision, text, truncated, args };
-    if (failed) entry.failures.push({ ...base, reasons: outcome.reasons ?? [] });
+    let sample: KeptSample;
+    let out: KeptSample | undefined;
+    if (failed) out = entry.failures.push((sample = { ...base, reasons: outcome.reasons ?? [] }));
     else {
-      const structured = truncated ? undefined : event.delivered?.structuredContent;
-      entry.successes.push(structured === undefined ? base : { ...base, structured });
+      const structured = truncated || full ? undefined : event.delivered?.structuredContent;
+      out = entry.successes.push((sample = structured === undefined ? base : { ...base, structured }));
     }
+    this.#sampleBytes += weight(sample) - weight(out);
   }
 
   #entry(upstream: string, tool: string): ToolLedger | undefined {

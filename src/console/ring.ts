@@ -65,10 +65,13 @@ export class Ring<T> {
     this.#items = new Array<T | undefined>(size);
   }
 
-  push(item: T): void {
+  /** Add `item`; returns the one it pushed out, when the ring was full. */
+  push(item: T): T | undefined {
+    const out = this.#items[this.#next];
     this.#items[this.#next] = item;
     this.#next = (this.#next + 1) % this.#items.length;
     this.#count = Math.min(this.#count + 1, this.#items.length);
+    return out;
   }
 
   /** The items, newest first. */

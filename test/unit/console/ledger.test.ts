@@ -107,3 +107,17 @@ describe('cachedReadiness', () => {
     expect(asked).toBe(2);
   });
 });
+
+describe('the samples budget', () => {
+  it('keeps no more text once the kept samples weigh maxSampleBytes, and again once old ones are pushed out', () => {
+    const ledger = new Ledger({ samples: 1, maxTextBytes: 1024, maxSampleBytes: 100, now: () => NOW });
+    const text = (n: number) => ({ content: [{ type: 'text', text: 'x'.repeat(n) }] });
+    ledger.record(event('a', 'invalid', { result: text(60) }));
+    ledger.record(event('b', 'invalid', { result: text(10) }));
+    expect(ledger.get('u', 'b')!.failures.newestFirst()[0]?.text).toBeNull();
+    // a's only sample is pushed out by a short one: room again.
+    ledger.record(event('a', 'invalid', { result: text(5) }));
+    ledger.record(event('b', 'invalid', { result: text(10) }));
+    expect(ledger.get('u', 'b')!.failures.newestFirst()[0]?.text).toBe('x'.repeat(10));
+  });
+});
