@@ -75,7 +75,9 @@ export function App() {
     (heading ?? main.current)?.focus();
   }, [route]);
 
-  const current = (page: string): 'page' | undefined => (route.page === page || (page === 'upstreams' && (route.page === 'tools' || route.page === 'tool' || route.page === 'learn')) ? 'page' : undefined);
+  // "page" on the link of the page shown; "true" on Upstreams while one upstream's pages are shown.
+  const current = (page: string): 'page' | 'true' | undefined =>
+    route.page === page ? 'page' : page === 'upstreams' && (route.page === 'tools' || route.page === 'tool' || route.page === 'learn') ? 'true' : undefined;
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), main.current?.focus())}>
