@@ -11,15 +11,18 @@ import { keptArguments, keptText, type KeptSample } from './samples.js';
 /** Most tools tracked per gateway. */
 export const MAX_TOOLS = 5_000;
 /**
- * Most memory the kept samples' texts may hold, per gateway (UTF-16 units × 2, a success's structuredContent
- * counted as its text again). Past it a new sample keeps no text (null) until older ones are pushed out.
+ * Most memory the kept samples may hold, per gateway: their texts and argument strings (UTF-16 units × 2, a
+ * success's structuredContent counted as its text again). Past it a new sample keeps no text (null) and no
+ * argument strings until older ones are pushed out.
  */
 export const MAX_SAMPLE_BYTES = 64 * 1024 * 1024;
 
 /** What a kept sample holds in memory, roughly. */
 function weight(sample: KeptSample | undefined): number {
-  if (!sample?.text) return 0;
-  return sample.text.length * 2 * (sample.structured === undefined ? 1 : 2);
+  if (!sample) return 0;
+  // The argument strings are kept to scrub the text with: they weigh too.
+  const args = sample.args.reduce((n, a) => n + a.length * 2, 0);
+  return args + (sample.text === null ? 0 : sample.text.length * 2 * (sample.structured === undefined ? 1 : 2));
 }
 
 /** What the ledger holds of one tool. */
@@ -94,7 +97,7 @@ export class Ledger {
     const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
     const full = this.#sampleBytes >= (this.#options.maxSampleBytes ?? MAX_SAMPLE_BYTES);
     const { text, truncated } = keptText(full ? undefined : event.result, this.#options.maxTextBytes);
-    const base = { at: now, outcome: outcome.outcome, format: outcome.format ?? null, mode, revision: request.revision, text, truncated, args };
+    const base = { at: now, outcome: outcome.outcome, format: outcome.format ?? null, mode, revision: request.revision, text, truncated, args: full ? [] : args };
     let sample: KeptSample;
     let out: KeptSample | undefined;
     if (failed) out = entry.failures.push((sample = { ...base, reasons: outcome.reasons ?? [] }));
