@@ -103,6 +103,16 @@ describe('demo: npm start', () => {
     expect(result.structuredContent).toEqual({ station: 'LFPG', city: 'Paris', status: 'online', temperature_c: 17, humidity: 0.62, wind_kmh: 12, wind_direction: 'NW' });
   });
 
+  it('serves the operator console the demo config enables, with the calls above counted', async () => {
+    const base = url.replace(/\/weather\/mcp$/, '');
+    const page = await fetch(`${base}/ui/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toMatch(/<script type="module"[^>]* src="\/ui\/assets\//);
+    const tools = (await (await fetch(`${base}/ui/api/upstreams/weather/tools`)).json()) as { tools: { name: string; totals: { extracted: number } }[] };
+    expect(tools.tools.find((t) => t.name === 'get_temperature')?.totals.extracted).toBeGreaterThanOrEqual(1);
+  });
+
   it('leaves tool errors alone', async () => {
     const result = await client!.callTool({ name: 'get_weather', arguments: { city: 'Atlantis' } });
     expect(result.isError).toBe(true);
