@@ -8,6 +8,7 @@ import type { EventEmitter } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { buildApp } from '../app.js';
+import type { ReloadReport } from '../console/wire.js';
 import type { CliIo } from './io.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger, Redactor, type Logger } from '../log.js';
@@ -112,7 +113,7 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   const reloader = new Reloader({ file: parsed.config, generations, logger, metrics, redactor });
   const reload = (trigger = 'request'): Promise<ReloadResult> => reloader.reload(trigger);
   // The console reloads at once what it wrote (with --watch the watch would too: the two fold into one).
-  const consoleReload = async (): Promise<{ ok: boolean; problems?: readonly string[] }> => {
+  const consoleReload = async (): Promise<ReloadReport> => {
     const result = await reload('console');
     return result.ok ? { ok: true } : { ok: false, problems: result.problems };
   };

@@ -15,9 +15,10 @@ import { Catalog } from './catalog.js';
 import { Ledger } from './ledger.js';
 import { Learner } from './learner.js';
 import type { LearnView } from './learn.js';
-import { SessionBook, type SessionsView } from './sessions.js';
-import { toolDetail, toolsView, type ToolDetail, type ToolsView } from './tools.js';
-import { cachedReadiness, upstreamsView, type Readiness, type UpstreamView } from './upstreams.js';
+import { SessionBook } from './sessions.js';
+import { toolDetail, toolsView } from './tools.js';
+import { cachedReadiness, upstreamsView, type Readiness } from './upstreams.js';
+import type { Overview, SessionsReply, ToolDetail, ToolsReply, Upstream } from './wire.js';
 
 export type { Readiness } from './upstreams.js';
 
@@ -31,15 +32,6 @@ export interface ConsoleOptions {
   readonly version: string;
   /** The clock (tests pass a fake one). */
   readonly now?: () => number;
-}
-
-/** `GET /ui/api/overview`. */
-export interface Overview {
-  readonly version: string;
-  readonly startedAt: number;
-  readonly write: boolean;
-  readonly csrf: string;
-  readonly recordingUpstreams: readonly string[];
 }
 
 export class Console {
@@ -113,11 +105,11 @@ export class Console {
     return { version: this.#options.version, startedAt: this.startedAt, write: this.ui.write, csrf: this.csrf, recordingUpstreams: upstreams.filter((u) => u.record !== undefined).map((u) => u.name) };
   }
 
-  upstreams(): Promise<UpstreamView[]> {
+  upstreams(): Promise<Upstream[]> {
     return upstreamsView(this.#sources(), this.#options.generations.current);
   }
 
-  tools(upstream: string): Promise<ToolsView> {
+  tools(upstream: string): Promise<ToolsReply> {
     return toolsView(this.#sources(), this.#options.generations.current.policies.get(upstream), upstream);
   }
 
@@ -125,7 +117,7 @@ export class Console {
     return toolDetail(this.#sources(), this.#options.generations.current.policies.get(upstream), upstream, tool);
   }
 
-  sessionsView(): SessionsView {
+  sessionsView(): SessionsReply {
     return this.sessions.view();
   }
 

@@ -10,38 +10,27 @@ import { basename, join } from 'node:path';
 import { Document } from 'yaml';
 import type { ToolDefaults, UpstreamConfig } from '../config/types.js';
 import { byTool, inferHeader, inferTool, pasteLine, renderTools, verifyEntry, type InferSample, type InferredEntry, type ToolInference } from '../infer/index.js';
-import type { JsonSchema } from '../json.js';
 import { readSamples } from '../record/read.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { lineDiff } from './diff.js';
+import type { Json, LearnReply, LearnTool } from './wire.js';
 
 /** How often a cached result's directory is looked at again (ms). */
 export const RECHECK_MS = 3_000;
 /** Failing samples listed per tool's trial. */
 const TRIAL_FAILURES = 20;
 
-/** One tool on the Learn page. */
-export interface LearnTool {
-  readonly tool: string;
-  readonly samples: number;
-  readonly confidence: 'high' | 'medium' | 'low' | null;
+/**
+ * One tool on the Learn page as kept: LearnTool, its proposal the typed entry that apply writes into the
+ * config (on the wire it is that entry's JSON).
+ */
+export interface LearnToolView extends Omit<LearnTool, 'proposal'> {
   readonly proposal: InferredEntry | null;
-  readonly reason: string | null;
-  readonly running: { readonly extract: unknown; readonly outputSchema: JsonSchema | null } | null;
-  readonly diff: string;
-  readonly trial: { readonly passed: number; readonly failed: number; readonly failures: readonly { readonly sample: string; readonly reasons: readonly string[] }[] } | null;
-  readonly sampleFiles: readonly string[];
 }
 
-/** `GET /ui/api/learn/<upstream>` (less `write`, which the route adds). */
-export interface LearnView {
-  readonly upstream: string;
-  readonly dir: string;
-  readonly results: number;
-  readonly tools: readonly LearnTool[];
-  readonly yaml: string;
-  /** Recording files that were skipped, and why. */
-  readonly problems: readonly string[];
+/** `GET /ui/api/learn/<upstream>` (less `write`, which the route adds), as kept. */
+export interface LearnView extends Omit<LearnReply, 'write' | 'tools'> {
+  readonly tools: readonly LearnToolView[];
 }
 
 /** How sure the proposal is: by how many samples it stands on and how it reads them. */
@@ -73,9 +62,9 @@ function trialOf(inference: ToolInference, samples: readonly InferSample[], defa
   return { passed: samples.length - bySample.size, failed: bySample.size, failures };
 }
 
-function toolView(inference: ToolInference, samples: readonly InferSample[], policy: UpstreamPolicy | undefined, defaults: ToolDefaults): LearnTool {
+function toolView(inference: ToolInference, samples: readonly InferSample[], policy: UpstreamPolicy | undefined, defaults: ToolDefaults): LearnToolView {
   const entry = policy?.resolve(inference.tool)?.config;
-  const running = entry ? { extract: entry.extract ?? null, outputSchema: entry.outputSchema ?? null } : null;
+  const running = entry ? { extract: entry.extract === undefined ? null : (entry.extract as unknown as Json), outputSchema: entry.outputSchema ?? null } : null;
   const proposal = inference.entry ?? null;
   return {
     tool: inference.tool,
@@ -97,7 +86,7 @@ export async function learn(upstream: UpstreamConfig, dir: string, policy: Upstr
   const { samples, problems } = await readSamples(dir, upstream.name);
   const grouped = byTool(samples);
   const inferences: ToolInference[] = [];
-  const tools: LearnTool[] = [];
+  const tools: LearnToolView[] = [];
   for (const [tool, list] of [...grouped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     await tick();
     const inference = inferTool(tool, list, defaults);

@@ -4,15 +4,10 @@
  * children, errors by kind and bridged sessions.
  */
 import type { Metrics } from '../metrics.js';
+import type { TotalName } from './wire.js';
 
 /** A tool's outcomes since start. `shadow` counts every outcome in mode shadow; the others modes applied and unseen. */
-export interface Totals {
-  native: number;
-  extracted: number;
-  invalid: number;
-  unparseable: number;
-  shadow: number;
-}
+export type Totals = Record<TotalName, number>;
 
 export const zeroTotals = (): Totals => ({ native: 0, extracted: 0, invalid: 0, unparseable: 0, shadow: 0 });
 

@@ -3,9 +3,10 @@
  * typed array per tool, buckets reused as the minutes turn), a ring of the last N items, and a reservoir of
  * the last durations for p50/p95. Each is allocated once at its full size and never grows.
  */
+import type { Percentiles, SeriesName } from './wire.js';
 
 /** The series the console draws, in a fixed order. `validated` is outcome `native`; `shadow` any outcome in shadow mode. */
-export const KINDS = ['extracted', 'validated', 'invalid', 'unparseable', 'shadow'] as const;
+export const KINDS = ['extracted', 'validated', 'invalid', 'unparseable', 'shadow'] as const satisfies readonly SeriesName[];
 export type Kind = (typeof KINDS)[number];
 
 /** Buckets kept (one hour of minutes). */
@@ -84,13 +85,6 @@ export class Ring<T> {
     }
     return out;
   }
-}
-
-/** Percentiles of the last RESERVOIR durations, and how many were observed in all. */
-export interface Percentiles {
-  readonly p50: number;
-  readonly p95: number;
-  readonly count: number;
 }
 
 /** Durations kept per tool for the percentiles. */

@@ -7,12 +7,7 @@
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { textsOf } from '../retrofit/content.js';
-
-/** One reason of a failure: the JSON pointer into the value read ("" for the root; null when it names none). */
-export interface Reason {
-  readonly pointer: string | null;
-  readonly message: string;
-}
+import type { Failure, Reason, Success } from './wire.js';
 
 /**
  * A reason as the engine writes it (src/retrofit/validate.ts describeErrors): `<pointer> <message>`, the
@@ -73,30 +68,13 @@ export function keptText(result: JsonObject | undefined, max: number): { text: s
   return cut(text, max);
 }
 
-/** A failure as the API answers it. */
-export interface FailureView {
-  readonly at: number;
-  readonly outcome: string;
-  readonly format: string | null;
-  readonly mode: string;
-  readonly revision: string;
-  readonly text: string | null;
-  readonly truncated: boolean;
-  readonly reasons: readonly Reason[];
-}
-
-/** A success as the API answers it. */
-export interface SuccessView extends Omit<FailureView, 'reasons' | 'outcome'> {
-  readonly structuredContent: Json | null;
-}
-
 /** Scrubs a kept sample when it is read: its argument values, then the config's secrets. */
 function scrubberFor(sample: KeptSample, secrets: (text: string) => string): (text: string) => string {
   const args = textScrubber(sample.args);
   return (text) => secrets(args(text));
 }
 
-export function failureView(sample: KeptSample, secrets: (text: string) => string): FailureView {
+export function failureView(sample: KeptSample, secrets: (text: string) => string): Failure {
   const scrub = scrubberFor(sample, secrets);
   return {
     at: sample.at,
@@ -113,7 +91,7 @@ export function failureView(sample: KeptSample, secrets: (text: string) => strin
   };
 }
 
-export function successView(sample: KeptSample, secrets: (text: string) => string): SuccessView {
+export function successView(sample: KeptSample, secrets: (text: string) => string): Success {
   const scrub = scrubberFor(sample, secrets);
   let structuredContent: Json | null = null;
   if (sample.structured !== undefined) {

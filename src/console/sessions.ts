@@ -5,6 +5,7 @@
  * Bounded at MAX_SESSIONS entries (beyond: counted, not listed).
  */
 import type { SessionWatch, WatchedSession } from '../session/watch.js';
+import type { SessionRow, SessionsReply } from './wire.js';
 
 /** Most sessions held in the list. */
 export const MAX_SESSIONS = 20_000;
@@ -15,31 +16,6 @@ interface Entry {
   readonly upstream: string;
   readonly id: string;
   readonly openedAt: number;
-}
-
-/** One session as the API lists it. */
-export interface SessionView {
-  readonly upstream: string;
-  /** The first 8 characters of the id, then `…`: the whole id is a bearer of the session. */
-  readonly id: string;
-  readonly client: { readonly name: string | null; readonly version: string | null } | null;
-  readonly revision: string | null;
-  readonly upstreamRevision: string | null;
-  readonly bridged: boolean;
-  readonly profile: string | null;
-  readonly openedAt: number;
-}
-
-/** `GET /ui/api/sessions`. */
-export interface SessionsView {
-  readonly total: number;
-  readonly byRevision: Record<string, number>;
-  readonly byClient: Record<string, number>;
-  readonly byProfile: Record<string, number>;
-  readonly bridged: number;
-  /** Sessions opened beyond MAX_SESSIONS while the list was full (not listed). */
-  readonly unlisted: number;
-  readonly sessions: readonly SessionView[];
 }
 
 function bump(counts: Map<string, number>, key: string): void {
@@ -82,12 +58,12 @@ export class SessionBook implements SessionWatch {
   }
 
   /** The list and its aggregates, now. */
-  view(): SessionsView {
+  view(): SessionsReply {
     const byRevision = new Map<string, number>();
     const byClient = new Map<string, number>();
     const byProfile = new Map<string, number>();
     let bridged = 0;
-    const all: SessionView[] = [];
+    const all: SessionRow[] = [];
     for (const [state, entry] of this.#open) {
       const negotiated = state.negotiated;
       const client = state.client;

@@ -4,42 +4,16 @@
  * hour by minute and the retrofit's added time (from the ledger); for one tool also its schema, extract
  * settings and last samples.
  */
-import type { Json, JsonSchema } from '../json.js';
+import type { JsonSchema } from '../json.js';
 import { isShadowEntry } from '../retrofit/engine.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import type { Catalog } from './catalog.js';
 import type { Ledger } from './ledger.js';
 import { outcomeTotals, zeroTotals, type Totals } from './metrics-read.js';
 import type { Metrics } from '../metrics.js';
-import { MINUTES, STEP_MS, type Kind, type Percentiles } from './ring.js';
-import { failureView, successView, type FailureView, type SuccessView } from './samples.js';
-
-/** One tool in `GET /ui/api/upstreams/<upstream>/tools`. */
-export interface ToolView {
-  readonly name: string;
-  readonly schema: 'configured' | 'declared' | 'none';
-  readonly mode: 'on' | 'shadow' | 'unseen';
-  readonly totals: Totals;
-  readonly series: Record<Kind, number[]>;
-  readonly addedMs: Percentiles | null;
-}
-
-/** `GET /ui/api/upstreams/<upstream>/tools`. */
-export interface ToolsView {
-  readonly upstream: string;
-  readonly windowMs: number;
-  readonly stepMs: number;
-  readonly end: number;
-  readonly tools: readonly ToolView[];
-}
-
-/** `GET /ui/api/upstreams/<upstream>/tools/<tool>`. */
-export interface ToolDetail extends ToolView {
-  readonly outputSchema: JsonSchema | null;
-  readonly extract: Json | null;
-  readonly failures: readonly FailureView[];
-  readonly successes: readonly SuccessView[];
-}
+import { MINUTES, STEP_MS, type Kind } from './ring.js';
+import { failureView, successView } from './samples.js';
+import type { Json, ToolDetail, ToolRow, ToolsReply } from './wire.js';
 
 /** What the views read from. */
 export interface ToolSources {
@@ -63,7 +37,7 @@ export function toolNames(sources: ToolSources, upstream: string, totals?: Reado
   return [...names].sort();
 }
 
-function schemaOf(sources: ToolSources, policy: UpstreamPolicy | undefined, upstream: string, tool: string): { kind: ToolView['schema']; schema: JsonSchema | null; mode: ToolView['mode'] } {
+function schemaOf(sources: ToolSources, policy: UpstreamPolicy | undefined, upstream: string, tool: string): { kind: ToolRow['schema']; schema: JsonSchema | null; mode: ToolRow['mode'] } {
   const entry = policy?.resolve(tool);
   const configured = entry?.config.outputSchema;
   if (policy && entry && configured !== undefined) return { kind: 'configured', schema: configured, mode: isShadowEntry(policy, entry) ? 'shadow' : 'on' };
@@ -71,7 +45,7 @@ function schemaOf(sources: ToolSources, policy: UpstreamPolicy | undefined, upst
   return declared === undefined ? { kind: 'none', schema: null, mode: 'unseen' } : { kind: 'declared', schema: declared, mode: 'on' };
 }
 
-function viewOf(sources: ToolSources, policy: UpstreamPolicy | undefined, upstream: string, tool: string, totals: Totals | undefined, now: number): ToolView & { schemaValue: JsonSchema | null } {
+function viewOf(sources: ToolSources, policy: UpstreamPolicy | undefined, upstream: string, tool: string, totals: Totals | undefined, now: number): ToolRow & { schemaValue: JsonSchema | null } {
   const { kind, schema, mode } = schemaOf(sources, policy, upstream, tool);
   const ledger = sources.ledger.get(upstream, tool);
   return {
@@ -90,7 +64,7 @@ function endOf(now: number): number {
   return (Math.floor(now / STEP_MS) + 1) * STEP_MS;
 }
 
-export async function toolsView(sources: ToolSources, policy: UpstreamPolicy | undefined, upstream: string): Promise<ToolsView> {
+export async function toolsView(sources: ToolSources, policy: UpstreamPolicy | undefined, upstream: string): Promise<ToolsReply> {
   const totals = await outcomeTotals(sources.metrics, upstream);
   const now = sources.ledger.now();
   const tools = toolNames(sources, upstream, totals).map((name) => {

@@ -8,25 +8,10 @@ import type { UpstreamConfig } from '../config/types.js';
 import type { Metrics } from '../metrics.js';
 import { upstreamCounts } from './metrics-read.js';
 import { toolNames, type ToolSources } from './tools.js';
+import type { Upstream } from './wire.js';
 
 /** An upstream's readiness, as /readyz reports it. */
 export type Readiness = () => Promise<{ ok: boolean; detail?: string }>;
-
-/** One upstream in `GET /ui/api/upstreams`. */
-export interface UpstreamView {
-  readonly name: string;
-  readonly kind: UpstreamConfig['kind'];
-  readonly path: string;
-  readonly target: string;
-  readonly revision: string | null;
-  readonly bridged: number;
-  readonly sessions: number;
-  readonly children: number | null;
-  readonly errors: Readonly<Record<string, number>>;
-  readonly ready: { readonly ok: boolean; readonly detail: string | null };
-  readonly recording: boolean;
-  readonly tools: { readonly seen: number; readonly typed: number };
-}
 
 /** How long a readiness answer is reused (ms): pages re-fetch on every tick, upstreams need not be asked as often. */
 export const READY_TTL_MS = 5_000;
@@ -63,10 +48,10 @@ function targetOf(upstream: UpstreamConfig): string {
   return [upstream.command, ...upstream.args].join(' ');
 }
 
-async function readinessOf(ready: Readiness | undefined): Promise<UpstreamView['ready']> {
+async function readinessOf(ready: Readiness | undefined): Promise<Upstream['ready']> {
   if (!ready) return { ok: false, detail: 'not served' };
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<UpstreamView['ready']>((resolve) => {
+  const late = new Promise<Upstream['ready']>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, detail: `no answer within ${READY_WAIT_MS}ms` }), READY_WAIT_MS);
   });
   try {
@@ -86,10 +71,10 @@ export interface UpstreamSources extends ToolSources {
   readonly revisions: ReadonlyMap<string, string>;
 }
 
-export async function upstreamsView(sources: UpstreamSources, loaded: LoadedConfig): Promise<UpstreamView[]> {
+export async function upstreamsView(sources: UpstreamSources, loaded: LoadedConfig): Promise<Upstream[]> {
   const counts = await upstreamCounts(sources.metrics);
   return Promise.all(
-    Object.values(loaded.config.upstreams).map(async (upstream): Promise<UpstreamView> => {
+    Object.values(loaded.config.upstreams).map(async (upstream): Promise<Upstream> => {
       const policy = loaded.policies.get(upstream.name);
       const names = toolNames(sources, upstream.name);
       const typed = names.filter((tool) => policy?.resolve(tool)?.config.outputSchema !== undefined || sources.catalog.get(upstream.name, tool)?.declared !== undefined).length;

@@ -4,6 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Console } from '../../console/index.js';
+import type { UpstreamsReply } from '../../console/wire.js';
 import { RetrofitError } from '../../errors.js';
 import { writeError, writeJson } from '../write.js';
 import type { ConsoleEvents } from './events.js';
@@ -34,7 +35,7 @@ export async function answerGet(console: Console, events: ConsoleEvents, path: s
   if (first === 'events' && parts.length === 1) return events.open(res);
   if (first === 'overview' && parts.length === 1) return writeJson(res, 200, console.overview(), NO_STORE);
   if (first === 'sessions' && parts.length === 1) return writeJson(res, 200, console.sessionsView(), NO_STORE);
-  if (first === 'upstreams' && parts.length === 1) return writeJson(res, 200, { upstreams: await console.upstreams() }, NO_STORE);
+  if (first === 'upstreams' && parts.length === 1) return writeJson(res, 200, { upstreams: await console.upstreams() } satisfies UpstreamsReply, NO_STORE);
   if (upstream !== undefined && (first === 'upstreams' || first === 'learn') && !console.has(upstream)) return notFound(res, `upstream "${upstream}"`);
   if (first === 'upstreams' && upstream !== undefined && third === 'tools' && rest.length === 0) {
     if (tool === undefined) return writeJson(res, 200, await console.tools(upstream), NO_STORE);

@@ -8,16 +8,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Console } from '../../console/index.js';
+import type { ApplyReply, ReloadReport } from '../../console/wire.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject } from '../../json.js';
 import { mediaType } from '../../upstream/headers.js';
 import { writeError, writeJson } from '../write.js';
-
-/** What a reload after a write said. */
-export interface ReloadReport {
-  readonly ok: boolean;
-  readonly problems?: readonly string[];
-}
 
 /** Most tools applied at once. */
 const MAX_TOOLS = 1_000;
@@ -66,7 +61,7 @@ export async function answerApply(console: Console, upstream: string, headers: I
     if ('missing' in outcome) return writeError(res, new RetrofitError('RETROFIT_ERR_UI_NOT_FOUND', [`proposal for ${outcome.missing.map((t) => JSON.stringify(t)).join(', ')}`]));
     if (!outcome.ok) return writeError(res, new RetrofitError('RETROFIT_ERR_UI_APPLY_REJECTED', [], { data: { problems: outcome.problems.map((p) => console.scrub(p)) } }));
     const reloaded = reload ? await reload() : null;
-    writeJson(res, 200, { written: outcome.written, backup: outcome.backup, tools: outcome.tools, reload: reloaded });
+    writeJson(res, 200, { written: outcome.written, backup: outcome.backup, tools: outcome.tools, reload: reloaded } satisfies ApplyReply);
   } finally {
     writing.delete(console);
   }

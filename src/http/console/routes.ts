@@ -7,12 +7,13 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Console } from '../../console/index.js';
+import type { ReloadReport } from '../../console/wire.js';
 import { RetrofitError } from '../../errors.js';
 import type { Gate, GatewayRequest, RouteHandler } from '../server/gate.js';
 import { isLoopbackAddress } from '../server/guards.js';
 import { writeBody, writeError } from '../write.js';
 import { API, answerGet, segments } from './api.js';
-import { answerApply, type ReloadReport } from './apply.js';
+import { answerApply } from './apply.js';
 import { ConsoleEvents } from './events.js';
 import { ASSET, readUiFiles, type UiFiles } from './static.js';
 

@@ -19,18 +19,11 @@ function Result({ outcome }: { outcome: Outcome }) {
   if (outcome === null) return null;
   if ('error' in outcome) return <ErrorBox error={outcome.error} />;
   const r = outcome.ok;
-  const reload = r.reload ?? null;
+  const reload = r.reload;
   return (
     <div class={reload?.ok === false ? 'error' : 'done'}>
       <p>
-        Applied {r.tools.join(', ')}: wrote <code>{r.written}</code>
-        {r.backup !== null && (
-          <>
-            {' '}
-            (previous file kept as <code>{r.backup}</code>)
-          </>
-        )}
-        . {reload === null ? 'Hot reload takes it (SIGHUP or --watch).' : reload.ok ? 'The gateway reloaded it.' : 'The reload failed; the gateway keeps the previous config:'}
+        Applied {r.tools.join(', ')}: wrote <code>{r.written}</code> (previous file kept as <code>{r.backup}</code>). {reload === null ? 'Hot reload takes it (SIGHUP or --watch).' : reload.ok ? 'The gateway reloaded it.' : 'The reload failed; the gateway keeps the previous config:'}
       </p>
       {reload?.ok === false && (
         <ul>
@@ -87,7 +80,7 @@ export function LearnPage({ upstream, overview }: { upstream: string; overview: 
             {count(data.results)} recorded result{data.results === 1 ? '' : 's'} in <code>{data.dir}</code>; {count(proposed.length)} of {count(data.tools.length)} tools
             have a proposal.
           </p>
-          {data.problems !== undefined && data.problems.length > 0 && (
+          {data.problems.length > 0 && (
             <details>
               <summary>{count(data.problems.length)} recording files skipped</summary>
               <ul class="files">

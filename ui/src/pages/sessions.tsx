@@ -57,7 +57,7 @@ export function SessionsPage() {
           <p class="lead">
             <strong>{count(data.total)}</strong> open session{data.total === 1 ? '' : 's'}, <strong>{count(data.bridged)}</strong> bridged (the client's revision differs from
             the upstream's).
-            {data.unlisted !== undefined && data.unlisted > 0 && ` ${count(data.unlisted)} more opened while 20,000 were held are not counted here.`}
+            {data.unlisted > 0 && ` ${count(data.unlisted)} more opened while 20,000 were held are not counted here.`}
           </p>
           <div class="grid">
             <CountTable id="by-revision" caption="By client revision" keyName="Revision" counts={data.byRevision} />

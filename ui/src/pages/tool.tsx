@@ -15,7 +15,7 @@ import { TOTALS, type Failure, type Success, type ToolDetail } from '../types.js
 function SampleMeta({ s, outcome }: { s: Failure | Success; outcome: string }) {
   return (
     <p class="sample-meta">
-      <span class={outcome === 'success' ? 'ok' : 'bad'}>{outcome}</span> · format {s.format ?? 'none'} · mode {s.mode} · client revision {s.revision ?? 'unknown'} · <When at={s.at} />
+      <span class={outcome === 'success' ? 'ok' : 'bad'}>{outcome}</span> · format {s.format ?? 'none'} · mode {s.mode} · client revision {s.revision} · <When at={s.at} />
       {s.truncated && <span class="muted"> · text truncated</span>}
     </p>
   );
