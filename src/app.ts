@@ -68,7 +68,8 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
   // Always made: a reload may turn recording on. It holds no timer or file until a sample arrives.
   const recorder = options.recorder ?? createRecorder(initial, metrics, logger);
   // Decided once at start, as telemetry: off, nothing of the console is made and no /ui route exists.
-  const operatorConsole = initial.ui?.enabled === true ? new Console({ ui: initial.ui, generations, metrics, scrub: (text) => redactor.scrub(text), version: PACKAGE_VERSION }) : undefined;
+  const scrub = (text: string): string => redactor.scrub(text);
+  const operatorConsole = initial.ui?.enabled === true ? new Console({ ui: initial.ui, generations, metrics, scrub, version: PACKAGE_VERSION }) : undefined;
   const recording = followGenerations(recorder, () => generations.current.config);
   const rewriter = options.rewriter ?? createRewriter(metrics, { recorder: recording, ...(operatorConsole && { observer: operatorConsole.observer }) });
   const inflight = new InFlight();
@@ -84,7 +85,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
     pools,
     inflight,
     telemetry,
-    scrub: (text) => redactor.scrub(text),
+    scrub,
     ...(operatorConsole && { console: operatorConsole }),
   };
 

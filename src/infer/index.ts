@@ -4,11 +4,10 @@
  */
 import type { ToolDefaults } from '../config/types.js';
 import { renderTools } from './render.js';
-
-export { renderTools } from './render.js';
 import { checkFresh, inferTool, type ToolInference } from './tool.js';
 import type { InferSample } from './verify.js';
 
+export { renderTools } from './render.js';
 export { inferSchema, ENUM_MAX_VALUES, ENUM_MIN_REPEATS, ENUM_MIN_SAMPLES, MAX_DEPTH } from './schema.js';
 export { READERS, trialOrder, type Reader } from './readers.js';
 export { checkFresh, inferTool, type InferredEntry, type ToolInference } from './tool.js';

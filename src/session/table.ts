@@ -34,13 +34,12 @@ export class SessionTable {
 
   constructor(options: SessionTableOptions = {}) {
     this.#metrics = options.metrics;
-    const watch = options.watch;
-    this.#watch = watch;
+    this.#watch = options.watch;
     this.#sessions = new Lru<SessionState>({
       max: options.max ?? 10_000,
       onRemove: (_key, state) => {
         this.#metrics?.sessions.dec({ upstream: state.upstream });
-        watch?.closed(state);
+        this.#watch?.closed(state);
       },
     });
   }
