@@ -139,8 +139,8 @@ export class FaultRunner {
   }
 
   /**
-   * Run `items` chunk by chunk, then the memory checks, counted for `key`. RSS is measured (after a full GC)
-   * after each chunk of the first half and at the end: the first half's load grows the allocator as far as
+   * Run `items` chunk by chunk, then the memory checks, counted for `key`. In a run of at least
+   * RSS_MIN_SESSIONS sessions, RSS is measured (after a full GC) after each chunk of the first half and at the end: the first half's load grows the allocator as far as
    * it goes, so the highest of its measurements is the level the run holds without leaking, and what the
    * second half adds above it is what its sessions left behind. (One measurement halfway is not enough: it
    * may fall in a trough of the allocator's wandering.)
@@ -148,10 +148,16 @@ export class FaultRunner {
   async run(items: readonly Item[], key: TallyKey): Promise<void> {
     const before = this.#baselineRss;
     const peakMeasured = this.#world.gateway().resetPeak();
-    const half = Math.ceil(items.length / 2);
     const firstHalf: Settled[] = [];
-    await this.#runItems(items.slice(0, half), items.length >= RSS_MIN_SESSIONS ? firstHalf : undefined);
-    await this.#runItems(items.slice(half));
+    if (items.length >= RSS_MIN_SESSIONS) {
+      const half = Math.ceil(items.length / 2);
+      await this.#runItems(items.slice(0, half), firstHalf);
+      await this.#runItems(items.slice(half));
+    } else {
+      // Too few sessions for RSS to be compared between halves: one run, so that the sessions' waits (a
+      // stalled body's timeout, an idle session's expiry) overlap instead of coming twice.
+      await this.#runItems(items);
+    }
     await this.#memoryCheck(key, { before, peakMeasured, firstHalf });
   }
 
