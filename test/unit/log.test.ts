@@ -92,6 +92,32 @@ describe('BatchedWriter', () => {
     expect(readFileSync(path, 'utf8')).toBe(lines.join(''));
   });
 
+  it('keeps every byte and the order of lines across batches: multi-byte text, a line larger than a batch buffer', async () => {
+    const { path, fd } = file();
+    const writer = new BatchedWriter(fd, 256, 60_000);
+    onTestFinished(() => writer.end());
+    const lines = [
+      ...Array.from({ length: 300 }, (_, i) => `{"n":${i},"city":"Zürich ${'é'.repeat(i % 11)}","mood":"${'😀'.repeat(i % 3)}"}\n`),
+      `{"big":"${'ü'.repeat(5_000)}"}\n`,
+      ...Array.from({ length: 40 }, (_, i) => `{"after":${i}}\n`),
+    ];
+    // Written without waiting: later batches queue behind the write under way.
+    for (const line of lines) writer.write(line);
+    await new Promise<void>((resolve) => writer.flush(resolve));
+    expect(readFileSync(path, 'utf8')).toBe(lines.join(''));
+  });
+
+  it('drops lines past the pending bound, and says how many once it writes again', async () => {
+    const { path, fd } = file();
+    const writer = new BatchedWriter(fd, 1 << 20, 60_000, 120);
+    onTestFinished(() => writer.end());
+    for (let i = 0; i < 10; i++) writer.write(`{"n":${i},"pad":"${'x'.repeat(20)}"}\n`);
+    await new Promise<void>((resolve) => writer.flush(resolve));
+    const out = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(out.slice(0, -1).map((l) => l.n)).toEqual([0, 1, 2]);
+    expect(out.at(-1)).toMatchObject({ level: 40, dropped: 7, msg: 'log lines dropped: the log output did not keep up' });
+  });
+
   it('writes what is pending synchronously on end (exit)', () => {
     const { path, fd } = file();
     const writer = new BatchedWriter(fd, 1 << 20, 60_000);
