@@ -1,10 +1,12 @@
 /**
  * A reference point, not a product: the least a Node.js reverse proxy can do per exchange — node:http in,
  * one keep-alive undici Pool out, the body parsed once (as any MCP-aware proxy must), hop-by-hop headers
- * dropped, the answer streamed back. No logging, metrics, sessions, cancellation or error mapping. Scenario 1
- * reports mcp-retrofit against it to show what the features cost on top of the platform's own floor.
+ * dropped, the answer streamed back (waiting while the client is behind). No logging, metrics, sessions,
+ * cancellation or error mapping. Scenario 1 reports mcp-retrofit against it to show what the features cost on
+ * top of the platform's own floor; scenario 8 measures its memory under one 200 MiB event.
  * Usage: node bare-proxy.js <upstream origin>. Prints `listening http://127.0.0.1:PORT`.
  */
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { Pool } from 'undici';
 
@@ -25,7 +27,8 @@ const server = createServer((req, res) => {
       const out = {};
       for (const [k, v] of Object.entries(answer.headers)) if (k === 'content-length' || !HOP.has(k)) out[k] = v;
       res.writeHead(answer.statusCode, out);
-      for await (const chunk of answer.body) res.write(chunk);
+      // Backpressure as any proxy needs it (scenario 8 streams 200 MiB through it); one boolean per chunk here.
+      for await (const chunk of answer.body) if (!res.write(chunk)) await once(res, 'drain');
       res.end();
     } catch {
       if (!res.headersSent) res.writeHead(502);
