@@ -26,6 +26,13 @@ const MAX_GROWTH_MB = 64;
 /** "As they arrive": a proxy that held the event whole would be seconds late, not this. */
 const MAX_FIRST_BYTE_MS = 100;
 const MiB = 1024 * 1024;
+/**
+ * A gateway just started has a young generation V8 grew while it loaded (16 MiB semi-spaces), and the socket
+ * reads of the event (each an ArrayBuffer) are then freed only when external memory forces a full GC, every
+ * ~64 MB; once idle for a few seconds, V8's memory reducer shrinks it again, and scavenges free them as they
+ * go. Both states are measured: the second call waits this long after its gateway started.
+ */
+const SETTLE_MS = 20_000;
 
 function hwmMb(pid) {
   const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -74,9 +81,11 @@ async function throughProxy(pid, url, upstream, log, label) {
   return { ...r, before, growth, reset };
 }
 
-async function throughGateway(root, upstream, log, label) {
+/** Through a gateway of `root`'s build, `settleMs` after its start (its first small call made at once). */
+async function throughGateway(root, upstream, log, label, settleMs = 0) {
   const gw = await startGateway({ huge: { url: `${upstream.url}/mcp`, path: '/huge/mcp' } }, { root });
   try {
+    if (settleMs > 0) await new Promise((resolve) => setTimeout(resolve, settleMs));
     return await throughProxy(gw.pid, `${gw.address}/huge/mcp`, upstream, log, label);
   } finally {
     await gw.stop();
@@ -99,7 +108,8 @@ export async function hugeEvent({ log, compare }) {
     const direct = await call(`${upstream.url}/mcp`, upstream);
     log(`  s8 direct: ${fmt(direct.bytes / MiB)} MiB in ${fmt(direct.seconds)} s, first byte +${fmt(direct.firstByteMs)} ms`);
     const bare = await throughBare(upstream, log);
-    const ours = await throughGateway(ROOT, upstream, log, 'this build');
+    const ours = await throughGateway(ROOT, upstream, log, 'this build, just started');
+    const settled = await throughGateway(ROOT, upstream, log, `this build, ${SETTLE_MS / 1000} s after its start`, SETTLE_MS);
     const before = compare ? await throughGateway(compare.root, upstream, log, compare.label) : undefined;
     const whole = (r) => r.bytes >= HUGE_BYTES && !r.error;
     const got = (r) => (r.error ? `client got a ${r.error} error (${r.bytes} bytes) after ${fmt(r.seconds)} s` : `client got ${fmt(r.bytes / MiB)} of ${fmt(HUGE_BYTES / MiB)} MiB in ${fmt(r.seconds)} s`);
@@ -107,7 +117,8 @@ export async function hugeEvent({ log, compare }) {
     const first = (r) => `+${fmt(r.firstByteMs)} ms; ${got(r)}`;
     const title = '8 one 200 MiB SSE event passed through (a resources/read answer, which nothing awaits; default limits)';
     return [
-      { scenario: `${title}: gateway peak RSS growth`, baseline: `bare Node proxy: ${rss(bare)}${before ? `; ${compare.label}: ${rss(before)}` : ''}`, ours: rss(ours), ratio: NaN, target: `< ${MAX_GROWTH_MB} MB`, met: ours.growth < MAX_GROWTH_MB },
+      { scenario: `${title}: gateway peak RSS growth, the call right after the gateway started`, baseline: `bare Node proxy: ${rss(bare)}${before ? `; ${compare.label}: ${rss(before)}` : ''}`, ours: rss(ours), ratio: NaN, target: `< ${MAX_GROWTH_MB} MB`, met: ours.growth < MAX_GROWTH_MB },
+      { scenario: `${title}: gateway peak RSS growth, the call ${SETTLE_MS / 1000} s after the gateway started`, baseline: `bare Node proxy: ${rss(bare)}`, ours: rss(settled), ratio: NaN, target: `< ${MAX_GROWTH_MB} MB`, met: settled.growth < MAX_GROWTH_MB },
       {
         scenario: `${title}: client's first byte after the upstream's first byte`,
         baseline: `direct +${fmt(direct.firstByteMs)} ms (${got(direct)})${before ? `; ${compare.label}: ${first(before)}` : ''}`,
