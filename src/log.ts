@@ -94,7 +94,8 @@ export class BatchedWriter implements DestinationStream {
       return true;
     }
     this.#encode(line, most);
-    if (this.#used >= this.#batch) this.#start();
+    // A full batch, or a line that was a batch of its own.
+    if (this.#used >= this.#batch || this.#sealed.length > 0) this.#start();
     return true;
   }
 
