@@ -75,6 +75,13 @@ export const RSS_TOLERANCE = 0.1;
  */
 export const RSS_MIN_SESSIONS = 40;
 /**
+ * The fewest RSS measurements a run's first half takes (its chunks are made smaller if need be). With one, a
+ * kind of `npm run faults` (~120 sessions, one chunk of 200 per half) failed now and then with V8's heap and
+ * external memory flat: its one measurement had fallen in a trough (replays of one kind: 178.8 MB then 198.2,
+ * 226.9 then 196.4, 179.3 then 236.7 MB, the previous build alike).
+ */
+export const RSS_SAMPLES = 3;
+/**
  * The peak RSS of a run may exceed the RSS before it by this much per session running at once: what one
  * session legitimately makes the gateway hold — a megabyte or two of requests in flight, each copied a few
  * times over, a message up to limits.maxResultBytes, socket buffers — with room to spare (measured: about
@@ -151,7 +158,8 @@ export class FaultRunner {
     const firstHalf: Settled[] = [];
     if (items.length >= RSS_MIN_SESSIONS) {
       const half = Math.ceil(items.length / 2);
-      await this.#runItems(items.slice(0, half), firstHalf);
+      // At least RSS_SAMPLES measurements in the first half, whatever the chunk size.
+      await this.#runItems(items.slice(0, half), firstHalf, Math.min(this.#options.chunk, Math.ceil(half / RSS_SAMPLES)));
       await this.#runItems(items.slice(half));
     } else {
       // Too few sessions for RSS to be compared between halves: one run, so that the sessions' waits (a
@@ -162,10 +170,10 @@ export class FaultRunner {
   }
 
   /** Run items chunk by chunk, each followed by its leak check; `samples` collects a settled RSS after each. */
-  async #runItems(items: readonly Item[], samples?: Settled[]): Promise<void> {
+  async #runItems(items: readonly Item[], samples?: Settled[], size = this.#options.chunk): Promise<void> {
     let queue = [...items];
     while (queue.length > 0) {
-      const chunk = queue.slice(0, this.#options.chunk);
+      const chunk = queue.slice(0, size);
       const warnings = this.#world.gateway().complaints().total;
       const left = await this.#runChunk(chunk);
       queue = [...left, ...queue.slice(chunk.length)];
