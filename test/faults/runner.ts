@@ -3,8 +3,8 @@
  * per-session invariants (./checks.ts) after each session; after each chunk of sessions, once nothing runs,
  * no count of the gateway's above its baseline (leak); after each run (one kind's sessions, or the mixed
  * ones), RSS after a full GC within 10% of its baseline, the highest taken the same way in the run's first
- * half (rss; runs of at least RSS_MIN_SESSIONS sessions; past it, the second half runs again and RSS must stay
- * where it ended: a plateau, not a leak), and
+ * half (rss; runs of at least RSS_MIN_SESSIONS sessions; past it, the second half runs again, up to
+ * RSS_CONFIRM_ROUNDS times, until RSS stays where it ended: a plateau, not a leak), and
  * the run's peak RSS within an allowance per concurrent session of the RSS before it (peak-rss). A gateway that died is
  * started again and warmed up; the sessions it took with it fail `alive`. A kind that failed `maxFailures`
  * sessions is not run further (its remaining sessions count as skipped).
@@ -88,6 +88,8 @@ export const RSS_SAMPLES = 3;
  * sessions: 273.3–274.0 MB after every 50, V8's heap flat at 32–34 MB), more is a leak.
  */
 export const RSS_PLATEAU = 0.05;
+/** How many times at most the second half runs again before growth counts as a leak. */
+export const RSS_CONFIRM_ROUNDS = 3;
 /**
  * The peak RSS of a run may exceed the RSS before it by this much per session running at once: what one
  * session legitimately makes the gateway hold — a megabyte or two of requests in flight, each copied a few
@@ -219,14 +221,22 @@ export class FaultRunner {
     if (level !== undefined && end.rss > level * (1 + RSS_TOLERANCE)) {
       const growth = (((end.rss - level) / level) * 100).toFixed(1);
       const what = `RSS ${mb(end.rss)} at the end of the run (after a full GC), at most ${mb(level)} in its first half (+${growth}%; measured ${samples.map(mb).join(', ')}); V8 heap ${mb(end.memory.heapUsed)} of ${mb(end.memory.heapTotal)}, external ${mb(end.memory.external)}`;
-      // A leak grows with sessions; the allocator's retention levels off. The second half's sessions once more
-      // tell them apart: RSS that stays where it ended is a plateau, RSS that grows again is a leak.
-      const after = await this.#again(run.again);
-      if (after !== undefined && after.pid === end.pid && after.rss <= end.rss * (1 + RSS_PLATEAU)) {
-        this.#options.log(`[${key}] ${what}; the same ${run.again.length} sessions again: ${mb(after.rss)} (a plateau, not a leak)`);
-      } else {
-        fail('rss', `${what}; the same ${run.again.length} sessions again: ${after === undefined || after.pid !== end.pid ? 'the gateway died' : `${mb(after.rss)} (it grew again)`}`);
+      // A leak grows with sessions; the allocator's retention levels off (sometimes over a few hundred
+      // sessions). The second half's sessions, run again, tell them apart: RSS that stays where the last round
+      // ended is a plateau; RSS that grows every round is a leak.
+      const seen: number[] = [];
+      let last = end.rss;
+      let plateau = false;
+      for (let round = 0; round < RSS_CONFIRM_ROUNDS && !plateau; round++) {
+        const after = await this.#again(run.again);
+        if (after === undefined || after.pid !== end.pid) break;
+        seen.push(after.rss);
+        plateau = after.rss <= last * (1 + RSS_PLATEAU);
+        last = after.rss;
       }
+      const rounds = `the same ${run.again.length} sessions again, ${seen.length} time(s): ${seen.length > 0 ? seen.map(mb).join(', ') : 'the gateway died'}`;
+      if (plateau) this.#options.log(`[${key}] ${what}; ${rounds} (a plateau, not a leak)`);
+      else fail('rss', `${what}; ${rounds} (it grew every time)`);
     }
     const allowance = PEAK_ALLOWANCE_PER_SESSION * this.#options.concurrency;
     if (peak > run.before + allowance) fail('peak-rss', `RSS peaked at ${mb(peak)} during the run, ${mb(run.before)} before it (allowed: +${mb(allowance)}, for ${this.#options.concurrency} sessions at once)`);
