@@ -48,7 +48,7 @@ const SCENARIOS = [
   ['5', 'streaming', () => streaming({ quick, log })],
   ['6', 'recording under load', async () => (await import('./scenarios/record.js')).recording({ quick, log })],
   ['7', 'slow reader of a GET stream', () => slowStream({ quick, log, compare })],
-  ['8', 'a 200 MiB pass-through SSE event', () => hugeEvent({ log, compare })],
+  ['8', 'a 200 MiB pass-through SSE event', () => hugeEvent({ quick, log, compare })],
   ['9', 'client profiles', async () => (await import('./scenarios/profiles.js')).profiles({ quick, log })],
   ['10', 'operator console', async () => (await import('./scenarios/console.js')).consoleCost({ quick, log })],
 ];
