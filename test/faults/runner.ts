@@ -76,12 +76,15 @@ export const RSS_TOLERANCE = 0.1;
  */
 export const RSS_MIN_SESSIONS = 40;
 /**
- * The fewest RSS measurements a run's first half takes (its chunks are made smaller if need be). With one, a
+ * How many RSS measurements a run's first half takes, where its chunks can be made that small without going
+ * below SAMPLE_CHUNK sessions (a 20,000-session run: 3; a kind of a 3,000-session run: 2). With one, a
  * kind of `npm run faults` (~120 sessions, one chunk of 200 per half) failed now and then with V8's heap and
  * external memory flat: its one measurement had fallen in a trough (replays of one kind: 178.8 MB then 198.2,
  * 226.9 then 196.4, 179.3 then 236.7 MB, the previous build alike).
  */
 export const RSS_SAMPLES = 3;
+/** The smallest chunk the first half is cut into for RSS_SAMPLES (the short run's chunk size). */
+const SAMPLE_CHUNK = 24;
 /**
  * A run whose RSS ended above its first half's by more than RSS_TOLERANCE runs its second half's sessions once
  * more: RSS within this much of where it ended is a plateau the allocator reached (replays of one kind over 500
@@ -167,8 +170,9 @@ export class FaultRunner {
     const firstHalf: Settled[] = [];
     if (items.length >= RSS_MIN_SESSIONS) {
       const half = Math.ceil(items.length / 2);
-      // At least RSS_SAMPLES measurements in the first half, whatever the chunk size.
-      await this.#runItems(items.slice(0, half), firstHalf, Math.min(this.#options.chunk, Math.ceil(half / RSS_SAMPLES)));
+      // RSS_SAMPLES measurements in the first half, unless its chunks would fall below SAMPLE_CHUNK sessions
+      // (each chunk waits for its slowest session's timeouts: smaller ones would only lengthen the short run).
+      await this.#runItems(items.slice(0, half), firstHalf, Math.min(this.#options.chunk, Math.max(SAMPLE_CHUNK, Math.ceil(half / RSS_SAMPLES))));
       await this.#runItems(items.slice(half));
     } else {
       // Too few sessions for RSS to be compared between halves: one run, so that the sessions' waits (a
