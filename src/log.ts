@@ -65,6 +65,9 @@ export class BatchedWriter implements DestinationStream {
   #pending = 0;
   /** Written batch buffers, ready for reuse (at most two kept). */
   #spare: Buffer[] = [];
+  /** The memory of the batch buffers this writer made: only those are reused (a line's own Buffer may be a
+   * view of Node's shared pool). */
+  readonly #mine = new WeakSet<ArrayBufferLike>();
   #writing = false;
   #waiters: (() => void)[] = [];
   #dropped = 0;
@@ -74,7 +77,7 @@ export class BatchedWriter implements DestinationStream {
     this.#batch = batchBytes;
     this.#capacity = Math.max(2 * batchBytes, 4096);
     this.#maxPending = maxPending;
-    this.#buf = Buffer.allocUnsafe(this.#capacity);
+    this.#buf = this.#allocate();
     this.#timer = setInterval(() => this.#start(), flushMs);
     this.#timer.unref();
     live.add(this);
@@ -87,13 +90,11 @@ export class BatchedWriter implements DestinationStream {
   }
 
   write(line: string): boolean {
-    // A UTF-8 encoding takes at most 3 bytes per UTF-16 unit.
-    const most = line.length * 3;
     if (this.#pending + line.length > this.#maxPending) {
       this.#dropped += 1;
       return true;
     }
-    this.#encode(line, most);
+    this.#encode(line);
     // A full batch, or a line that was a batch of its own.
     if (this.#used >= this.#batch || this.#sealed.length > 0) this.#start();
     return true;
@@ -130,7 +131,9 @@ export class BatchedWriter implements DestinationStream {
   }
 
   /** Encode `line` at the end of the batch buffer (a line larger than a buffer becomes a batch of its own). */
-  #encode(line: string, most: number): void {
+  #encode(line: string): void {
+    // A UTF-8 encoding takes at most 3 bytes per UTF-16 unit.
+    const most = line.length * 3;
     if (this.#used + most > this.#capacity) {
       this.#seal();
       if (most > this.#capacity) {
@@ -150,12 +153,18 @@ export class BatchedWriter implements DestinationStream {
     if (this.#dropped > 0) {
       const notice = `${JSON.stringify({ level: 40, time: Date.now(), name: 'mcp-retrofit', dropped: this.#dropped, msg: 'log lines dropped: the log output did not keep up' })}\n`;
       this.#dropped = 0;
-      this.#encode(notice, notice.length * 3);
+      this.#encode(notice);
     }
     if (this.#used === 0) return;
     this.#sealed.push(this.#buf.subarray(0, this.#used));
-    this.#buf = this.#spare.pop() ?? Buffer.allocUnsafe(this.#capacity);
+    this.#buf = this.#spare.pop() ?? this.#allocate();
     this.#used = 0;
+  }
+
+  #allocate(): Buffer {
+    const buf = Buffer.allocUnsafe(this.#capacity);
+    this.#mine.add(buf.buffer);
+    return buf;
   }
 
   #start(): void {
@@ -180,7 +189,7 @@ export class BatchedWriter implements DestinationStream {
         return;
       }
       this.#pending = Math.max(0, this.#pending - buf.length);
-      for (const b of batches) if (b.buffer.byteLength === this.#capacity && this.#spare.length < 2) this.#spare.push(Buffer.from(b.buffer, 0, this.#capacity));
+      for (const b of batches) if (this.#mine.has(b.buffer) && this.#spare.length < 2) this.#spare.push(Buffer.from(b.buffer, b.byteOffset, this.#capacity));
       this.#writing = false;
       if (this.#used >= this.#batch || this.#sealed.length > 0 || (this.#waiters.length > 0 && this.#used > 0)) this.#start();
       if (!this.#writing) this.#wake();

@@ -14,7 +14,7 @@ import type { DebugSnapshot } from './gateway.js';
 import { SHORT_TIMER_MS, TARGET_NAMES, type Target, type World } from './harness.js';
 import { busy, leaks, type Invariant } from './invariants.js';
 import type { FaultKind } from './kinds.js';
-import { makePlan } from './plan.js';
+import { makePlan, type SessionPlan } from './plan.js';
 
 export interface Item {
   readonly seed: number;
@@ -86,8 +86,8 @@ export const RSS_SAMPLES = 3;
 /** The smallest chunk the first half is cut into for RSS_SAMPLES (the short run's chunk size). */
 const SAMPLE_CHUNK = 24;
 /**
- * A run whose RSS ended above its first half's by more than RSS_TOLERANCE runs its second half's sessions once
- * more: RSS within this much of where it ended is a plateau the allocator reached (replays of one kind over 500
+ * A run whose RSS ended above its first half's by more than RSS_TOLERANCE runs its second half's sessions again
+ * (up to RSS_CONFIRM_ROUNDS times): RSS within this much of where the previous round ended is a plateau the allocator reached (replays of one kind over 500
  * sessions: 273.3–274.0 MB after every 50, V8's heap flat at 32–34 MB), more is a leak.
  */
 export const RSS_PLATEAU = 0.05;
@@ -143,11 +143,7 @@ export class FaultRunner {
    */
   async warmUp(): Promise<void> {
     const started = Date.now();
-    const plans = WARM_UP.map(([kind, target], i) => makePlan(0x5eed0000 + i, kind, [target]));
-    const worker = async (): Promise<void> => {
-      for (let plan = plans.shift(); plan !== undefined; plan = plans.shift()) await runPlan(this.#world, plan);
-    };
-    await Promise.all(Array.from({ length: this.#options.concurrency }, worker));
+    await this.#runUntallied(WARM_UP.map(([kind, target], i) => makePlan(0x5eed0000 + i, kind, [target])));
     this.#baseline = undefined;
     const settled = await this.#quiesce();
     if (settled.leaks.length > 0) throw new Error(`the gateway did not become idle after the warm-up: ${settled.leaks.join('; ')}`);
@@ -159,8 +155,8 @@ export class FaultRunner {
 
   /**
    * Run `items` chunk by chunk, then the memory checks, counted for `key`. In a run of at least
-   * RSS_MIN_SESSIONS sessions, RSS is measured (after a full GC) after each chunk of the first half and at the end: the first half's load grows the allocator as far as
-   * it goes, so the highest of its measurements is the level the run holds without leaking, and what the
+   * RSS_MIN_SESSIONS sessions, RSS is measured (after a full GC) after each chunk of the first half and at the
+   * end: the first half's load grows the allocator as far as it goes, so the highest of its measurements is the level the run holds without leaking, and what the
    * second half adds above it is what its sessions left behind. (One measurement halfway is not enough: it
    * may fall in a trough of the allocator's wandering.)
    */
@@ -168,8 +164,8 @@ export class FaultRunner {
     const before = this.#baselineRss;
     const peakMeasured = this.#world.gateway().resetPeak();
     const firstHalf: Settled[] = [];
+    const half = Math.ceil(items.length / 2);
     if (items.length >= RSS_MIN_SESSIONS) {
-      const half = Math.ceil(items.length / 2);
       // RSS_SAMPLES measurements in the first half, unless its chunks would fall below SAMPLE_CHUNK sessions
       // (each chunk waits for its slowest session's timeouts: smaller ones would only lengthen the short run).
       await this.#runItems(items.slice(0, half), firstHalf, Math.min(this.#options.chunk, Math.max(SAMPLE_CHUNK, Math.ceil(half / RSS_SAMPLES))));
@@ -179,7 +175,7 @@ export class FaultRunner {
       // stalled body's timeout, an idle session's expiry) overlap instead of coming twice.
       await this.#runItems(items);
     }
-    await this.#memoryCheck(key, { before, peakMeasured, firstHalf, again: items.slice(Math.ceil(items.length / 2)) });
+    await this.#memoryCheck(key, { before, peakMeasured, firstHalf, again: items.slice(half) });
   }
 
   /** Run items chunk by chunk, each followed by its leak check; `samples` collects a settled RSS after each. */
@@ -250,12 +246,17 @@ export class FaultRunner {
 
   /** Run `items` again, untallied (their invariants were checked the first time), and settle: RSS after it. */
   async #again(items: readonly Item[]): Promise<Settled | undefined> {
-    const queue = [...items];
+    await this.#runUntallied(items.map((item) => makePlan(item.seed, item.kind, this.#options.targets)));
+    return this.#world.gateway().alive() ? this.#settled() : undefined;
+  }
+
+  /** Run `plans` a few at a time without checking or counting them (warm-up, replays); stops if the gateway dies. */
+  async #runUntallied(plans: readonly SessionPlan[]): Promise<void> {
+    const queue = [...plans];
     const worker = async (): Promise<void> => {
-      for (let item = queue.shift(); item !== undefined && this.#world.gateway().alive(); item = queue.shift()) await runPlan(this.#world, makePlan(item.seed, item.kind, this.#options.targets));
+      for (let plan = queue.shift(); plan !== undefined && this.#world.gateway().alive(); plan = queue.shift()) await runPlan(this.#world, plan);
     };
     await Promise.all(Array.from({ length: this.#options.concurrency }, worker));
-    return this.#world.gateway().alive() ? this.#settled() : undefined;
   }
 
   /** Run a chunk until done or the gateway died; returns the items not run. */
