@@ -125,7 +125,22 @@ export interface RunOptions {
   readonly direct?: string;
 }
 
-export async function runStreamable(origin: string, plan: SessionPlan, run: RunOptions = {}): Promise<SessionRecord> {
+/**
+ * Slow-initialize sessions on the shared child run one at a time. Run side by side, one's hung initialize can
+ * be the first initialize of the child another's recovery initialize waits on, and that recovery then fails
+ * with the other's timeout (seen once in a 20,000-session run, 2026-12-03: seed 603586997 passes alone) —
+ * the other session's fault, not a wedged gateway, which a recovery that runs alone still proves.
+ */
+let sharedSlowInit: Promise<unknown> = Promise.resolve();
+
+export function runStreamable(origin: string, plan: SessionPlan, run: RunOptions = {}): Promise<SessionRecord> {
+  if (plan.target !== 'shared' || plan.initDelayMs === undefined) return runSession(origin, plan, run);
+  const next = sharedSlowInit.then(() => runSession(origin, plan, run));
+  sharedSlowInit = next.catch(() => undefined);
+  return next;
+}
+
+async function runSession(origin: string, plan: SessionPlan, run: RunOptions): Promise<SessionRecord> {
   const url = `${origin}${TARGETS[plan.target].path}`;
   const record: SessionRecord = { plan, exchanges: [], openings: [], notes: [] };
   // One client: its connections are kept between exchanges, and all closed when the session is over.
