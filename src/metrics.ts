@@ -12,42 +12,50 @@ interface TallySlot {
   n: number;
 }
 
+/** One level of a Tally: label value → the next level, or the slot at the last label. */
+type TallyLevel = Map<string | number, TallyLevel | TallySlot>;
+
 /**
- * A counter with three labels on the hot path. prom-client hashes the labels object on every `inc` (sorting
- * names, building a key string, validating each name); a proxied exchange counts twice, so this keeps a
- * count per label tuple in nested Maps (no string built, no allocation once seen) and hands the counts to the
- * counter when the registry collects it (a scrape, `get()`), so what prom-client reports is always whole.
+ * A counter counted on a hot path: the request count (twice per proxied exchange), the retrofit outcomes (once
+ * per retrofitted result). prom-client hashes the labels object on every `inc` (sorting names, building a key
+ * string, validating each name); this keeps a count per label tuple in nested Maps, one level per label (no
+ * string built, no allocation once seen), and hands the counts to the counter when the registry collects it
+ * (a scrape, `get()`), so what prom-client reports is always whole.
  */
 export class Tally<L extends string> {
   readonly #counter: Counter<L>;
-  readonly #names: readonly [L, L, L];
-  readonly #slots = new Map<string, Map<string, Map<string | number, TallySlot>>>();
+  readonly #names: readonly L[];
+  readonly #root: TallyLevel = new Map();
   #size = 0;
 
-  constructor(counter: Counter<L>, names: readonly [L, L, L]) {
+  constructor(counter: Counter<L>, names: readonly L[]) {
     this.#counter = counter;
     this.#names = names;
   }
 
-  /** Count one for the label values (in the order of `names`). */
-  inc(a: string, b: string, c: string | number): void {
-    let byA = this.#slots.get(a);
-    if (!byA) this.#slots.set(a, (byA = new Map()));
-    let byB = byA.get(b);
-    if (!byB) byA.set(b, (byB = new Map()));
-    const slot = byB.get(c);
+  /** Count one for the label values, in the order of `names`. */
+  inc(...values: (string | number)[]): void {
+    const last = this.#names.length - 1;
+    let level = this.#root;
+    for (let i = 0; i < last; i++) {
+      const key = values[i]!;
+      let next = level.get(key) as TallyLevel | undefined;
+      if (!next) level.set(key, (next = new Map()));
+      level = next;
+    }
+    const slot = level.get(values[last]!) as TallySlot | undefined;
     if (slot) {
       slot.n += 1;
       return;
     }
-    const [na, nb, nc] = this.#names;
-    const labels = { [na]: a, [nb]: b, [nc]: c } as Record<L, string | number>;
+    const labels: Record<string, string | number> = {};
+    this.#names.forEach((name, i) => (labels[name] = values[i]!));
     if (this.#size >= TALLY_MAX) {
-      this.#counter.inc(labels);
+      this.#counter.inc(labels as Record<L, string | number>);
       return;
     }
     this.#size += 1;
-    byB.set(c, { labels, n: 1 });
+    level.set(values[last]!, { labels, n: 1 });
   }
 
   /** The counter's values, the counts so far included (tests; /metrics reads the registry). */
@@ -57,13 +65,21 @@ export class Tally<L extends string> {
 
   /** Hand the counts so far to the counter (prom-client's `collect`, before every read). */
   flush(): void {
-    for (const byA of this.#slots.values())
-      for (const byB of byA.values())
-        for (const slot of byB.values()) {
-          if (slot.n === 0) continue;
-          this.#counter.inc(slot.labels as Record<L, string | number>, slot.n);
-          slot.n = 0;
-        }
+    this.#flush(this.#root, 0);
+  }
+
+  #flush(level: TallyLevel, depth: number): void {
+    const last = depth === this.#names.length - 1;
+    for (const entry of level.values()) {
+      if (!last) {
+        this.#flush(entry as TallyLevel, depth + 1);
+        continue;
+      }
+      const slot = entry as TallySlot;
+      if (slot.n === 0) continue;
+      this.#counter.inc(slot.labels as Record<L, string | number>, slot.n);
+      slot.n = 0;
+    }
   }
 }
 
@@ -167,9 +183,10 @@ export interface Metrics {
   readonly upstreamErrors: Counter<'upstream' | 'kind'>;
   /**
    * Retrofit outcomes: native, extracted, invalid, unparseable; `format` the reading (native for
-   * upstream structuredContent); `mode` how the client got it (applied, shadow, unseen: see pipeline/report.ts).
+   * upstream structuredContent); `mode` how the client got it (applied, shadow, unseen: see pipeline/report.ts):
+   * `inc(upstream, tool, outcome, format, mode)`.
    */
-  readonly retrofits: Counter<'upstream' | 'tool' | 'outcome' | 'format' | 'mode'>;
+  readonly retrofits: Tally<'upstream' | 'tool' | 'outcome' | 'format' | 'mode'>;
   /** Tool definition repairs in tools/list: input_type_added, input_replaced, output_removed. */
   readonly repairs: Counter<'upstream' | 'tool' | 'kind'>;
   /**
@@ -215,7 +232,16 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     registers,
     collect: (): void => revisionTally.flush(),
   });
+  type RetrofitLabel = 'upstream' | 'tool' | 'outcome' | 'format' | 'mode';
+  const retrofits: Counter<RetrofitLabel> = new Counter({
+    name: 'mcp_retrofit_retrofit_outcomes_total',
+    help: 'tools/call retrofit outcomes by upstream, tool, outcome, extraction format and mode.',
+    labelNames: ['upstream', 'tool', 'outcome', 'format', 'mode'],
+    registers,
+    collect: (): void => retrofitTally.flush(),
+  });
   const requestTally: Tally<'upstream' | 'method' | 'status'> = new Tally(requests, ['upstream', 'method', 'status']);
+  const retrofitTally: Tally<RetrofitLabel> = new Tally(retrofits, ['upstream', 'tool', 'outcome', 'format', 'mode']);
   const revisionTally: Tally<'upstream' | 'revision' | 'source'> = new Tally(revisions, ['upstream', 'revision', 'source']);
   return {
     registry,
@@ -233,12 +259,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['upstream', 'kind'],
       registers,
     }),
-    retrofits: new Counter({
-      name: 'mcp_retrofit_retrofit_outcomes_total',
-      help: 'tools/call retrofit outcomes by upstream, tool, outcome, extraction format and mode.',
-      labelNames: ['upstream', 'tool', 'outcome', 'format', 'mode'],
-      registers,
-    }),
+    retrofits: retrofitTally,
     repairs: new Counter({
       name: 'mcp_retrofit_tool_repairs_total',
       help: 'Tool definitions repaired in tools/list, by kind.',

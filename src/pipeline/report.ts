@@ -3,7 +3,7 @@
  * The logger is the caller's, already bound to upstream, session and request: nothing here adds those again.
  */
 import type { JsonObject } from '../json.js';
-import type { Logger } from '../log.js';
+import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { CallOutcome, ToolRepair } from '../retrofit/engine.js';
 import type { PendingRequest } from './request.js';
@@ -49,7 +49,7 @@ export interface Observed {
 }
 
 /** Count and log one tools/call outcome; tell the observer, when there is one. */
-export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: string, outcome: CallOutcome, log: Logger, mode: RetrofitMode = 'applied', observed?: Observed): void {
+export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: string, outcome: CallOutcome, log: Log, mode: RetrofitMode = 'applied', observed?: Observed): void {
   if (outcome.outcome === 'untouched') return;
   if (observed) {
     const { observer, started, result, delivered } = observed;
@@ -60,7 +60,7 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
   // One label for one thing: native results are format "native" whether they validated or not; a text no
   // reading parsed is "none" (never an empty label).
   const label = outcome.outcome === 'native' ? 'native' : (format ?? 'none');
-  metrics.retrofits.inc({ upstream: request.upstream, tool, outcome: outcome.outcome, format: label, mode });
+  metrics.retrofits.inc(request.upstream, tool, outcome.outcome, label, mode);
   request.trace?.retrofit({ outcome: outcome.outcome, format: label, mode, failures: reasons?.length ?? 0, ...(request.profile && { profile: request.profile.name }) });
   const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
   const level = failed && mode !== 'unseen' ? 'warn' : 'debug';
@@ -69,12 +69,12 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
 }
 
 /** Tell the observer of a tools/list answer (when there is one). */
-export function reportListed(observer: PipelineObserver | undefined, request: PendingRequest, result: JsonObject, log: Logger): void {
+export function reportListed(observer: PipelineObserver | undefined, request: PendingRequest, result: JsonObject, log: Log): void {
   if (observer) watching(() => observer.listed(request, result), log);
 }
 
 /** The console watches; its failure must never change what a client gets: logged, and the answer goes on. */
-function watching(tell: () => void, log: Logger): void {
+function watching(tell: () => void, log: Log): void {
   try {
     tell();
   } catch (err) {
@@ -90,7 +90,7 @@ export function reportProfiled(metrics: Metrics, request: PendingRequest): void 
 }
 
 /** Count every repair of a tools/list; log each once per upstream, tool and kind (repeats at debug). */
-export function reportRepairs(metrics: Metrics, request: PendingRequest, repairs: readonly ToolRepair[], log: Logger): void {
+export function reportRepairs(metrics: Metrics, request: PendingRequest, repairs: readonly ToolRepair[], log: Log): void {
   for (const repair of repairs) {
     metrics.repairs.inc({ upstream: request.upstream, tool: repair.tool, kind: repair.kind });
     log[repair.repeat ? 'debug' : 'info']({ tool: repair.tool, repair: repair.kind, detail: repair.detail }, 'tool definition repaired');

@@ -60,4 +60,16 @@ describe('createMetrics', () => {
     ]);
     expect(await metrics.registry.metrics()).toContain('mcp_retrofit_protocol_revisions_total{upstream="up",revision="2025-06-18",source="header"} 1');
   });
+
+  it('a Tally of five labels (retrofit outcomes) keeps tuples that share a prefix apart', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    metrics.retrofits.inc('up', 'weather', 'extracted', 'json', 'applied');
+    metrics.retrofits.inc('up', 'weather', 'extracted', 'json', 'shadow');
+    metrics.retrofits.inc('up', 'weather', 'extracted', 'json', 'applied');
+    metrics.retrofits.inc('up', 'weather', 'invalid', 'json', 'applied');
+    const counts = (await metrics.retrofits.get()).values.map((v) => `${v.labels.tool} ${v.labels.outcome} ${v.labels.format} ${v.labels.mode} ${v.value}`);
+    expect(counts.sort()).toEqual(['weather extracted json applied 2', 'weather extracted json shadow 1', 'weather invalid json applied 1']);
+    metrics.retrofits.inc('up', 'weather', 'invalid', 'json', 'applied');
+    expect(await metrics.registry.metrics()).toContain('mcp_retrofit_retrofit_outcomes_total{upstream="up",tool="weather",outcome="invalid",format="json",mode="applied"} 2');
+  });
 });
