@@ -14,7 +14,7 @@
  * to the recorder here too (./record.ts), as received, whichever way they are then retrofitted.
  */
 import { isJsonObject, type JsonObject } from '../json.js';
-import type { Logger } from '../log.js';
+import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
 import { unmatchedKeyWarning } from '../config/warnings.js';
@@ -52,7 +52,7 @@ export interface Rewriter {
   /** Raw responses longer than this may be handed over unparsed (absent: parse them first, always). */
   readonly rawThreshold?: number;
   /** Rewrite one response (see the module comment); synchronous unless a worker is involved. */
-  respond(request: PendingRequest, input: RewriteInput, log: Logger): Rewritten | Promise<Rewritten>;
+  respond(request: PendingRequest, input: RewriteInput, log: Log): Rewritten | Promise<Rewritten>;
   /**
    * Boot the isolation worker ahead of the first call that needs it, when one of `policies` has a tool
    * that does (config load, and each reload that changes tools). Otherwise no worker runs until one does.
@@ -118,7 +118,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   const listings = new WeakMap<UpstreamPolicy, FirstListing>();
 
   /** The pool, if it can take jobs; says once, loudly, when it cannot. */
-  function usable(pool: OffloadPool | undefined, what: string, log: Logger): OffloadPool | undefined {
+  function usable(pool: OffloadPool | undefined, what: string, log: Log): OffloadPool | undefined {
     if (!pool) return undefined;
     const unavailable = pool.unavailable;
     if (unavailable === undefined) return pool;
@@ -157,7 +157,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   }
 
   /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
-  function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Logger): JsonObject {
+  function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Log): JsonObject {
     const started = request.trace || observer ? performance.now() : 0;
     const out = rewriteToolCall(result, tool, policy, request.revision, request.profile);
     const delivered = deliverable(request, policy, tool, result, out.result, out.outcome, mode);
@@ -171,7 +171,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   }
 
   /** A worker's answer (or failure) for a parsed message → what the client gets. */
-  function fromWorker(request: PendingRequest, policy: UpstreamPolicy, tool: string, message: JsonObject, job: Promise<PoolAnswer>, mode: RetrofitMode, log: Logger): Promise<Rewritten> {
+  function fromWorker(request: PendingRequest, policy: UpstreamPolicy, tool: string, message: JsonObject, job: Promise<PoolAnswer>, mode: RetrofitMode, log: Log): Promise<Rewritten> {
     const started = request.trace || observer ? performance.now() : 0;
     return job.then(
       (answer): Rewritten => {
@@ -200,7 +200,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
    * gets the failure as isError (passing the text on would make a strict client reject it), others get what
    * they would without a schema.
    */
-  function failed(request: PendingRequest, tool: string, message: JsonObject, err: unknown, log: Logger): Rewritten {
+  function failed(request: PendingRequest, tool: string, message: JsonObject, err: unknown, log: Log): Rewritten {
     const started = observer ? performance.now() : 0;
     const unchanged: Rewritten = { kind: 'unchanged', original: message };
     const result = message.result as JsonObject;
@@ -224,7 +224,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     }
   }
 
-  function respondToMessage(request: PendingRequest, message: JsonObject, log: Logger): Rewritten | Promise<Rewritten> {
+  function respondToMessage(request: PendingRequest, message: JsonObject, log: Log): Rewritten | Promise<Rewritten> {
     reportProfiled(metrics, request);
     const policy = request.policy;
     const result = message.result;
@@ -259,7 +259,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   }
 
   /** A worker job for this result, when it should leave the event loop; undefined to run it inline. */
-  function offload(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy, tool: string, result: JsonObject, log: Logger): Promise<PoolAnswer> | undefined {
+  function offload(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy, tool: string, result: JsonObject, log: Log): Promise<PoolAnswer> | undefined {
     const bytes = textLength(result, entry.compiled?.isolate ? Infinity : threshold);
     const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result, ...(request.profile && { profile: request.profile }) };
     if (entry.compiled?.isolate) {
@@ -283,7 +283,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
   }
 
   /** A raw response that qualifies goes to the large-result worker unparsed; else undefined. */
-  function offloadRaw(request: PendingRequest, raw: Buffer | string, id: string | number, log: Logger): Promise<Rewritten> | undefined {
+  function offloadRaw(request: PendingRequest, raw: Buffer | string, id: string | number, log: Log): Promise<Rewritten> | undefined {
     const policy = request.policy;
     const tool = request.tool;
     if (!policy || raw.length <= threshold || tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return undefined;
@@ -317,7 +317,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     );
   }
 
-  function respondToRaw(request: PendingRequest, raw: Buffer | string, id: string | number, log: Logger, tryWorker: boolean): Rewritten | Promise<Rewritten> {
+  function respondToRaw(request: PendingRequest, raw: Buffer | string, id: string | number, log: Log, tryWorker: boolean): Rewritten | Promise<Rewritten> {
     const job = tryWorker ? offloadRaw(request, raw, id, log) : undefined;
     if (job) return job;
     const parsed = parseResponse(raw, id);

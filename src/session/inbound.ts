@@ -10,7 +10,7 @@
 import { isJsonObject, type JsonObject } from '../json.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { responseProblem } from '../jsonrpc/strict.js';
-import type { Logger } from '../log.js';
+import type { Log } from '../log.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import type { Pending } from './pending.js';
@@ -67,7 +67,7 @@ function invalidAnswer<S>(state: SessionState<S>, message: JsonObject): InboundM
 }
 
 /** Settle and rewrite one parsed message. */
-function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Logger, strict: boolean): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
+function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Log, strict: boolean): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
   if (!isJsonObject(message)) return undefined;
   const invalid = strict ? invalidAnswer(state, message) : undefined;
   if (invalid) return invalid;
@@ -98,7 +98,7 @@ function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean): s
 }
 
 /** `parsed` (already JSON.parse'd data) through the session. */
-export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Logger, strict = false): Inbound<S> | Promise<Inbound<S>> {
+export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict = false): Inbound<S> | Promise<Inbound<S>> {
   const batch = Array.isArray(parsed);
   const items = batch ? (parsed as unknown[]) : [parsed];
   const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m) => one(state, rewriter, m, log, strict));
@@ -116,7 +116,7 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
  * Raw data from the upstream (a JSON body, an SSE event's data, a stdio line) through the session. Nothing
  * is parsed while the session waits for nothing, unless `always`.
  */
-export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger, options: InboundOptions = {}): Inbound<S> | Promise<Inbound<S>> {
+export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Log, options: InboundOptions = {}): Inbound<S> | Promise<Inbound<S>> {
   const strict = options.strict === true;
   if (!options.always) {
     if (state.pending.empty) return UNPARSED;
@@ -150,7 +150,7 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
   return parseAndGo(state, rewriter, data, log, strict);
 }
 
-function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Logger, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
+function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));

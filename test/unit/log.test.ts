@@ -2,7 +2,9 @@ import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { mkdtempSync, openSync, readFileSync, closeSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BatchedWriter, createLogger, Redactor } from '../../src/log.js';
+import pino from 'pino';
+import { exchangeFields, type ExchangeRecord } from '../../src/http/server/exchange-log.js';
+import { BatchedWriter, createLogger, infoFields, LazyLog, loggerOptions, Redactor } from '../../src/log.js';
 
 function capture(): { lines: Record<string, unknown>[]; raw: string[]; stream: { write(line: string): void } } {
   const lines: Record<string, unknown>[] = [];
@@ -68,6 +70,77 @@ describe('createLogger', () => {
     expect(fallback.lines.map((l) => l.msg)).toEqual(['unknown LOG_LEVEL; using info', 'info works']);
   });
 
+});
+
+describe('infoFields (the exchange line, serialised by the caller)', () => {
+  const records: ExchangeRecord[] = [
+    { reqId: 'r-1', upstream: 'weather', method: 'tools/call', tool: 'get "forecast"\n', revision: '2025-06-18', revisionSource: 'header', status: 200, started: 0 },
+    { reqId: 'r-2', upstream: 'weather', session: 'sé\u0001ssion', method: 'initialize', requested: '2026-07-28', client: 'client</x>@1.0', status: 502, rpcError: -32000, errorCode: 'RETROFIT_ERR_UPSTREAM_UNREACHABLE', aborted: true, started: 0 },
+    { reqId: 'r-3', upstream: 'docs', method: 'GET', path: '/mcp/.well-known/x', rewritten: false, profile: 'p', status: 0, started: 0 },
+  ];
+  const outcomes = ['ok', 'aborted', 'error'];
+
+  /** The same record written by pino from an object, and by infoFields, through one logger each. */
+  function both(options: pino.LoggerOptions, child?: Record<string, unknown>): [string[], string[]] {
+    const viaPino: string[] = [];
+    const viaFields: string[] = [];
+    const base = pino(options, { write: (l: string) => viaPino.push(l) });
+    const fast = pino(options, { write: (l: string) => viaFields.push(l) });
+    const a = child ? base.child(child) : base;
+    const b = child ? fast.child(child) : fast;
+    vi.useFakeTimers({ now: 1_800_000_000_000, toFake: ['Date'] });
+    try {
+      records.forEach((r, i) => {
+        const fields = exchangeFields(r, outcomes[i]!, 7);
+        a.info(JSON.parse(`{${fields.slice(1)}}`) as object, 'request');
+        infoFields(b, fields, 'request');
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    return [viaPino, viaFields];
+  }
+
+  it('writes byte for byte what pino writes for the same fields: escapes, bindings, a child, secrets scrubbed', () => {
+    const [p1, f1] = both(loggerOptions({}));
+    expect(f1).toEqual(p1);
+    expect(JSON.parse(f1[1]!)).toMatchObject({ level: 30, name: 'mcp-retrofit', session: 'sé\u0001ssion', client: 'client</x>@1.0', aborted: true, durationMs: 7, msg: 'request' });
+    const [p2, f2] = both(loggerOptions({ secrets: ['weather'] }), { component: 'x' });
+    expect(f2).toEqual(p2);
+    expect(f2[0]).toContain('"upstream":"[Redacted]"');
+    expect(f2[0]).toContain('"component":"x"');
+  });
+
+  it('hands the fields to pino when the logger shapes its lines itself (a mixin), and writes nothing below its level', () => {
+    const [p, f] = both({ ...loggerOptions({}), mixin: () => ({ extra: 1 }) });
+    expect(f).toEqual(p);
+    expect(JSON.parse(f[0]!)).toMatchObject({ extra: 1, reqId: 'r-1' });
+    const lines: string[] = [];
+    infoFields(pino({ level: 'warn' }, { write: (l: string) => lines.push(l) }), ',"a":1', 'request');
+    expect(lines).toEqual([]);
+  });
+});
+
+describe('LazyLog', () => {
+  it('binds its child only when a line at an enabled level is written, and writes it with the bindings', () => {
+    const { lines, stream } = capture();
+    const parent = createLogger({ destination: stream, level: 'info' });
+    let bound = 0;
+    const log = new LazyLog(parent, () => {
+      bound += 1;
+      return { reqId: 'r-9', upstream: 'up' };
+    });
+    expect(log.isLevelEnabled('debug')).toBe(false);
+    log.debug({ a: 1 }, 'not written');
+    expect(bound).toBe(0);
+    log.warn({ a: 2 }, 'written');
+    log.error('again');
+    expect(bound).toBe(1);
+    expect(lines).toMatchObject([
+      { level: 40, reqId: 'r-9', upstream: 'up', a: 2, msg: 'written' },
+      { level: 50, reqId: 'r-9', msg: 'again' },
+    ]);
+  });
 });
 
 describe('BatchedWriter', () => {

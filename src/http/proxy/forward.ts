@@ -11,7 +11,7 @@ import type { HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject } from '../../json.js';
 import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
-import type { Logger } from '../../log.js';
+import { LazyLog, type Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
 import { subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
@@ -96,7 +96,7 @@ class ProxyExchange {
   readonly #header: string | undefined;
   readonly #cancel = new Cancel();
   /** Bound only when something else than the request line is logged (binding is a cost per exchange). */
-  #log: Logger | undefined;
+  #log: LazyLog | undefined;
   #body: Buffer | undefined;
   #classified: ClassifiedBody | undefined;
   #method: string;
@@ -139,14 +139,21 @@ class ProxyExchange {
       this.#register();
       this.#open();
       const answer = await this.#send();
-      if (answer) await this.#relay(answer);
+      // A small JSON answer that came whole is relayed synchronously: no promise to wait for.
+      const relayed = answer && this.#relay(answer);
+      if (relayed) await relayed;
     } finally {
       this.#finish();
     }
   }
 
+  /** The exchange's log; its pino child is bound when a line is written (LazyLog). */
+  #lazyLog(): LazyLog {
+    return (this.#log ??= new LazyLog(this.#ctx.logger, () => ({ reqId: this.#request.id, upstream: this.#target.name, ...(this.#session !== undefined && { session: this.#session }) })));
+  }
+
   #logger(): Logger {
-    return (this.#log ??= this.#ctx.logger.child({ reqId: this.#request.id, upstream: this.#target.name, ...(this.#session !== undefined && { session: this.#session }) }));
+    return this.#lazyLog().logger;
   }
 
   /** Step 1: a POST's body, checked and classified once. False when it was refused (answered here). */
@@ -241,10 +248,9 @@ class ProxyExchange {
     }
   }
 
-  /** Step 5: the answer to the client, by its media type. */
-  async #relay(answer: UpstreamAnswer): Promise<void> {
+  /** Step 5: the answer to the client, by its media type (a promise only while it is still under way). */
+  #relay(answer: UpstreamAnswer): Promise<void> | undefined {
     const { name } = this.#target;
-    const res = this.#res;
     const status = answer.statusCode;
     this.#status = status;
     this.#assigned = headerValue(answer.headers, 'mcp-session-id');
@@ -254,21 +260,32 @@ class ProxyExchange {
     rewriteChallenge(this.#request, this.#snap.upstream, status, answer.headers);
     const type = this.#options.mcp ? mediaType(headerValue(answer.headers, 'content-type')) : undefined;
     const state = this.#state;
+    let relayed: Promise<void> | undefined;
     try {
-      if (status === 400 && type === 'application/json' && this.#options.refusedInitialize && this.#first?.method === 'initialize') return await this.#refused(answer);
-      if (type === 'text/event-stream') await this.#relaySse(answer);
-      else if (type === 'application/json' && state !== undefined && !state.pending.empty) await this.#relayJson(answer);
-      else {
-        res.writeHead(status, toClientHeaders(answer.headers, { dropLength: false }));
-        if (await pipeBody(res, answer.body)) res.end();
-        else this.#aborted = true;
-      }
+      if (status === 400 && type === 'application/json' && this.#options.refusedInitialize && this.#first?.method === 'initialize') relayed = this.#refused(answer);
+      else if (type === 'text/event-stream') relayed = this.#relaySse(answer);
+      else if (type === 'application/json' && state !== undefined && !state.pending.empty) relayed = this.#relayJson(answer);
+      else relayed = this.#pipe(answer);
     } catch (err) {
-      // Mid-body: headers are out, so the only honest signal left is ending the connection.
-      this.#aborted = this.#cancel.aborted;
-      if (!this.#aborted) this.#logger().warn({ err, method: this.#method }, 'upstream stream failed mid-body');
-      res.destroy();
+      this.#brokenMidBody(err);
+      return undefined;
     }
+    return relayed?.catch((err: unknown) => this.#brokenMidBody(err));
+  }
+
+  /** Mid-body: headers are out, so the only honest signal left is ending the connection. */
+  #brokenMidBody(err: unknown): void {
+    this.#aborted = this.#cancel.aborted;
+    if (!this.#aborted) this.#logger().warn({ err, method: this.#method }, 'upstream stream failed mid-body');
+    this.#res.destroy();
+  }
+
+  /** Anything the session need not see, streamed as it arrives. */
+  async #pipe(answer: UpstreamAnswer): Promise<void> {
+    const res = this.#res;
+    res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: false }));
+    if (await pipeBody(res, answer.body)) res.end();
+    else this.#aborted = true;
   }
 
   /** An initialize the upstream refused: taken over by the hook, or passed on as it came (./refusal.ts). */
@@ -304,28 +321,42 @@ class ProxyExchange {
     }
   }
 
-  async #relayJson(answer: UpstreamAnswer): Promise<void> {
-    let bytes: Buffer;
+  /** A JSON answer through the session. Synchronous when the whole body is already here (a small answer). */
+  #relayJson(answer: UpstreamAnswer): Promise<void> | undefined {
+    let read: Buffer | Promise<Buffer>;
     try {
-      // Synchronous when the whole body is already here (a small answer): no promise per chunk.
-      const read = readAndRewriteJson(answer.body, this.#relayContext());
-      bytes = read instanceof Promise ? await read : read;
+      read = readAndRewriteJson(answer.body, this.#relayContext());
     } catch (err) {
-      this.#answerFailure(err);
-      return;
-    } finally {
-      // A JSON answer is the only one: whatever of ours it did not answer, nothing will.
-      this.#release();
+      this.#jsonFailed(err);
+      return undefined;
     }
+    if (read instanceof Promise) {
+      return read.then(
+        (bytes) => this.#sendJson(answer, bytes),
+        (err: unknown) => this.#jsonFailed(err),
+      );
+    }
+    this.#sendJson(answer, read);
+    return undefined;
+  }
+
+  #sendJson(answer: UpstreamAnswer, bytes: Buffer): void {
+    // A JSON answer is the only one: whatever of ours it did not answer, nothing will.
+    this.#release();
     const out = toClientHeaders(answer.headers, { dropLength: true });
     out['content-length'] = bytes.length;
     this.#res.writeHead(answer.statusCode, out);
     this.#res.end(bytes);
   }
 
+  #jsonFailed(err: unknown): void {
+    this.#answerFailure(err);
+    this.#release();
+  }
+
   #relayContext(): RelayContext {
     // A plain literal: an accessor here made V8 build the object the slow way.
-    return { state: this.#state, rewriter: this.#ctx.rewriter, log: () => this.#logger(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, stream: this.#stream };
+    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, stream: this.#stream };
   }
 
   /** An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). */

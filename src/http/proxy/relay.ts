@@ -6,7 +6,7 @@
  */
 import { RetrofitError } from '../../errors.js';
 import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
-import type { Logger } from '../../log.js';
+import type { Log } from '../../log.js';
 import type { Rewriter } from '../../pipeline/rewrite.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import type { SessionState } from '../../session/state.js';
@@ -20,8 +20,8 @@ export interface RelayContext {
   /** The session the answers belong to (undefined: nothing of this stream can need rewriting). */
   readonly state: SessionState | undefined;
   readonly rewriter: Rewriter;
-  /** The exchange's logger, bound on first use (binding one per exchange is a visible cost). */
-  readonly log: () => Logger;
+  /** The exchange's log (its pino child bound on first use: binding one per exchange is a visible cost). */
+  readonly log: Log;
   /** limits.maxResultBytes. */
   readonly max: number;
   readonly upstream: string;
@@ -82,10 +82,10 @@ function rewriteJson(bytes: Buffer, ctx: RelayContext): Buffer | Promise<Buffer>
   // answer awaited here becomes a JSON-RPC error, anything else passes as it came.
   if (nestedTooDeeply(bytes)) {
     if (!waiting) return bytes;
-    ctx.log().warn({ bytes: bytes.length }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
+    ctx.log.warn({ bytes: bytes.length }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
     throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]);
   }
-  const result = inbound(state, ctx.rewriter, bytes, ctx.log());
+  const result = inbound(state, ctx.rewriter, bytes, ctx.log);
   return result instanceof Promise ? result.then((handled) => outcome(bytes, handled, waiting, ctx)) : outcome(bytes, result, waiting, ctx);
 }
 
@@ -94,10 +94,10 @@ function outcome(bytes: Buffer, handled: Inbound, waiting: boolean, ctx: RelayCo
     // A request of this exchange awaits its answer here: truncated or broken JSON must not reach the client
     // as a success-status body it cannot parse (clients then wait forever); it becomes a JSON-RPC error.
     if (waiting) {
-      ctx.log().warn({ bytes: bytes.length, head: bytes.subarray(0, 200).toString('utf8') }, 'upstream JSON body does not parse');
+      ctx.log.warn({ bytes: bytes.length, head: bytes.subarray(0, 200).toString('utf8') }, 'upstream JSON body does not parse');
       throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]);
     }
-    ctx.log().warn('upstream JSON body does not parse; forwarded untouched');
+    ctx.log.warn('upstream JSON body does not parse; forwarded untouched');
     return bytes;
   }
   if (handled.out === undefined) return bytes;

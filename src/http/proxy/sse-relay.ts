@@ -51,7 +51,7 @@ function eventBytes(event: SseEvent, handled: Inbound): Buffer {
 function tooDeep(event: SseEvent, data: string, ctx: RelayContext): Buffer {
   const id = sniffResponseId(endsOf(data));
   if (id === undefined || !ctx.state?.pending.has(id)) return event.raw;
-  ctx.log().warn({ bytes: data.length, id }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
+  ctx.log.warn({ bytes: data.length, id }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
   ctx.state.pending.release(id);
   return messageEvent(JSON.stringify(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]).toJsonRpc(id)));
 }
@@ -63,9 +63,9 @@ function transform(event: SseEvent, ctx: RelayContext): Buffer | Promise<Buffer>
   const data = event.data.join('\n');
   if (!mayChange(state, data)) return event.raw;
   if (nestedTooDeeply(data)) return tooDeep(event, data, ctx);
-  const handled = inbound(state, ctx.rewriter, data, ctx.log());
+  const handled = inbound(state, ctx.rewriter, data, ctx.log);
   if (handled instanceof Promise) return handled.then((h) => eventBytes(event, h));
-  if (handled.invalid) ctx.log().debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
+  if (handled.invalid) ctx.log.debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
   return eventBytes(event, handled);
 }
 
@@ -230,7 +230,7 @@ class SseRelay {
     const owed = this.#ctx.own.filter((id) => state?.pending.has(id));
     if (owed.length > 0) {
       for (const id of owed) this.#tooLargeFor(id, all.length);
-      this.#ctx.log().warn({ limit: this.#ctx.max, ids: owed }, 'upstream SSE event over maxResultBytes; stream ended');
+      this.#ctx.log.warn({ limit: this.#ctx.max, ids: owed }, 'upstream SSE event over maxResultBytes; stream ended');
       this.#stopped = true;
       return;
     }
@@ -272,7 +272,7 @@ class SseRelay {
     this.#dropHead = EMPTY;
     this.#dropTail = EMPTY;
     if (id === undefined) {
-      this.#ctx.log().warn({ bytes: this.#dropBytes, limit: this.#ctx.max }, 'upstream SSE event over maxResultBytes dropped; it answers no request');
+      this.#ctx.log.warn({ bytes: this.#dropBytes, limit: this.#ctx.max }, 'upstream SSE event over maxResultBytes dropped; it answers no request');
       return;
     }
     this.#tooLargeFor(id, this.#dropBytes);
@@ -281,7 +281,7 @@ class SseRelay {
   /** Request `id` gets RESULT_TOO_LARGE in place of its answer. */
   #tooLargeFor(id: string | number, bytes: number): void {
     const ctx = this.#ctx;
-    ctx.log().warn({ bytes, limit: ctx.max, id }, 'upstream SSE event over maxResultBytes dropped');
+    ctx.log.warn({ bytes, limit: ctx.max, id }, 'upstream SSE event over maxResultBytes dropped');
     ctx.state?.pending.release(id);
     const error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
     this.#out.push(messageEvent(JSON.stringify(error.toJsonRpc(id))));

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ClassifiedBody } from '../../jsonrpc/classify.js';
-import type { Logger } from '../../log.js';
+import { infoFields, type Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { methodLabel, revisionLabel } from '../../protocol/methods.js';
 
@@ -60,35 +60,38 @@ export function countRevision(metrics: Metrics, upstream: string, revision: stri
   metrics.revisions.inc(upstream, revisionLabel(revision), source);
 }
 
+const q = JSON.stringify;
+
+/**
+ * The exchange's fields as its log line holds them, in this order, those that are undefined left out (as pino
+ * would: the line is written through src/log.ts infoFields). Strings a client chose (session, tool, revision,
+ * client, path) are escaped like every other.
+ */
+export function exchangeFields(r: ExchangeRecord, outcome: string, durationMs: number): string {
+  let f = `,"reqId":${q(r.reqId)},"upstream":${q(r.upstream)}`;
+  if (r.session !== undefined) f += `,"session":${q(r.session)}`;
+  f += `,"method":${q(r.method)}`;
+  if (r.tool !== undefined) f += `,"tool":${q(r.tool)}`;
+  if (r.profile !== undefined) f += `,"profile":${q(r.profile)}`;
+  if (r.path !== undefined) f += `,"path":${q(r.path)}`;
+  if (r.revision !== undefined) f += `,"revision":${q(r.revision)}`;
+  if (r.revisionSource !== undefined) f += `,"revisionSource":${q(r.revisionSource)}`;
+  if (r.requested !== undefined) f += `,"requested":${q(r.requested)}`;
+  if (r.client !== undefined) f += `,"client":${q(r.client)}`;
+  f += `,"status":${r.status},"outcome":${q(outcome)}`;
+  if (r.rpcError !== undefined) f += `,"rpcError":${q(r.rpcError)}`;
+  if (r.errorCode !== undefined) f += `,"code":${q(r.errorCode)}`;
+  if (r.rewritten !== undefined) f += `,"rewritten":${r.rewritten}`;
+  if (r.aborted === true) f += ',"aborted":true';
+  return `${f},"durationMs":${durationMs}`;
+}
+
 /** Count and log the exchange: the one place both happen. */
 export function finishExchange(logger: Logger, metrics: Metrics, r: ExchangeRecord): void {
   const aborted = r.aborted === true;
   const outcome = aborted ? 'aborted' : r.status === 0 || r.status >= 400 || r.rpcError !== undefined ? 'error' : 'ok';
   metrics.requests.inc(r.upstream, r.method, r.status);
-  // One literal: pino leaves out the fields that are undefined.
-  logger.info(
-    {
-      reqId: r.reqId,
-      upstream: r.upstream,
-      session: r.session,
-      method: r.method,
-      tool: r.tool,
-      profile: r.profile,
-      path: r.path,
-      revision: r.revision,
-      revisionSource: r.revisionSource,
-      requested: r.requested,
-      client: r.client,
-      status: r.status,
-      outcome,
-      rpcError: r.rpcError,
-      code: r.errorCode,
-      rewritten: r.rewritten,
-      aborted: aborted || undefined,
-      durationMs: Math.round(performance.now() - r.started),
-    },
-    'request',
-  );
+  infoFields(logger, exchangeFields(r, outcome, Math.round(performance.now() - r.started)), 'request');
 }
 
 /**
