@@ -9,11 +9,10 @@
 import type { ServerResponse } from 'node:http';
 import type { HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
-import { isJsonObject } from '../../json.js';
 import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
 import { LazyLog, type Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
-import { subscriptionListChanged } from '../../protocol/list-changed.js';
+import { listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
 import { SessionState } from '../../session/state.js';
 import { SessionTable } from '../../session/table.js';
@@ -22,7 +21,6 @@ import { Cancel } from '../../upstream/cancel.js';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
 import type { UpstreamAnswer } from '../../upstream/exchange.js';
 import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
-import type { HttpUpstream } from '../../upstream/http.js';
 import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { traceRequest, tracedUpstream } from '../trace.js';
@@ -33,39 +31,10 @@ import { pipeBody, writeError } from '../write.js';
 import { readAndRewriteJson, type RelayContext } from './relay.js';
 import { relayRefusal } from './refusal.js';
 import { relaySse } from './sse-relay.js';
-import type { ServerStream, ServerStreams } from './streams.js';
-
-/** What every exchange of one upstream shares. */
-export interface ProxyTarget {
-  readonly name: string;
-  readonly upstream: HttpUpstream;
-  /** Open GET and listen streams of this upstream, so a reload can inject notifications/tools/list_changed. */
-  readonly streams: ServerStreams;
-}
-
-/** Options distinguishing MCP exchanges from plain passthrough (discovery documents under the route). */
-export interface ForwardOptions {
-  /** Upstream path + query. */
-  readonly path: string;
-  /** False for discovery documents: no body handling, no message awareness. */
-  readonly mcp: boolean;
-  /**
-   * The upstream refused an `initialize` with 400: its answer's body (at most REFUSAL_BYTES). True when the
-   * hook took the exchange over and answers the client itself (src/http/front/url-modern.ts: an upstream that
-   * serves only 2026-07-28); otherwise the refusal is passed on.
-   */
-  readonly refusedInitialize?: (body: Buffer) => boolean;
-}
+import type { ServerStream } from './streams.js';
+import type { ForwardOptions, ProxyTarget } from './target.js';
 
 type Verb = 'GET' | 'POST' | 'DELETE';
-
-/** The id of a 2026-07-28 `subscriptions/listen` request that opted in to tool list changes. */
-function listensForToolChanges(m: ClassifiedMessage | undefined): string | number | undefined {
-  if (m?.method !== 'subscriptions/listen' || !isJsonObject(m.message) || !isJsonObject(m.message.params)) return undefined;
-  const filter = m.message.params.notifications;
-  const id = m.id;
-  return isJsonObject(filter) && filter.toolsListChanged === true && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
-}
 
 /** Any `subscriptions/listen` in the body (a loop: this runs on every POST). */
 function hasListen(classified: ClassifiedBody | undefined): boolean {
