@@ -1,40 +1,21 @@
 /**
- * A small unified line diff (longest common subsequence), for the Learn page's "running → proposed" of one
- * tool's YAML entry. Entries are a few dozen lines: the quadratic table is bounded by MAX_LINES per side.
+ * The Learn page's "running → proposed" of one tool's YAML entry, as a unified diff (jsdiff's Myers diff).
+ * The whole entry is the context: entries are a few dozen lines, and the page shows them whole.
  */
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 
-/** Lines per side past which the diff is not computed line by line (everything old removed, everything new added). */
-export const MAX_LINES = 2_000;
+/**
+ * Edits past which the diff is not worked out line by line (everything old removed, everything new added):
+ * Myers' diff costs grow with the number of edits, and the page is rendered on a request.
+ */
+export const MAX_EDITS = 2_000;
 
-/** `a` → `b` as unified-diff body lines (` ` kept, `-` removed, `+` added), with a `--- `/`+++ ` head. */
+/** `a` → `b` as a unified diff with a `--- `/`+++ ` head; the head alone when nothing changed. */
 export function lineDiff(a: string, b: string, names: { readonly from: string; readonly to: string }): string {
-  const x = a === '' ? [] : a.replace(/\n$/, '').split('\n');
-  const y = b === '' ? [] : b.replace(/\n$/, '').split('\n');
-  const head = [`--- ${names.from}`, `+++ ${names.to}`];
-  if (x.length > MAX_LINES || y.length > MAX_LINES) return [...head, ...x.map((l) => `-${l}`), ...y.map((l) => `+${l}`)].join('\n') + '\n';
-  // lcs[i][j]: length of the longest common subsequence of x[i..] and y[j..], flat.
-  const w = y.length + 1;
-  const lcs = new Uint32Array((x.length + 1) * w);
-  for (let i = x.length - 1; i >= 0; i--) {
-    for (let j = y.length - 1; j >= 0; j--) {
-      lcs[i * w + j] = x[i] === y[j] ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
-    }
-  }
-  const out = head;
-  let i = 0;
-  let j = 0;
-  while (i < x.length || j < y.length) {
-    if (i < x.length && j < y.length && x[i] === y[j]) {
-      out.push(` ${x[i]}`);
-      i++;
-      j++;
-    } else if (j < y.length && (i === x.length || (lcs[i * w + j + 1] ?? 0) >= (lcs[(i + 1) * w + j] ?? 0))) {
-      out.push(`+${y[j]}`);
-      j++;
-    } else {
-      out.push(`-${x[i]}`);
-      i++;
-    }
-  }
-  return `${out.join('\n')}\n`;
+  const patch = createTwoFilesPatch(names.from, names.to, a, b, undefined, undefined, { context: Number.MAX_SAFE_INTEGER, maxEditLength: MAX_EDITS, headerOptions: FILE_HEADERS_ONLY });
+  if (patch !== undefined) return patch;
+  const lines = (text: string, mark: string): string[] => (text === '' ? [] : text.replace(/\n$/, '').split('\n').map((l) => `${mark}${l}`));
+  const x = lines(a, '-');
+  const y = lines(b, '+');
+  return [`--- ${names.from}`, `+++ ${names.to}`, `@@ -${x.length === 0 ? 0 : 1},${x.length} +${y.length === 0 ? 0 : 1},${y.length} @@`, ...x, ...y].join('\n') + '\n';
 }

@@ -73,7 +73,7 @@ it('learns a schema from recordings, and applies it to the config (write on) wit
   expect(weather).toMatchObject({ confidence: 'medium', running: null, trial: { passed: 3, failed: 0 } });
   expect(weather.proposal).toMatchObject({ extract: { format: 'json' }, outputSchema: { type: 'object' } });
   expect(weather.sampleFiles).toHaveLength(3);
-  expect(weather.diff).toMatch(/^--- running\n\+\+\+ proposed\n\+get_weather:\n/);
+  expect(weather.diff).toMatch(/^--- running\n\+\+\+ proposed\n@@ -0,0 \+1,\d+ @@\n\+get_weather:\n/);
   expect(learned.yaml).toContain('tools:');
   expect((await fetch(`${gw.origin}/ui/api/learn/nope`)).status).toBe(404);
 

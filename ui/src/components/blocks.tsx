@@ -33,7 +33,8 @@ function lineClass(line: string): string | undefined {
 
 /** A unified diff with added and removed lines marked (by colour and by their +/− sign). */
 export function DiffBlock({ diff, label }: { diff: string; label: string }) {
-  if (diff.trim() === '') return <p class="muted">No difference from the running config.</p>;
+  // A unified diff without a hunk changes nothing (the head alone).
+  if (!diff.includes('\n@@')) return <p class="muted">No difference from the running config.</p>;
   const lines = diff.replace(/\n$/, '').split('\n');
   return (
     <pre class="code diff" tabIndex={0} aria-label={label}>
