@@ -43,11 +43,18 @@ const ACCEPTED_HEADER_VALUES = new Set([...STATEFUL_REVISIONS, '2024-10-07']);
  */
 export type Era = 'modern' | 'object-only' | 'none';
 
-const REVISION_RE = /^\d{4}-\d{2}-\d{2}$/;
+const isDigit = (code: number): boolean => code >= 0x30 && code <= 0x39;
+/** The digits' positions in `dddd-dd-dd`. */
+const DIGITS = [0, 1, 2, 3, 5, 6, 8, 9] as const;
 
-/** True when the string looks like a protocol revision (a date). */
+/**
+ * True when the string looks like a protocol revision (a date: `dddd-dd-dd`). Asked several times per
+ * request: char codes, not a regular expression.
+ */
 export function isRevision(value: unknown): value is string {
-  return typeof value === 'string' && REVISION_RE.test(value);
+  if (typeof value !== 'string' || value.length !== 10 || value.charCodeAt(4) !== 0x2d || value.charCodeAt(7) !== 0x2d) return false;
+  for (const i of DIGITS) if (!isDigit(value.charCodeAt(i))) return false;
+  return true;
 }
 
 /** True for a revision of REVISIONS. */

@@ -169,13 +169,13 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     // The console lists a legacy connection as a session (the active-sessions gauge does not count it).
     ctx.console?.sessions.opened(name, conn.id, owned.state);
     finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, session: conn.id, method: 'GET', started, aborted: false }));
-    const done = ctx.inflight.start({ abort: () => void owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down') }, true);
+    const tracked = ctx.inflight.start({ abort: () => void owned.close('RETROFIT_ERR_SHUTTING_DOWN', 'shutting down') }, true);
     res.once('close', () => {
       ctx.console?.sessions.closed(owned.state);
       conn.endTraces();
       connections.delete(conn.id);
       release();
-      done();
+      tracked.end();
       void owned.close('RETROFIT_ERR_UPSTREAM_EXITED', 'the client closed its stream');
     });
     try {

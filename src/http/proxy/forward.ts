@@ -27,6 +27,7 @@ import { traceRequest, tracedUpstream } from '../trace.js';
 import { parseBody } from '../server/body.js';
 import { countRevision, finishExchange, labelOf } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
+import type { Tracked } from '../server/inflight.js';
 import { pipeBody, writeError } from '../write.js';
 import { readAndRewriteJson, type RelayContext } from './relay.js';
 import { relayRefusal } from './refusal.js';
@@ -79,7 +80,7 @@ class ProxyExchange {
   #traces: Map<ClassifiedMessage, RequestTrace> | undefined;
   /** Ids of this exchange's own requests awaited in the session. */
   readonly #own: (string | number)[] = [];
-  #done: (() => void) | undefined;
+  #tracked: Tracked | undefined;
   #stream: ServerStream | undefined;
   #assigned: string | undefined;
   #status = 0;
@@ -184,7 +185,7 @@ class ProxyExchange {
   #open(): void {
     // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
     const longLived = this.#options.mcp && (this.#verb === 'GET' || hasListen(this.#classified));
-    this.#done = this.#ctx.inflight.start(this.#cancel, longLived);
+    this.#tracked = this.#ctx.inflight.start(this.#cancel, longLived);
     // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation). Not
     // removed at the end: 'close' comes once the response is finished, when aborting is a no-op.
     const res = this.#res;
@@ -364,7 +365,7 @@ class ProxyExchange {
   /** The one place an exchange ends. */
   #finish(): void {
     if (this.#handedOver) {
-      this.#done?.();
+      this.#tracked?.end();
       return;
     }
     const { name } = this.#target;
@@ -372,7 +373,7 @@ class ProxyExchange {
     // The initialize answer named a new session: what was learnt of it goes where its next exchanges look.
     if (this.#session === undefined && this.#assigned !== undefined && state?.negotiated) this.#ctx.sessions.open(name, this.#assigned, this.#snap.upstream.bridge).adopt(state.negotiated, state.client);
     if (this.#stream) this.#target.streams.untrack(this.#stream);
-    this.#done?.();
+    this.#tracked?.end();
     const first = this.#first;
     if (this.#traces) for (const t of this.#traces.values()) t.end({ rpcError: this.#error?.rpcCode, errorType: this.#error?.code, aborted: this.#aborted });
     finishExchange(this.#ctx.logger, this.#ctx.metrics, {

@@ -4,6 +4,7 @@ import {
   detectRevision,
   eraOf,
   isKnownRevision,
+  isRevision,
   isResumable,
   isStateless,
   REVISIONS,
@@ -44,6 +45,15 @@ describe('revision properties', () => {
 
   it('isKnownRevision takes only the exact strings', () => {
     for (const value of [undefined, null, 20250618, '2025-06-18 ', '2025-06-19', ['2025-06-18']]) expect(isKnownRevision(value)).toBe(false);
+  });
+});
+
+describe('isRevision', () => {
+  it('takes any dddd-dd-dd string and nothing else', () => {
+    for (const yes of ['2025-06-18', '2024-10-07', '0000-00-00', '2099-12-31']) expect(isRevision(yes)).toBe(true);
+    for (const no of ['2025-6-18', '2025-06-18 ', ' 2025-06-18', '2025/06/18', '2025-06-1x', 'x025-06-18', '20250-6-18', '2025-06-18T00', '', '１０２５-06-18', 20250618, null, undefined, ['2025-06-18']]) {
+      expect(isRevision(no)).toBe(false);
+    }
   });
 });
 

@@ -15,8 +15,8 @@ describe('InFlight', () => {
     const drained = inflight.drain(10_000);
     expect(stream.signal.aborted).toBe(true);
     expect(request.signal.aborted).toBe(false);
-    streamDone(); // its handler notices the abort and ends
-    finish();
+    streamDone.end(); // its handler notices the abort and ends
+    finish.end();
     await drained;
     expect(request.signal.aborted).toBe(false);
     expect(inflight.size).toBe(0);
@@ -41,5 +41,23 @@ describe('InFlight', () => {
     const late = new AbortController();
     inflight.start(late, true);
     expect(late.signal.aborted).toBe(true);
+  });
+
+  it('ends each exchange once, from anywhere in the list, and resolves a drain when the last ends', async () => {
+    const inflight = new InFlight();
+    const all = Array.from({ length: 5 }, () => inflight.start(new AbortController(), false));
+    expect(inflight.size).toBe(5);
+    all[2]!.end();
+    all[2]!.end();
+    all[4]!.end();
+    all[0]!.end();
+    expect(inflight.size).toBe(2);
+    const drained = inflight.drain(10_000);
+    all[1]!.end();
+    expect(inflight.size).toBe(1);
+    all[3]!.end();
+    await drained;
+    expect(inflight.size).toBe(0);
+    for (const t of all) expect(t.controller).toBeInstanceOf(AbortController);
   });
 });
