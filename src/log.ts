@@ -39,19 +39,26 @@ export class LazyLog implements Log {
   }
 
   error(...args: unknown[]): void {
-    if (this.#parent.levelVal <= 50) Reflect.apply(this.logger.error, this.logger, args);
+    this.#write(50, 'error', args);
   }
 
   warn(...args: unknown[]): void {
-    if (this.#parent.levelVal <= 40) Reflect.apply(this.logger.warn, this.logger, args);
+    this.#write(40, 'warn', args);
   }
 
   info(...args: unknown[]): void {
-    if (this.#parent.levelVal <= 30) Reflect.apply(this.logger.info, this.logger, args);
+    this.#write(30, 'info', args);
   }
 
   debug(...args: unknown[]): void {
-    if (this.#parent.levelVal <= 20) Reflect.apply(this.logger.debug, this.logger, args);
+    this.#write(20, 'debug', args);
+  }
+
+  /** A line at `level` (pino's number for `method`), binding the child only when the level is enabled. */
+  #write(level: number, method: 'error' | 'warn' | 'info' | 'debug', args: unknown[]): void {
+    if (this.#parent.levelVal > level) return;
+    const logger = this.logger;
+    Reflect.apply(logger[method], logger, args);
   }
 }
 

@@ -28,9 +28,10 @@ export class Tally<L extends string> {
   readonly #root: TallyLevel = new Map();
   #size = 0;
 
-  constructor(counter: Counter<L>, names: readonly L[]) {
-    this.#counter = counter;
-    this.#names = names;
+  /** Its counter, registered in `registers`; the label names are given once, for both. */
+  constructor(options: { name: string; help: string; labelNames: readonly L[]; registers: Registry[] }) {
+    this.#names = options.labelNames;
+    this.#counter = new Counter({ ...options, collect: (): void => this.flush() });
   }
 
   /** Count one for the label values, in the order of `names`. */
@@ -217,32 +218,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'mcp_retrofit_' });
   const registers = [registry];
-  // Tallies hand their counts over whenever prom-client reads the counter (collect runs before every read).
-  const requests: Counter<'upstream' | 'method' | 'status'> = new Counter({
+  const requestTally = new Tally({
     name: 'mcp_retrofit_requests_total',
     help: 'Client requests by upstream, method and HTTP status.',
     labelNames: ['upstream', 'method', 'status'],
     registers,
-    collect: (): void => requestTally.flush(),
   });
-  const revisions: Counter<'upstream' | 'revision' | 'source'> = new Counter({
+  const revisionTally = new Tally({
     name: 'mcp_retrofit_protocol_revisions_total',
     help: 'Protocol revision governing each request, by how it was detected.',
     labelNames: ['upstream', 'revision', 'source'],
     registers,
-    collect: (): void => revisionTally.flush(),
   });
-  type RetrofitLabel = 'upstream' | 'tool' | 'outcome' | 'format' | 'mode';
-  const retrofits: Counter<RetrofitLabel> = new Counter({
+  const retrofitTally = new Tally({
     name: 'mcp_retrofit_retrofit_outcomes_total',
     help: 'tools/call retrofit outcomes by upstream, tool, outcome, extraction format and mode.',
     labelNames: ['upstream', 'tool', 'outcome', 'format', 'mode'],
     registers,
-    collect: (): void => retrofitTally.flush(),
   });
-  const requestTally: Tally<'upstream' | 'method' | 'status'> = new Tally(requests, ['upstream', 'method', 'status']);
-  const retrofitTally: Tally<RetrofitLabel> = new Tally(retrofits, ['upstream', 'tool', 'outcome', 'format', 'mode']);
-  const revisionTally: Tally<'upstream' | 'revision' | 'source'> = new Tally(revisions, ['upstream', 'revision', 'source']);
   return {
     registry,
     requests: requestTally,
