@@ -174,7 +174,8 @@ describe('2026-07-28 clients in front of a stdio upstream', () => {
     const gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'], upstream: { timeoutMs: 600, stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });
     // Progress every 150 ms keeps the long call alive past timeoutMs; the one waiting for its session is not.
     const long = post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 1.5, steps: 10 }, _meta: { ...META, progressToken: 'p' } } });
-    await expect.poll(() => gateway.routes.counts!().pooledBusy).toBe(1);
+    // The pooled child starts on this first call (a package's server): past poll's 1 s default under a full suite.
+    await expect.poll(() => gateway.routes.counts!().pooledBusy, { timeout: 10_000 }).toBe(1);
     const waiting = await post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'x' }, _meta: META } });
     expect(waiting.status).toBe(503);
     expect(await waiting.json()).toMatchObject({ id: 2, error: { data: { code: 'RETROFIT_ERR_UPSTREAM_BUSY' } } });
