@@ -9,6 +9,8 @@ import { compilePattern, type CompiledPattern } from './extract/pattern.js';
 import { compileSchema, type Validator } from './validate.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
 import { schemaTypos } from './schema-typos.js';
+import { objectifyProperties } from './repair.js';
+import { draft07Gaps } from './draft07-reading.js';
 
 /** The compiled output schema and its object-only-era form. */
 export interface CompiledOutput {
@@ -22,6 +24,12 @@ export interface CompiledOutput {
   readonly removeText: RemoveAdditional;
   /** The removeAdditional mode of `validateNative`: only a mode the tool's own entry sets. */
   readonly removeNative: RemoveAdditional;
+  /**
+   * The schema's validator that removes nothing, when `validate` or `validateNative` removes: a value they
+   * passed is checked by it again, because ajv removes properties while it tries `anyOf`/`oneOf` branches that
+   * then fail, and a keyword checked earlier (`required`, `$ref`) may no longer hold for what is left.
+   */
+  readonly confirm?: Validator;
   /** True when object-only clients cannot take the schema as is (its root `type` is not "object"). */
   readonly needsWrap: boolean;
   /** `{type:"object",properties:{result:S},required:["result"]}` when needsWrap, else undefined. */
@@ -91,14 +99,19 @@ function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeN
     for (const p of compiled.problems) errors.push({ path: ['outputSchema', ...p.path], message: `outputSchema does not compile: ${p.message}` });
     return undefined;
   }
+  // A value valid here must be valid to every client's validator too (the v1 SDK client's reads draft-07).
+  const gaps = draft07Gaps(schema, compiled.dialect);
+  for (const gap of gaps) errors.push({ path: ['outputSchema', ...gap.path], message: gap.message });
   const native = removeNative === removeText ? compiled : compileSchema(schema, removeNative);
+  const plain = removeText === false ? compiled : removeNative === false ? native : compileSchema(schema, false);
   const needsWrap = !isObjectRoot(schema);
   const wrapped = needsWrap ? wrapSchema(schema) : undefined;
   // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
   const check = wrapped ? compileSchema(wrapped) : compiled;
   if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
-  if (!native.ok || typos.length > 0) return undefined;
-  return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, needsWrap, ...(wrapped && { wrapped }) };
+  if (!native.ok || !plain.ok || typos.length > 0 || gaps.length > 0) return undefined;
+  const removes = removeText !== false || removeNative !== false;
+  return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, ...(removes && { confirm: plain.validate }), needsWrap, ...(wrapped && { wrapped }) };
 }
 
 /** Compile a tool entry against the defaults; errors are collected, never thrown. */
@@ -113,7 +126,8 @@ export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool:
     const compiled = compileSchema(schema);
     if (!compiled.ok) for (const p of compiled.problems) errors.push({ path: ['inputSchema', ...p.path], message: `inputSchema does not compile: ${p.message}` });
     else if (!isObjectRoot(schema)) errors.push({ path: ['inputSchema'], message: 'inputSchema must have type: object at its root' });
-    else inputSchema = schema as JsonObject;
+    // Boolean property schemas compile but the v1 SDK rejects the whole list over them: serve their object forms.
+    else inputSchema = objectifyProperties(schema as JsonObject) ?? (schema as JsonObject);
   }
   const pattern = compileExtractPattern(extract, errors);
   if (extract.select !== undefined && extract.select !== '' && !extract.select.startsWith('/')) {

@@ -12,7 +12,7 @@ import { injectToolsList, type ToolRepair } from './inject.js';
 import type { CallOutcome } from './outcome.js';
 import { projectNativeResult } from './native.js';
 import { createNativeMemory, type NativeMemory } from './native-memory.js';
-import { isNonFinal, retrofitResult } from './result.js';
+import { isNonFinal, projectErrorResult, retrofitResult } from './result.js';
 
 export type { CallOutcome } from './outcome.js';
 export type { ToolRepair } from './inject.js';
@@ -108,10 +108,18 @@ export function rewriteToolCall(
 
 function retrofitToolCall(result: JsonObject, tool: string, policy: UpstreamPolicy, revision: string): { result: JsonObject; outcome: CallOutcome } {
   const untouched: CallOutcome = { tool, outcome: 'untouched' };
-  if (isNonFinal(result)) return { result, outcome: untouched };
+  const error = result.isError === true;
+  if (!error && isNonFinal(result)) return { result, outcome: untouched };
   const entry = policy.resolve(tool);
   const compiled = entry ? compiledEntry(policy, entry) : undefined;
   const legacyRoots = compiled?.legacyRoots ?? defaultsOf(policy).legacyRoots;
+  if (error) {
+    // Not retrofitted; its structuredContent, if any, projected for what the client was shown.
+    const served = entry && compiled?.output && !isShadowEntry(policy, entry)
+      ? projectErrorResult(result, compiled, compiled.output, revision)
+      : projectNativeResult(result, tool, memoryOf(policy), legacyRoots, revision);
+    return { result: served, outcome: untouched };
+  }
   if (entry && compiled?.output) {
     const out = retrofitResult(result, tool, compiled, compiled.output, revision);
     if (!isShadowEntry(policy, entry)) return out;

@@ -85,7 +85,7 @@ function rewriteDefinition(tool: JsonObject, ctx: ListContext, repairs: ToolRepa
   const objectRoot = isObjectRoot(native) && !(legacyRoots === 'drop' && eraOf(ctx.revision) === 'object-only' && isWrapperSchema(native));
   ctx.memory.decisions.set(decisionKey(name, eraOf(ctx.revision)), objectRoot ? 'object' : 'non-object');
   const projection = projectionFor(ctx.revision, objectRoot, legacyRoots);
-  return projection === 'as-is' ? out : projectToolSchema(out, native, projection, () => wrapSchema(native));
+  return projection === 'as-is' && typeof native !== 'boolean' ? out : projectToolSchema(out, native, projection, () => wrapSchema(native));
 }
 
 /** Mark repairs this upstream already reported, so the caller logs each one once. */

@@ -9,7 +9,7 @@ import type { Json, JsonObject, JsonSchema } from '../json.js';
 import type { LegacyRoots } from './settings.js';
 import { eraOf } from '../protocol/era.js';
 import { ensureTextBlock } from './content.js';
-import { wrapValue } from './wrap.js';
+import { asObjectSchema, wrapValue } from './wrap.js';
 
 /** How an outputSchema and its values are served to one client. */
 export type Projection = 'as-is' | 'wrap' | 'drop';
@@ -26,11 +26,14 @@ export function projectionFor(revision: string, objectRoot: boolean, legacyRoots
   return legacyRoots;
 }
 
-/** A tool definition with its outputSchema projected (`wrapped` is the precomputed wrapped schema). */
+/**
+ * A tool definition with its outputSchema projected (`wrapped` is the precomputed wrapped schema). A boolean
+ * schema served as is goes out as its object equivalent: no client's Tool type takes a boolean there.
+ */
 export function projectToolSchema(tool: JsonObject, schema: JsonSchema, projection: Projection, wrapped: () => JsonObject): JsonObject {
   const { outputSchema: _ignored, ...rest } = tool;
   if (projection === 'drop') return rest;
-  return { ...tool, outputSchema: projection === 'wrap' ? wrapped() : (schema as Json) };
+  return { ...tool, outputSchema: projection === 'wrap' ? wrapped() : asObjectSchema(schema) };
 }
 
 /**

@@ -8,34 +8,52 @@ import { Lru } from './native-memory.js';
 import { compileSchema } from './validate.js';
 
 /**
- * Boolean property schemas (`{"a": true}`) are valid JSON Schema, but the v1 SDK requires every `properties`
- * value to be an object and rejects the whole list otherwise: `true` → `{}`, `false` → `{"not": {}}`.
+ * Property schemas that are not objects. Booleans (`{"a": true}`) are valid JSON Schema, but the v1 SDK
+ * requires every `properties` value to be an object and rejects the whole list otherwise: `true` → `{}`,
+ * `false` → `{"not": {}}`, which mean the same. Anything else there (`null`, a number) is no schema at all;
+ * it becomes `{}`, the reading that constrains nothing.
  */
 export function objectifyProperties(schema: JsonObject): JsonObject | undefined {
   const { properties } = schema;
-  if (!isJsonObject(properties) || !Object.values(properties).some((v) => typeof v === 'boolean')) return undefined;
+  if (!isJsonObject(properties) || Object.values(properties).every(isJsonObject)) return undefined;
   const fixed: JsonObject = {};
-  for (const [name, value] of Object.entries(properties)) fixed[name] = value === true ? {} : value === false ? { not: {} } : value;
+  for (const [name, value] of Object.entries(properties)) fixed[name] = isJsonObject(value) ? value : value === false ? { not: {} } : {};
   return { ...schema, properties: fixed };
 }
 
-/** The repaired inputSchema and what was done, or undefined when it needs nothing. */
+/**
+ * The repaired inputSchema and what was done, or undefined when it needs nothing. Strict clients check the
+ * root's `type` ("object"), `properties` (an object of object schemas) and `required` (a list of names); each
+ * repair keeps every other keyword and never makes the schema stricter.
+ */
 export function repairInputSchema(schema: Json | undefined): { schema: JsonObject; detail: string } | undefined {
   if (!isJsonObject(schema)) {
     return { schema: { type: 'object' }, detail: schema === undefined ? 'missing inputSchema replaced by {type: "object"}' : 'non-object inputSchema replaced by {type: "object"}' };
   }
   const details: string[] = [];
   let out = schema;
-  const { type } = schema;
+  const { type, properties, required } = schema;
   if (type !== 'object') {
     // Keep every other keyword ($schema, properties, $ref, ...): only the root type was wrong.
     details.push(type === undefined ? 'root type "object" added' : `root type ${JSON.stringify(type)} replaced by "object"`);
     out = { ...out, type: 'object' };
   }
+  if (properties !== undefined && !isJsonObject(properties)) {
+    details.push('non-object properties removed');
+    const { properties: _removed, ...rest } = out;
+    out = rest;
+  }
   const objectified = objectifyProperties(out);
   if (objectified) {
-    details.push('boolean property schemas replaced by objects');
+    details.push('non-object property schemas replaced by objects');
     out = objectified;
+  }
+  if (required !== undefined && !(Array.isArray(required) && required.every((name) => typeof name === 'string'))) {
+    // Only names can be required: keep those, drop the rest (a lone string names no list).
+    const names = Array.isArray(required) ? required.filter((name) => typeof name === 'string') : [];
+    details.push('required reduced to its names');
+    const { required: _removed, ...rest } = out;
+    out = names.length > 0 ? { ...rest, required: names } : rest;
   }
   return details.length === 0 ? undefined : { schema: out, detail: details.join('; ') };
 }

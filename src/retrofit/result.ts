@@ -3,7 +3,8 @@
  * results alone; validate upstream structuredContent or extract candidates from text; select → wrap →
  * coerce → validate; then either serve the value (projected for the client's era) or the failure.
  */
-import type { Json, JsonObject, JsonSchema } from '../json.js';
+import { nestsDeeperThan, type Json, type JsonObject, type JsonSchema } from '../json.js';
+import { MAX_DEPTH } from '../jsonrpc/strict.js';
 import type { CallOutcome } from './outcome.js';
 import type { CompiledOutput, CompiledTool } from './compiled.js';
 import { coerce } from './coerce.js';
@@ -16,7 +17,10 @@ import { check as validateValue, type Validator } from './validate.js';
 import { RESULT_KEY } from './wrap.js';
 import { eraOf } from '../protocol/era.js';
 
-/** True for results the engine never touches: errors, `input_required`, task creation. */
+/**
+ * True for results the engine never retrofits: errors, `input_required`, task creation. (An error's own
+ * structuredContent is still projected for the client: engine.ts, projectErrorResult.)
+ */
 export function isNonFinal(result: JsonObject): boolean {
   if (result.isError === true) return true;
   if (result.resultType !== undefined && result.resultType !== 'complete') return true;
@@ -25,11 +29,21 @@ export function isNonFinal(result: JsonObject): boolean {
 
 type Checked = { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly reasons: string[] };
 
-/** How one value is checked: the validator, whether it removes properties, and whether to coerce. */
+/**
+ * How one value is checked: the validator, whether it removes properties (and then the validator that
+ * confirms what is left, CompiledOutput.confirm), and whether to coerce.
+ */
 interface Checking {
   readonly validate: Validator;
   readonly removes: boolean;
+  readonly confirm: Validator | undefined;
   readonly coerce: boolean;
+}
+
+/** Validate with `how`; a value left by a removing validator must also pass the schema as written. */
+function verify(how: Checking, value: Json): ReturnType<typeof validateValue> {
+  const verdict = validateValue(how.validate, value);
+  return verdict.ok && how.removes && how.confirm ? validateValue(how.confirm, value) : verdict;
 }
 
 /** Where a failure's extra reasons come from: a candidate, whose `notes` are read only when it fails. */
@@ -62,23 +76,23 @@ function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchem
   if (coerceFirst && how.coerce) {
     const coerceNotes: string[] = [];
     const coerced = coerce(current, schema, coerceNotes);
-    const verdict = validateValue(how.validate, coerced);
+    const verdict = verify(how, coerced);
     return verdict.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(verdict.reasons, noted, coerceNotes) };
   }
   // Validate first: most values need no coercion, and coercing copies the whole value (the bulk of a 100 KB
   // retrofit's cost). Only a value that fails is coerced and checked again.
-  const verdict = validateValue(how.validate, current);
+  const verdict = verify(how, current);
   if (verdict.ok) return { ok: true, value: current };
   if (!how.coerce) return { ok: false, reasons: explained(verdict.reasons, noted) };
   const coerceNotes: string[] = [];
   const coerced = coerce(current, schema, coerceNotes);
   if (coerced === current) return { ok: false, reasons: explained(verdict.reasons, noted) };
-  const second = validateValue(how.validate, coerced);
+  const second = verify(how, coerced);
   return second.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(second.reasons, noted, coerceNotes) };
 }
 
 function textChecking(tool: CompiledTool, output: CompiledOutput): Checking {
-  return { validate: output.validate, removes: output.removeText !== false, coerce: tool.coerce };
+  return { validate: output.validate, removes: output.removeText !== false, confirm: output.confirm, coerce: tool.coerce };
 }
 
 /** Readings whose values are all strings taken from the text. */
@@ -94,6 +108,12 @@ const NOTHING_FOUND = {
   list: 'the text content holds no Markdown list',
 } as const;
 
+/**
+ * The deepest value served: MAX_DEPTH less the levels around it in the message (message, result,
+ * structuredContent, a wrapper).
+ */
+const VALUE_DEPTH = MAX_DEPTH - 4;
+
 type Found =
   | { readonly ok: true; readonly value: Json; readonly format: string }
   | { readonly ok: false; readonly parsed: boolean; readonly reasons: string[]; readonly format?: string };
@@ -103,10 +123,14 @@ function fromText(result: JsonObject, tool: CompiledTool, output: CompiledOutput
   let first: { candidate: Candidate; reasons: string[] } | undefined;
   const notes: string[] = [];
   const how = textChecking(tool, output);
+  // A value nested deeper than VALUE_DEPTH takes two characters a level: only a text that long can hold one.
+  const mayNest = texts.reduce((n, t) => n + t.length, 0) > 2 * VALUE_DEPTH;
   for (const candidate of candidates(texts, tool, output.schema, blocksOf(result).length === 0, notes)) {
     let checked: Checked;
     try {
-      checked = check(candidate.value, tool, how, output.schema, candidate, STRING_READINGS.has(candidate.format));
+      // No message the gateway sends nests deeper than it accepts (and nothing recursive could write it).
+      if (mayNest && nestsDeeperThan(candidate.value, VALUE_DEPTH)) checked = { ok: false, reasons: [`${candidate.format}: the value nests deeper than ${VALUE_DEPTH} levels`] };
+      else checked = check(candidate.value, tool, how, output.schema, candidate, STRING_READINGS.has(candidate.format));
     } catch (err) {
       // Recursion over a value nested deeper than the stack (an upstream's `[[[[…]]]]`): a reading that
       // cannot be checked is a failed reading, not an engine failure that would pass the result through.
@@ -136,7 +160,7 @@ function wrappedInner(value: Json): { readonly inner: Json } | undefined {
  */
 function fromNative(value: Json, tool: CompiledTool, output: CompiledOutput, revision: string): Found {
   const asIs: CompiledTool = { ...tool, extract: { format: 'json' } };
-  const how: Checking = { validate: output.validateNative, removes: output.removeNative !== false, coerce: false };
+  const how: Checking = { validate: output.validateNative, removes: output.removeNative !== false, confirm: output.confirm, coerce: false };
   const wrapped = output.needsWrap ? wrappedInner(value) : undefined;
   const unwrapFirst = wrapped !== undefined && eraOf(revision) !== 'modern';
   if (unwrapFirst) {
@@ -150,6 +174,22 @@ function fromNative(value: Json, tool: CompiledTool, output: CompiledOutput, rev
     if (inner.ok) return { ok: true, value: inner.value, format: 'native' };
   }
   return { ok: false, parsed: true, format: 'native', reasons: checked.reasons };
+}
+
+/**
+ * An error result of a tool whose configured schema the client was shown. It is never retrofitted, but the
+ * structuredContent it may carry reaches the client only in a form that cannot break it: the v1 SDK client
+ * validates an error's structuredContent against the listed schema too, and the client was shown ours. So
+ * the value is served (projected for the client's era, like any other) when it matches the configured
+ * schema; otherwise it leaves structuredContent, and its JSON stays readable in text.
+ */
+export function projectErrorResult(result: JsonObject, tool: CompiledTool, output: CompiledOutput, revision: string): JsonObject {
+  if (result.structuredContent === undefined) return result;
+  const value = result.structuredContent as Json;
+  const projection = projectionFor(revision, !output.needsWrap, tool.legacyRoots);
+  // `confirm` exists whenever `validate` would remove properties (in place) from what it checks.
+  const fits = projection !== 'drop' && validateValue(output.confirm ?? output.validate, value).ok;
+  return projectResult(result, value, fits ? projection : 'drop');
 }
 
 /** Retrofit one final result of a tool with a configured outputSchema. */

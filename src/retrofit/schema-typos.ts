@@ -7,10 +7,9 @@
  * The config loader refuses a near-miss (src/retrofit/compiled.ts): the fix is the keyword, or an `x-` name
  * for a meant annotation.
  */
-import { isJsonObject, type Json } from '../json.js';
+import { type Json } from '../json.js';
 import { editDistance } from '../hint.js';
-
-type Segment = string | number;
+import { eachSubschema, type Segment } from './subschemas.js';
 
 const KEYWORDS = [
   '$schema', '$id', '$ref', '$defs', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor', '$comment', '$vocabulary',
@@ -23,11 +22,6 @@ const KEYWORDS = [
 ];
 /** Not keywords, but common and meant: never reported. */
 const MEANT = new Set([...KEYWORDS, 'example', 'nullable', 'discriminator', 'xml', 'externalDocs', 'id']);
-
-/** Keywords whose value is one subschema, a map of subschemas, or a list of them. */
-const ONE = new Set(['items', 'additionalItems', 'additionalProperties', 'propertyNames', 'contains', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
-const MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
-const LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
 
 /** A near-miss: where it is (under the schema's own path) and the keyword it may stand for. */
 export interface SchemaTypo {
@@ -48,19 +42,15 @@ function nearest(key: string): string | undefined {
 }
 
 /** Every near-miss in `schema`, in document order (bounded in depth, as schemas are). */
-export function schemaTypos(schema: Json, path: readonly Segment[] = [], out: SchemaTypo[] = [], depth = 0): SchemaTypo[] {
-  if (!isJsonObject(schema) || depth > 64) return out;
-  for (const [key, value] of Object.entries(schema)) {
-    const here = [...path, key];
-    if (!MEANT.has(key) && !key.startsWith('x-')) {
+export function schemaTypos(schema: Json): SchemaTypo[] {
+  const out: SchemaTypo[] = [];
+  const meant = (key: string): boolean => MEANT.has(key) || key.startsWith('x-');
+  eachSubschema(schema, (node, path) => {
+    for (const key of Object.keys(node)) {
+      if (meant(key)) continue;
       const keyword = nearest(key);
-      if (keyword !== undefined) out.push({ path: here, key, keyword });
-      continue;
+      if (keyword !== undefined) out.push({ path: [...path, key], key, keyword });
     }
-    if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples' || key === 'example') continue;
-    if (ONE.has(key) && isJsonObject(value)) schemaTypos(value, here, out, depth + 1);
-    if (MAP.has(key) && isJsonObject(value)) for (const [name, sub] of Object.entries(value)) schemaTypos(sub, [...here, name], out, depth + 1);
-    if (LIST.has(key) && Array.isArray(value)) value.forEach((sub, i) => schemaTypos(sub, [...here, i], out, depth + 1));
-  }
+  }, meant);
   return out;
 }

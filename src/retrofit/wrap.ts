@@ -13,7 +13,8 @@ const PREFIX = `#/properties/${RESULT_KEY}`;
 /** Keywords whose value is data, not schema: never rewritten. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
 /** Keywords whose value maps names to schemas: the keys are names, the values schemas. */
-const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+// draft-07 `dependencies` maps names to schemas or to lists of names (strings, which rewriting leaves alone).
+const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 /** Reference keywords holding a URI reference that may be a local JSON pointer. */
 const REF_KEYWORDS = new Set(['$ref', '$recursiveRef']);
 
@@ -27,9 +28,12 @@ function ownsResource(node: JsonObject): boolean {
   return typeof node.$id === 'string' && !node.$id.startsWith('#');
 }
 
-/** `#` and `#/...` refs move under the wrapper; `#anchor`, relative and absolute URIs stay. */
+/**
+ * `#`, `""` (both the document's root) and `#/...` refs move under the wrapper; `#anchor`, relative and
+ * absolute URIs stay.
+ */
 function rewriteRef(ref: string): string {
-  if (ref === '#') return PREFIX;
+  if (ref === '#' || ref === '') return PREFIX;
   if (ref.startsWith('#/')) return PREFIX + ref.slice(1);
   return ref;
 }
@@ -53,14 +57,21 @@ function rewriteSchema(node: Json, isRoot: boolean): Json {
 }
 
 /**
- * The wrapped form of a schema. Boolean schemas become their object equivalents because the v1 SDK's
- * tools/list validation requires every `properties` value to be an object.
+ * A boolean schema as the object schema that means the same (`true` → `{}`, `false` → `{"not": {}}`); an
+ * object schema as it is. Clients take only objects where a tool's schema goes: the v1 SDK requires every
+ * `properties` value to be one, and the v2 SDK's Tool type wants an object `outputSchema` at every revision.
  */
+export function asObjectSchema(schema: JsonSchema): JsonObject {
+  if (schema === true) return {};
+  if (schema === false) return { not: {} };
+  return schema;
+}
+
+/** The wrapped form of a schema (a boolean one as its object equivalent, see asObjectSchema). */
 export function wrapSchema(schema: JsonSchema): JsonObject {
   let inner: JsonObject;
   let hoisted: Json | undefined;
-  if (schema === true) inner = {};
-  else if (schema === false) inner = { not: {} };
+  if (typeof schema === 'boolean') inner = asObjectSchema(schema);
   else {
     const { $schema, ...rest } = schema;
     hoisted = $schema;

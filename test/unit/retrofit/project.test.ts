@@ -10,7 +10,7 @@ import { rewriteToolsList, rewriteToolCall } from '../../../src/retrofit/engine.
 import { compileUpstreamPolicy } from '../../../src/policy/compile.js';
 import { compileSchema } from '../../../src/retrofit/validate.js';
 import { projectionFor } from '../../../src/retrofit/project.js';
-import { wrapSchema } from '../../../src/retrofit/wrap.js';
+import { asObjectSchema, wrapSchema } from '../../../src/retrofit/wrap.js';
 import { upstreamWith } from './helpers.js';
 
 interface Row {
@@ -119,8 +119,10 @@ describe.each(ROWS)('$name', ({ schema, good, bad }) => {
     const projection = expectedProjection(revision, schema);
     expect(projectionFor(revision, isObject, 'wrap')).toBe(projection);
     if (projection === 'drop') expect(tool).not.toHaveProperty('outputSchema');
-    else if (projection === 'as-is') expect(tool.outputSchema).toEqual(schema);
+    else if (projection === 'as-is') expect(tool.outputSchema).toEqual(asObjectSchema(schema));
     else expect(tool.outputSchema).toEqual(wrapSchema(schema));
+    // Every client's Tool type wants an object there (the v2 SDK's at 2026-07-28 too): never a boolean schema.
+    if (projection !== 'drop') expect(tool.outputSchema).toBeTypeOf('object');
     // Object-only clients (v1 SDK) accept the projected list.
     if (revision !== '2026-07-28') expect(ListToolsResultSchema.safeParse(list.result).success).toBe(true);
 

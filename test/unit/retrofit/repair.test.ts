@@ -52,6 +52,19 @@ const ROWS: Row[] = [
     repairs: ['input_type_added'],
   },
   {
+    // Regression: `required: "a"` made both SDKs reject the whole list; `properties: {a: null}` the v1 SDK.
+    name: 'required that is not a list of names, property schemas that are not schemas',
+    tool: { name: 't', inputSchema: { type: 'object', properties: { a: null, b: 3, c: { type: 'string' } }, required: 'a' } },
+    expected: { name: 't', inputSchema: { type: 'object', properties: { a: {}, b: {}, c: { type: 'string' } } } },
+    repairs: ['input_type_added'],
+  },
+  {
+    name: 'required with names and other entries; properties that is not an object',
+    tool: { name: 't', inputSchema: { type: 'object', properties: [1], required: ['a', 1, null] } },
+    expected: { name: 't', inputSchema: { type: 'object', required: ['a'] } },
+    repairs: ['input_type_added'],
+  },
+  {
     name: 'missing inputSchema',
     tool: { name: 't' },
     expected: { name: 't', inputSchema: { type: 'object' } },
