@@ -9,11 +9,13 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { RetrofitError } from '../errors.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 
-/** Headers of every SSE answer the gateway writes itself. */
+/**
+ * Headers of every SSE answer the gateway writes itself. No `Connection`: Node sets it per request (keep-alive,
+ * or close when the client asked for it, as RFC 9112 requires), and a fixed value would override that.
+ */
 export const SSE_HEADERS: Readonly<OutgoingHttpHeaders> = Object.freeze({
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
   'x-accel-buffering': 'no',
 });
 

@@ -17,7 +17,13 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const NOTIFICATION_KEYS = new Set(['jsonrpc', 'method', 'params']);
 const RESPONSE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error']);
 
-const isId = (v: unknown): boolean => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+// An integer past 2^53 cannot be read back exactly (JSON.parse rounds it), so no answer would ever match it.
+const isId = (v: unknown): boolean => typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
+
+/** `params._meta`, when present, is an object (the MCP schema's), as the SDK servers check. */
+function metaProblem(params: unknown): string | undefined {
+  return isJsonObject(params) && params._meta !== undefined && !isJsonObject(params._meta) ? 'params._meta is an object' : undefined;
+}
 
 function onlyKeys(message: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
   for (const key in message) if (!allowed.has(key)) return false;
@@ -32,11 +38,17 @@ export function strictProblem(m: ClassifiedMessage): string | undefined {
     if (!onlyKeys(message, REQUEST_KEYS)) return 'a request has only jsonrpc, id, method and params';
     if (!isId(message.id)) return 'a request id is a string or an integer';
     if (message.params !== undefined && !isJsonObject(message.params)) return 'params is an object';
+    return metaProblem(message.params);
   } else if (m.kind === 'notification') {
     if (!onlyKeys(message, NOTIFICATION_KEYS)) return 'a notification has only jsonrpc, method and params';
     if (message.params !== undefined && !isJsonObject(message.params)) return 'params is an object';
+    return metaProblem(message.params);
   } else if (!onlyKeys(message, RESPONSE_KEYS) || ('result' in message && 'error' in message)) {
     return 'a response has a result or an error';
+  } else if (!isId(message.id) && !(message.id === null && 'error' in message)) {
+    // A client answers requests the upstream sent, whose ids are strings or integers (an error about a
+    // request it could not read may say null, as JSON-RPC allows).
+    return 'a response id is a string or an integer';
   }
   return undefined;
 }

@@ -7,6 +7,7 @@
  * client would drop (src/jsonrpc/strict.ts) is taken off the table unsettled and unrewritten, marked with its
  * problem for the caller to answer with an error.
  */
+import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { responseProblem } from '../jsonrpc/strict.js';
@@ -86,15 +87,30 @@ function fromRewritten<S>(message: JsonObject, pending: Pending<S>, r: Rewritten
   return { message, pending };
 }
 
+/**
+ * One message as JSON text. A message nested deeper than the stack can serialise (a rewrite the engine's
+ * bounds should never produce) answers its request with an error instead: never a throw that would leave the
+ * request unanswered.
+ */
+function stringify<S>(m: InboundMessage<S>, part: unknown): string {
+  try {
+    return JSON.stringify(part);
+  } catch (err) {
+    const id = m.message.id;
+    const error = new RetrofitError('RETROFIT_ERR_INTERNAL', ['the rewritten message could not be serialised'], { cause: err });
+    return JSON.stringify(error.toJsonRpc(typeof id === 'string' || typeof id === 'number' ? id : null));
+  }
+}
+
 function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean): string | Buffer | undefined {
   if (!messages.some((m) => m.replaced !== undefined)) return undefined;
   const parts = messages.map((m) => m.replaced ?? m.message);
   if (!batch) {
     const only = parts[0]!;
-    return Buffer.isBuffer(only) ? only : JSON.stringify(only);
+    return Buffer.isBuffer(only) ? only : stringify(messages[0]!, only);
   }
   // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
-  return parts.some((p) => Buffer.isBuffer(p)) ? joinMessages(parts, true) : JSON.stringify(parts);
+  return joinMessages(parts.map((p, i) => (Buffer.isBuffer(p) ? p : Buffer.from(stringify(messages[i]!, p), 'utf8'))), true);
 }
 
 /** `parsed` (already JSON.parse'd data) through the session. */

@@ -4,7 +4,8 @@
  * capabilities in `_meta`. The gateway initializes upstream sessions itself and lends each to one request at
  * a time (a server→client request of the upstream then belongs to that request, with nothing to guess):
  * - sessions are kept apart by `key` (the capabilities a session was initialized with decide which requests
- *   its upstream may send, and, for an HTTP-carried link, the credentials it was opened with);
+ *   its upstream may send, and, for an HTTP-carried link, the credentials it was opened with: every forwarded
+ *   header that may carry an identity, Authorization, Cookie and API-key headers alike);
  * - at most `size()` sessions exist; a request finding none free waits in line (at most MAX_WAITERS) until
  *   one is, or its deadline passes (RETROFIT_ERR_UPSTREAM_BUSY). An idle session of another key gives way;
  * - a session unused for `idleTimeoutMs()` is closed; one whose link ended is dropped, and the next request

@@ -94,6 +94,39 @@ export function toClientHeaders(incoming: HeaderMap, options: { dropLength: bool
   return out;
 }
 
+/**
+ * Request headers that say nothing about who is asking: framing, content negotiation, the MCP request's own
+ * headers, tracing and forwarding added by the infrastructure. Every other forwarded header may carry an
+ * identity (Authorization, Cookie, X-API-Key, a tenant header…).
+ */
+const ANONYMOUS = new Set([
+  'host', 'content-length', 'content-type', 'accept', 'accept-encoding', 'accept-language', 'expect', 'user-agent',
+  'origin', 'referer', 'cache-control', 'pragma', 'date', 'priority', 'dnt',
+  'last-event-id', 'traceparent', 'tracestate', 'baggage', 'sentry-trace', 'x-request-id', 'x-correlation-id',
+  'x-amzn-trace-id', 'x-cloud-trace-context', 'forwarded', 'via', 'x-real-ip',
+]);
+const anonymous = (name: string): boolean =>
+  ANONYMOUS.has(name) || name.startsWith('mcp-') || name.startsWith('x-forwarded-') || name.startsWith('x-b3-') || name.startsWith('sec-');
+
+/**
+ * What identifies the client among the headers the gateway forwards to an upstream for it: every forwarded
+ * header that may carry an identity, as one canonical string (names sorted), or undefined when there is none.
+ * Upstream sessions the gateway opens with one client's headers and lends to others (2026-07-28 pools) are
+ * kept apart by it: a session opened with one user's API key or cookie must never serve another user's
+ * request. `dropAuthorization`: the client's Authorization is the gateway's own token and is not forwarded.
+ */
+export function credentialKey(incoming: HeaderMap, dropAuthorization: boolean): string | undefined {
+  const isHop = hopByHop(incoming);
+  const parts: string[] = [];
+  for (const rawName in incoming) {
+    const value = incoming[rawName];
+    const name = rawName.toLowerCase();
+    if (value === undefined || isHop(name) || anonymous(name) || (name === 'authorization' && dropAuthorization)) continue;
+    parts.push(`${name}:${Array.isArray(value) ? value.join('\n') : value}`);
+  }
+  return parts.length === 0 ? undefined : parts.sort().join('\n');
+}
+
 /** The first value of a header, if present. */
 export function headerValue(headers: HeaderMap, name: string): string | undefined {
   const value = headers[name];

@@ -195,13 +195,29 @@ export class SseLink implements UpstreamLink {
   }
 
   #announced(event: SseEvent): void {
+    let endpoint: URL;
     try {
-      this.#endpoint = new URL(event.data.join('\n').trim(), this.#options.url);
-      this.#endpointEvent = event;
-      this.#announce(this.#endpoint);
+      endpoint = new URL(event.data.join('\n').trim(), this.#options.url);
     } catch (err) {
       this.#options.log.warn({ err, data: event.data }, 'upstream announced an invalid endpoint');
+      return;
     }
+    // Messages carry the upstream's configured headers (its credentials) and the client's: they go to the
+    // origin the gateway was configured with, never to one the upstream names (as the SDK clients refuse it).
+    if (endpoint.origin !== this.#options.url.origin) {
+      this.#options.log.warn({ endpoint: endpoint.origin, upstream: this.#options.url.origin }, 'upstream announced an endpoint on another origin; its stream is closed');
+      this.#end({ kind: 'protocol', reason: `the upstream announced an endpoint on another origin (${endpoint.origin}, not ${this.#options.url.origin})` });
+      this.#abort.abort();
+      return;
+    }
+    // The first endpoint stays: posts already under way went there, and a session lives at one address.
+    if (this.#endpoint !== undefined) {
+      if (endpoint.href !== this.#endpoint.href) this.#options.log.warn({ endpoint: endpoint.href, kept: this.#endpoint.href }, 'upstream announced a second endpoint; the first is kept');
+      return;
+    }
+    this.#endpoint = endpoint;
+    this.#endpointEvent = event;
+    this.#announce(endpoint);
   }
 
   async send(json: string, options: SendOptions = {}): Promise<SendOutcome> {

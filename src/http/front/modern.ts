@@ -46,8 +46,8 @@ export interface ModernTarget {
   /** A link for a new pooled session, opened for the request that needed it. */
   link(snap: Snapshot, headers: IncomingHttpHeaders, log: Logger): UpstreamLink;
   /**
-   * What keeps pooled sessions of different credentials apart (an sse upstream's link forwards the client's
-   * Authorization): undefined when the link carries none of the client's.
+   * What keeps pooled sessions of different credentials apart (an HTTP-carried link forwards the client's
+   * headers: src/upstream/headers.ts credentialKey): undefined when the link carries none of the client's.
    */
   credentials?(headers: IncomingHttpHeaders): string | undefined;
   /** The upstream's `stateless:` settings. */

@@ -43,7 +43,7 @@ export interface FrontTarget {
   readonly bridge: (snap: Snapshot) => boolean;
   /** How 2026-07-28 clients are served (./modern.ts). */
   readonly stateless: (snap: Snapshot) => StatelessServing;
-  /** What keeps pooled sessions of different client credentials apart (sse: the forwarded Authorization). */
+  /** What keeps pooled sessions of different client credentials apart (sse: the forwarded headers' credentialKey). */
   readonly credentials?: (headers: IncomingHttpHeaders) => string | undefined;
   /** Keep-alive interval (tests shorten it). */
   readonly keepAliveMs?: number;

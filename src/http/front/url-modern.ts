@@ -27,7 +27,7 @@ import { DEFAULTS, type HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { checkModernRequest, MODERN_REVISION } from '../../protocol/modern.js';
-import { headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
+import { credentialKey, headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
 import type { HttpLinkOptions } from '../../upstream/http-link.js';
 import { HttpSessionLink } from '../../upstream/http-session-link.js';
 import type { Logger } from '../../log.js';
@@ -110,7 +110,7 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       name,
       link: (snap, headers, linkLog) => new HttpSessionLink(linkOptions(snap, headers, linkLog)),
       stateless: (snap) => snap.upstream.stateless,
-      credentials: (headers) => (snapshot(ctx, name).loaded.config.auth !== undefined ? undefined : headerValue(headers, 'authorization')),
+      credentials: (headers) => credentialKey(headers, snapshot(ctx, name).loaded.config.auth !== undefined),
     },
     ctx,
   );

@@ -7,7 +7,7 @@
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
-import { headerValue } from '../../upstream/headers.js';
+import { credentialKey } from '../../upstream/headers.js';
 import { SseLink } from '../../upstream/sse-link.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { registerFront } from '../front/route.js';
@@ -61,7 +61,7 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
       bridge: (snap) => snap.upstream.bridge,
       stateless: (snap) => sse(snap).stateless,
       // The link forwards the client's Authorization unless the gateway checks its own tokens.
-      credentials: (headers) => (snapshot(ctx, name).loaded.config.auth !== undefined ? undefined : headerValue(headers, 'authorization')),
+      credentials: (headers) => credentialKey(headers, snapshot(ctx, name).loaded.config.auth !== undefined),
     },
     ctx,
     legacy.get,

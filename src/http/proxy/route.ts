@@ -14,9 +14,29 @@ import type { ProxyTarget } from './target.js';
 import { TOOLS_LIST_CHANGED } from '../../protocol/list-changed.js';
 import { ServerStreams } from './streams.js';
 import { createUrlModern } from '../front/url-modern.js';
+import { RetrofitError } from '../../errors.js';
+import { writeError } from '../write.js';
 
 /** Readiness probes wait at most this long for any HTTP answer. */
 const READY_TIMEOUT_MS = 2_000;
+
+/**
+ * True when every segment of `path` (`/a/b`) names itself: not empty, not `.` or `..`, and no `/` or `\\` —
+ * percent-encoded or not, since the upstream may decode them before it resolves the path.
+ */
+export function isPlainPath(path: string): boolean {
+  const segments = path.split('/');
+  for (let i = 1; i < segments.length; i++) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(segments[i]!);
+    } catch {
+      return false;
+    }
+    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\')) return false;
+  }
+  return segments[0] === '';
+}
 
 export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: string, ctx: GatewayContext): UpstreamRoutes {
   const initial = snapshot<HttpUpstreamConfig>(ctx, name).upstream;
@@ -42,7 +62,13 @@ export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: stri
     url: `${route}/.well-known/*`,
     guards: 'discovery',
     upstream: name,
-    handle: (request, res) => forward(request, res, ctx, target, { path: upstream.mapPath(request.path.slice(route.length), request.query), mcp: false }),
+    handle: (request, res) => {
+      const suffix = request.path.slice(route.length);
+      // Only documents under <path>/.well-known/ are passed: a dot segment would climb out of it on the
+      // upstream (which normalises), reaching any path there without the gateway's token.
+      if (!isPlainPath(suffix)) return writeError(res, new RetrofitError('RETROFIT_ERR_NOT_FOUND', [`GET ${request.path}`]));
+      return forward(request, res, ctx, target, { path: upstream.mapPath(suffix, request.query), mcp: false });
+    },
   });
 
   return {

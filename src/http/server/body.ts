@@ -57,10 +57,14 @@ export interface ParsedBody {
   readonly text: string;
 }
 
-/** Parse a POST body: 415 unless JSON, 400 -32700 when it does not parse. */
+/**
+ * Parse a POST body: 415 unless JSON, 400 -32700 when it does not parse or nests deeper than MAX_DEPTH (on
+ * every route: the gateway recurses over none of it, but the upstream it would reach may, and die of it).
+ */
 export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefined): ParsedBody | RetrofitError {
   if (mediaType(headers['content-type']) !== 'application/json') return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE');
   const raw = bytes ?? EMPTY;
+  if (nestedTooDeeply(raw)) return new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (nested deeper than ${MAX_DEPTH} levels)`]);
   const text = raw.toString('utf8');
   try {
     return { bytes: raw, text, body: classifyBody(JSON.parse(text)) };
@@ -71,10 +75,9 @@ export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefine
 
 /**
  * A parsed body as strictly as the SDK servers check what they are sent (routes that hand messages to a
- * session the gateway holds): 400 -32700 for a message nested deeper than MAX_DEPTH or one that is not a
- * valid JSON-RPC message.
+ * session the gateway holds): 400 -32700 for a message that is not a valid JSON-RPC message.
  */
 export function strictBodyProblem(read: ParsedBody): RetrofitError | undefined {
-  const problem = nestedTooDeeply(read.text) ? `nested deeper than ${MAX_DEPTH} levels` : read.body.messages.map(strictProblem).find((p) => p !== undefined);
+  const problem = read.body.messages.map(strictProblem).find((p) => p !== undefined);
   return problem === undefined ? undefined : new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (${problem})`]);
 }

@@ -101,7 +101,8 @@ export function createServer(options: ServerOptions): FastifyInstance {
     const mapped = fastifyError(error, limits.maxRequestBytes);
     if (!mapped) logger.error({ err: error, reqId: request.id }, 'unhandled error');
     reply.hijack();
-    if (mapped) writeError(reply.raw, mapped);
+    // A body too large was not read to its end: the connection cannot carry another request.
+    if (mapped) writeError(reply.raw, mapped, null, mapped.status === 413 ? { connection: 'close' } : {});
     else writeInternalError(reply.raw);
   });
   return app;

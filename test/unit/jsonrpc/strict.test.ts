@@ -97,3 +97,21 @@ describe('responseProblem', () => {
   });
 });
 
+
+describe('strictProblem: ids and _meta (regressions from the client-side review)', () => {
+  const problem = (message: unknown) => strictProblem(classifyMessage(message));
+  it('refuses a request id past 2^53 (no answer could match it once parsed), takes the largest safe one', () => {
+    expect(problem(JSON.parse('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}'))).toBe('a request id is a string or an integer');
+    expect(problem({ jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER, method: 'ping' })).toBeUndefined();
+  });
+  it('refuses a response whose id is not a string or an integer', () => {
+    expect(problem({ jsonrpc: '2.0', id: null, result: {} })).toBe('a response id is a string or an integer');
+    expect(problem({ jsonrpc: '2.0', id: 1.5, result: {} })).toBe('a response id is a string or an integer');
+    expect(problem({ jsonrpc: '2.0', id: 'a', result: {} })).toBeUndefined();
+  });
+  it('refuses params._meta that is not an object', () => {
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: [1] } })).toBe('params._meta is an object');
+    expect(problem({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: 'x' } })).toBe('params._meta is an object');
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: {} } })).toBeUndefined();
+  });
+});

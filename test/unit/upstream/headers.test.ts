@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../../src/upstream/headers.js';
+import { credentialKey, headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../../src/upstream/headers.js';
 
 const base = { host: 'upstream.test:9000', configured: {}, dropAuthorization: false };
 
@@ -106,5 +106,20 @@ describe('mediaType and headerValue', () => {
     expect(headerValue({ a: ['1', '2'] }, 'a')).toBe('1');
     expect(headerValue({ a: '3' }, 'a')).toBe('3');
     expect(headerValue({}, 'a')).toBeUndefined();
+  });
+});
+
+describe('credentialKey', () => {
+  it('keeps every forwarded header that may carry an identity, canonically, and nothing else', () => {
+    const key = credentialKey({ 'x-api-key': 'alice', cookie: 's=1', authorization: 'Bearer a', 'content-type': 'application/json', accept: '*/*', traceparent: 't', 'x-request-id': 'r', 'mcp-protocol-version': '2026-07-28', 'x-forwarded-for': '10.0.0.1', 'user-agent': 'ua', connection: 'keep-alive' }, false);
+    expect(key).toBe('authorization:Bearer a\ncookie:s=1\nx-api-key:alice');
+    // Order of the headers does not matter; values do.
+    expect(credentialKey({ cookie: 's=1', 'x-api-key': 'alice', authorization: 'Bearer a' }, false)).toBe(key);
+    expect(credentialKey({ cookie: 's=2', 'x-api-key': 'alice', authorization: 'Bearer a' }, false)).not.toBe(key);
+  });
+  it('leaves out the gateway`s own token, and hop-by-hop headers named by Connection', () => {
+    expect(credentialKey({ authorization: 'Bearer gateway', 'x-tenant': 't1' }, true)).toBe('x-tenant:t1');
+    expect(credentialKey({ connection: 'x-hop', 'x-hop': 'a' }, false)).toBeUndefined();
+    expect(credentialKey({ accept: '*/*' }, false)).toBeUndefined();
   });
 });
