@@ -3,8 +3,11 @@
  * so that problems found later (ajv, files, policy compilation) can be reported as FILE:LINE:COL.
  * We walk the yaml package's node tree ourselves instead of calling toJS(): that gives each node's position
  * and lets the caller transform string scalars (the config file's `${VAR}` expansion) in the same pass.
+ * Aliases are bounded (an alias bomb of a few lines would expand to millions of nodes): what they add to the
+ * value is counted against MAX_ALIAS_NODES, and the nodes an alias reaches are not indexed one by one: the
+ * alias's path points at its anchor's, so a problem inside an aliased value is reported where it is written.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Scalar } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Scalar } from 'yaml';
 import { at, type ConfigProblem, type Segment } from './problems.js';
 
 /** A 1-based line and column. */
@@ -26,6 +29,8 @@ export type Anchor = 'key' | 'value' | 'node';
 export class PositionIndex {
   readonly file: string;
   readonly #nodes = new Map<string, NodePos>();
+  /** The anchor's path, by the path of each alias that reaches it. */
+  readonly #aliases = new Map<string, readonly Segment[]>();
 
   constructor(file: string) {
     this.file = file;
@@ -39,8 +44,19 @@ export class PositionIndex {
     this.#nodes.set(PositionIndex.pointer(path), pos);
   }
 
+  /** Nodes under `path` are where the nodes under `anchor` are (`path` holds an alias of that anchor). */
+  alias(path: readonly Segment[], anchor: readonly Segment[]): void {
+    this.#aliases.set(PositionIndex.pointer(path), anchor);
+  }
+
   get(path: readonly Segment[]): NodePos | undefined {
-    return this.#nodes.get(PositionIndex.pointer(path));
+    const own = this.#nodes.get(PositionIndex.pointer(path));
+    if (own) return own;
+    for (let n = path.length - 1; n >= 0; n--) {
+      const anchor = this.#aliases.get(PositionIndex.pointer(path.slice(0, n)));
+      if (anchor) return this.get([...anchor, ...path.slice(n)]);
+    }
+    return undefined;
   }
 
   /** The position for `path`, falling back to its deepest existing ancestor (a value that is not there). */
@@ -72,6 +88,15 @@ export interface ParsedFile {
   readonly problems: ConfigProblem[];
 }
 
+/**
+ * Most nodes aliases may add to one file's value, in all. Far above what anchors shared between tool entries
+ * add, far below what would take seconds (and gigabytes) to expand.
+ */
+export const MAX_ALIAS_NODES = 100_000;
+
+/** Unwinds the walk once aliases have added MAX_ALIAS_NODES nodes. */
+class AliasBudgetSpent extends Error {}
+
 /** Parses YAML/JSON text with positions; duplicate keys and syntax errors become problems. */
 export function parseWithPositions(text: string, file: string, onString?: StringHook): ParsedFile {
   const lineCounter = new LineCounter();
@@ -87,37 +112,58 @@ export function parseWithPositions(text: string, file: string, onString?: String
     return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.replace(/\s+/g, ' ').trim()}${hint}` };
   });
   if (problems.length > 0) return { value: undefined, index, problems };
-  const walker = new Walker(doc, index, posOf, onString);
-  const value = walker.walk(doc.contents, [], undefined);
-  return { value, index, problems: walker.problems };
+  const walker = new Walker(anchorsOf(doc), index, posOf, onString);
+  try {
+    const value = walker.walk(doc.contents, [], undefined);
+    return { value, index, problems: walker.problems };
+  } catch (err) {
+    if (!(err instanceof AliasBudgetSpent)) throw err;
+    return { value: undefined, index, problems: walker.problems };
+  }
+}
+
+/**
+ * The anchored node each alias stands for (the last one of that name before it), found in one pass:
+ * the yaml package's `Alias.resolve` searches the whole document on every call.
+ */
+function anchorsOf(doc: ReturnType<typeof parseDocument>): Map<Alias, unknown> {
+  const latest = new Map<string, unknown>();
+  const targets = new Map<Alias, unknown>();
+  visit(doc, {
+    Node(_key, node) {
+      if (isAlias(node)) targets.set(node, latest.get(node.source));
+      else if (node.anchor !== undefined) latest.set(node.anchor, node);
+    },
+  });
+  return targets;
 }
 
 class Walker {
   readonly problems: ConfigProblem[] = [];
   readonly #active = new Set<unknown>();
+  /** The path each anchored node was walked at (where the nodes its aliases reach are written). */
+  readonly #anchorPaths = new Map<unknown, readonly Segment[]>();
+  /** The outermost alias being expanded, if any: what an exhausted budget is reported at. */
+  #expanding: { readonly path: readonly Segment[]; readonly offset: number | undefined } | undefined;
+  /** Nodes aliases have added so far. */
+  #added = 0;
 
   constructor(
-    readonly doc: Document,
+    readonly targets: ReadonlyMap<Alias, unknown>,
     readonly index: PositionIndex,
     readonly posOf: (offset: number) => Pos,
     readonly onString: StringHook | undefined,
   ) {}
 
   walk(node: unknown, path: Segment[], keyPos: Pos | undefined): unknown {
-    if (isAlias(node)) {
-      const target = node.resolve(this.doc);
-      // A recursive alias (`&a [*a]`) has no JSON form.
-      if (target === undefined || this.#active.has(target)) return this.fail(path, keyPos, node.range?.[0], 'YAML: alias cannot be resolved here');
-      this.#active.add(target);
-      try {
-        return this.walk(target, path, keyPos);
-      } finally {
-        this.#active.delete(target);
-      }
-    }
+    if (isAlias(node)) return this.expand(node, path, keyPos);
     const range = (node as { range?: [number, number, number] | null } | null)?.range;
     const pos = range ? this.posOf(range[0]) : (keyPos ?? { line: 1, col: 1 });
-    this.index.set(path, keyPos ? { key: keyPos, value: pos } : { value: pos });
+    if (this.#expanding) this.count();
+    else {
+      this.index.set(path, keyPos ? { key: keyPos, value: pos } : { value: pos });
+      if ((node as { anchor?: string } | null)?.anchor !== undefined) this.#anchorPaths.set(node, path);
+    }
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
       for (const pair of node.items) {
@@ -148,6 +194,37 @@ class Walker {
       return String(v);
     }
     return null; // an empty value (`key:` with nothing after it)
+  }
+
+  /** An alias's value: its anchor's, walked again (values are never shared) without indexing it again. */
+  expand(alias: Alias, path: Segment[], keyPos: Pos | undefined): unknown {
+    const target = this.targets.get(alias);
+    const offset = alias.range?.[0];
+    // A recursive alias (`&a [*a]`) has no JSON form.
+    if (target === undefined || this.#active.has(target)) return this.fail(path, keyPos, offset, 'YAML: alias cannot be resolved here');
+    const outermost = this.#expanding === undefined;
+    if (outermost) {
+      const pos = offset !== undefined ? this.posOf(offset) : (keyPos ?? { line: 1, col: 1 });
+      this.index.set(path, keyPos ? { key: keyPos, value: pos } : { value: pos });
+      const anchor = this.#anchorPaths.get(target);
+      if (anchor) this.index.alias(path, anchor);
+      this.#expanding = { path, offset };
+    }
+    this.#active.add(target);
+    try {
+      return this.walk(target, path, keyPos);
+    } finally {
+      this.#active.delete(target);
+      if (outermost) this.#expanding = undefined;
+    }
+  }
+
+  /** Counts one node added by an alias; past the budget, reports the outermost alias and stops the walk. */
+  count(): void {
+    if (++this.#added <= MAX_ALIAS_NODES || !this.#expanding) return;
+    const { path, offset } = this.#expanding;
+    this.fail(path, undefined, offset, `YAML: aliases expand to more than ${MAX_ALIAS_NODES} nodes (an alias bomb?); write the values out, or share less`);
+    throw new AliasBudgetSpent();
   }
 
   fail(path: readonly Segment[], keyPos: Pos | undefined, offset: number | undefined, message: string): null {
