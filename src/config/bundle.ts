@@ -63,6 +63,26 @@ function hasScheme(id: unknown): id is string {
   return typeof id === 'string' && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(id);
 }
 
+function withoutFragment(uri: string): string {
+  const hash = uri.indexOf('#');
+  return hash < 0 ? uri : uri.slice(0, hash);
+}
+
+/** A ref written by its target's own `$id` (`https://…/point.json#/x`), pointed at the id it is embedded under. */
+function renamedRef(ref: string, base: string, renamed: ReadonlyMap<string, string>): string {
+  if (renamed.size === 0 || ref.startsWith('#')) return ref;
+  let resolved: string;
+  try {
+    resolved = new URL(ref, base).href;
+  } catch {
+    return ref;
+  }
+  const id = renamed.get(withoutFragment(resolved));
+  if (id === undefined) return ref;
+  const hash = resolved.indexOf('#');
+  return hash < 0 ? id : `${id}${resolved.slice(hash)}`;
+}
+
 function problemAt(doc: Doc, path: readonly Segment[], message: string): ConfigProblem {
   const pos = doc.index.locate([...doc.at, ...path], 'value');
   return { file: doc.index.file, line: pos.line, col: pos.col, message: at([...doc.at, ...path], message) };
@@ -127,22 +147,32 @@ export async function bundleSchema(source: SchemaSource, files: SchemaFiles): Pr
   if (!root || problems.length > 0 || referenced.size === 0) return { schema: source.schema, embedded: [], problems };
 
   const ids = new Map<string, string>();
+  // An embedded file's own $id, by the id it is embedded under instead.
+  const renamed = new Map<string, string>();
   for (const doc of docs) {
     const own = isJsonObject(doc.schema) ? doc.schema.$id : undefined;
-    if (hasScheme(own)) ids.set(doc.file, own);
-    else if (own !== undefined && (doc !== root || referenced.has(doc.file))) problems.push(problemAt(doc, ['$id'], 'a schema that other files refer to needs an absolute $id, or none'));
-    else ids.set(doc.file, fileId(doc.file));
+    if (hasScheme(own) && doc === root) ids.set(doc.file, own);
+    else if (own !== undefined && !hasScheme(own) && (doc !== root || referenced.has(doc.file))) problems.push(problemAt(doc, ['$id'], 'a schema that other files refer to needs an absolute $id, or none'));
+    else {
+      ids.set(doc.file, fileId(doc.file));
+      // A file with an $id of its own is embedded under the gateway's id for the file, not its own: a tool
+      // that serves the file whole serves it under its own id, with its own `$schema` and `$defs`, and a
+      // client that compiles every tool's schema in one validator (both SDKs do) rejects one id that names
+      // two different schemas. Every embedded copy of a file is the same, so they may share the gateway's id.
+      if (hasScheme(own)) renamed.set(withoutFragment(own), fileId(doc.file));
+    }
   }
   const dialect = dialectOf(root.schema);
   const rewrite = (doc: Doc): JsonObject => {
     const schema: JsonSchema = doc.schema === true ? {} : doc.schema === false ? { not: {} } : doc.schema;
-    const out = mapRefs(schema, fileBase(doc.file), (ref, path) => {
+    const out = mapRefs(schema, fileBase(doc.file), (ref, path, base) => {
       const found = doc.refs.find((r) => r.ref === ref && r.path.join('/') === path.join('/'));
-      if (found?.target.kind !== 'file') return ref;
+      if (found?.target.kind !== 'file') return renamedRef(ref, base, renamed);
       const id = ids.get(found.target.file) ?? ref;
       return found.target.fragment === '' ? id : `${id}#${found.target.fragment}`;
     }) as JsonObject;
     const id = ids.get(doc.file);
+    if (doc !== root && id !== undefined && hasScheme(out.$id)) return { ...out, $id: id };
     const needsId = id !== undefined && out.$id === undefined && (doc !== root || referenced.has(doc.file));
     return needsId ? { $id: id, ...out } : out;
   };

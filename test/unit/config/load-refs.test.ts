@@ -81,6 +81,29 @@ describe('schema files that $ref other schema files', () => {
     expect(compileTool(tool, defaults).tool.output?.wrapped).toBeDefined();
   });
 
+  test('regression: a file with its own $id is embedded under the gateway id, so a tool serving it whole does not clash', async () => {
+    const id = 'https://example.invalid/point.json';
+    const point = { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: id, type: 'object', properties: { x: { type: 'integer' }, y: { $ref: `${id}#/properties/x` } }, required: ['x'] };
+    const yaml = 'upstreams:\n  a:\n    url: http://127.0.0.1:9000/mcp\n    tools:\n      whole: { outputSchemaFile: point.json }\n'
+      + '      ref: { outputSchema: { type: object, properties: { p: { $ref: point.json }, q: { $ref: "point.json#/properties/x" } } } }\n';
+    const { loaded } = await load(yaml, {}, { 'point.json': JSON.stringify(point) });
+    const tools = loaded.config.upstreams.a!.tools;
+    expect(tools.whole!.outputSchema).toEqual(point);
+    const served = tools.ref!.outputSchema as { properties: { p: { $ref: string }; q: { $ref: string } }; $defs: Record<string, { $id: string }> };
+    const embedded = served.$defs['mcp-retrofit:point.json']!;
+    expect(embedded.$id).toMatch(/^https:\/\/mcp-retrofit\.invalid\/schema-files\/[0-9a-f]{16}\/point\.json$/);
+    // Refs to the file, by path or (inside it) by its own $id, name the id it is embedded under.
+    const { $schema: _dropped, ...rest } = point;
+    expect(embedded).toEqual({ ...rest, $id: embedded.$id, properties: { ...point.properties, y: { $ref: `${embedded.$id}#/properties/x` } } });
+    expect(served.properties.p.$ref).toBe(embedded.$id);
+    expect(served.properties.q.$ref).toBe(`${embedded.$id}#/properties/x`);
+    const valid = validatorOf(tools.ref!);
+    expect(valid({ p: { x: 1, y: 2 }, q: 2 })).toBe(true);
+    expect(valid({ p: { x: 'one' } })).toBe(false);
+    expect(valid({ p: { x: 1, y: 'two' } })).toBe(false);
+    expect(valid({ q: 'two' })).toBe(false);
+  });
+
   test('a schema that refers to no file is left exactly as written', async () => {
     const schema = { type: 'object', $defs: { x: { type: 'string' } }, properties: { a: { $ref: '#/$defs/x' } } };
     const { loaded } = await load(config(`{ outputSchema: ${JSON.stringify(schema)} }`));
