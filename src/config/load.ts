@@ -22,6 +22,7 @@ import { at, ConfigError, sortProblems, type ConfigProblem, type Segment } from 
 import { checkLimits } from './limits.js';
 import { checkPaths } from './paths.js';
 import { salvage } from './salvage.js';
+import { clashError, idClashes } from './schema-ids.js';
 import { loadToolSchemas } from './tool-schemas.js';
 import type { GatewayConfig, UpstreamConfig } from './types.js';
 import { validateShape } from './validate.js';
@@ -194,6 +195,17 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
       const path = ['upstreams', upstream.name];
       const message = `cannot compile tool policies: ${err instanceof Error ? err.message : String(err)}`;
       problems.add(index.problem(path, 'node', message), path);
+    }
+  }
+  for (const upstream of [...Object.values(config.upstreams), ...broken]) {
+    const served = Object.hasOwn(config.upstreams, upstream.name);
+    const where = (path: readonly Segment[]): string => {
+      const p = policyProblem({ path, message: '' }, index, fileIndexes);
+      return `${p.file}:${p.line}:${p.col}`;
+    };
+    for (const clash of idClashes(upstream.name, upstream.tools, config.defaults)) {
+      const err = clashError(clash, where);
+      if (served || !problems.explains(err.path)) problems.add(policyProblem(err, index, fileIndexes), err.path);
     }
   }
   if (problems.list.length > 0) throw new ConfigError(sortProblems(problems.list));
