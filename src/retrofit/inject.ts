@@ -9,7 +9,7 @@ import type { CompiledTool } from './compiled.js';
 import { decisionKey, type NativeMemory } from './native-memory.js';
 import { projectionFor, projectToolSchema } from './project.js';
 import { eraOf } from '../protocol/era.js';
-import { objectifyProperties, outputSchemaProblem, repairInputSchema } from './repair.js';
+import { compileBudget, objectifyProperties, outputSchemaProblem, repairInputSchema, type CompileBudget } from './repair.js';
 import { isObjectRoot, isWrapperSchema, wrapSchema } from './wrap.js';
 
 /** A repair applied to one tool definition in tools/list. */
@@ -32,6 +32,8 @@ export interface ListContext {
   readonly memory: NativeMemory;
   readonly legacyRoots: LegacyRoots;
   readonly revision: string;
+  /** The schema compilation this list may still do (repair.ts COMPILE_BUDGET_MS); unbounded without. */
+  readonly budget?: CompileBudget;
 }
 
 /**
@@ -72,7 +74,7 @@ function rewriteDefinition(tool: JsonObject, ctx: ListContext, repairs: ToolRepa
   }
   if (!('outputSchema' in out)) return out;
   const schema = out.outputSchema as Json;
-  const problem = outputSchemaProblem(schema);
+  const problem = outputSchemaProblem(schema, ctx.budget);
   if (problem !== undefined) {
     ctx.memory.decisions.set(decisionKey(name, eraOf(ctx.revision)), 'removed');
     repairs.push({ tool: name, kind: 'output_removed', detail: problem });
@@ -103,9 +105,10 @@ export function injectToolsList(result: JsonObject, ctx: ListContext): { result:
   if (!Array.isArray(result.tools)) return { result, repairs: [] };
   const repairs: ToolRepair[] = [];
   let changed = false;
+  const bounded: ListContext = ctx.budget ? ctx : { ...ctx, budget: compileBudget() };
   const tools = result.tools.map((tool) => {
     if (!isJsonObject(tool)) return tool;
-    const rewritten = rewriteTool(tool, ctx, repairs);
+    const rewritten = rewriteTool(tool, bounded, repairs);
     if (rewritten !== tool) changed = true;
     return rewritten;
   });

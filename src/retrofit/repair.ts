@@ -3,6 +3,7 @@
  * inputSchema root is not `type: "object"` or its outputSchema is unusable, so one drifted tool would make
  * every tool of the server unusable. These fix the definition and say what they did.
  */
+import { createHash } from 'node:crypto';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { Lru } from './native-memory.js';
 import { compileSchema } from './validate.js';
@@ -58,17 +59,34 @@ export function repairInputSchema(schema: Json | undefined): { schema: JsonObjec
   return details.length === 0 ? undefined : { schema: out, detail: details.join('; ') };
 }
 
-// Upstreams list the same schemas on every tools/list: compile each distinct one once.
-const NATIVE_CACHE_SIZE = 500;
+// Upstreams list the same schemas on every tools/list: compile each distinct one once, remembering only the
+// verdict (keyed by a digest of its text: schemas can be large).
+const NATIVE_CACHE_SIZE = 4096;
 const nativeChecks = new Lru<string, string | null>(NATIVE_CACHE_SIZE);
 
-/** Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect), or undefined. */
-export function outputSchemaProblem(schema: Json): string | undefined {
+/**
+ * How long one tools/list answer may spend compiling schemas the gateway has not seen (ms). Compiling is
+ * ajv's code generation, ~0.5–1 ms a schema on the event loop; an upstream listing thousands of new schemas
+ * would otherwise stall every session for seconds. Past it, a schema not yet checked is not served (it is
+ * checked on a later list), since an unchecked one might make strict clients reject the whole list.
+ */
+export const COMPILE_BUDGET_MS = 100;
+
+/** The compile time one tools/list may still spend (see COMPILE_BUDGET_MS). */
+export interface CompileBudget {
+  readonly deadline: number;
+}
+
+export const compileBudget = (): CompileBudget => ({ deadline: performance.now() + COMPILE_BUDGET_MS });
+
+/** Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect, not checked in time), or undefined. */
+export function outputSchemaProblem(schema: Json, budget?: CompileBudget): string | undefined {
   if (!isJsonObject(schema) && typeof schema !== 'boolean') return 'outputSchema is not a schema';
-  const key = JSON.stringify(schema);
+  const key = createHash('sha256').update(JSON.stringify(schema)).digest('base64');
   let problem = nativeChecks.get(key);
   if (problem === undefined) {
-    const compiled = compileSchema(schema);
+    if (budget && performance.now() > budget.deadline) return `not checked yet: this list spent its ${COMPILE_BUDGET_MS} ms of schema compilation`;
+    const compiled = compileSchema(schema, false, false);
     problem = compiled.ok ? null : compiled.message;
     nativeChecks.set(key, problem);
   }

@@ -63,6 +63,23 @@ const DRAFT_06_META = {
 
 const shared = new Map<string, Ajv>();
 
+/**
+ * Instances for schemas compiled only for their verdict (those upstreams declare: any number of them). ajv
+ * keeps what every compilation adds to an instance's code scope, even after removeSchema, so these instances
+ * are replaced after TRANSIENT_USES compilations and what they held goes with them.
+ */
+const TRANSIENT_USES = 256;
+let transient = new Map<string, Ajv>();
+let transientUses = 0;
+
+function transientInstances(): Map<string, Ajv> {
+  if (++transientUses > TRANSIENT_USES) {
+    transient = new Map();
+    transientUses = 1;
+  }
+  return transient;
+}
+
 /** The dialect a schema declares (2020-12 when it declares none), or undefined when we do not support it. */
 export function dialectOf(schema: JsonSchema): Dialect | undefined {
   if (typeof schema === 'boolean') return '2020-12';
@@ -80,9 +97,10 @@ function mentionsId(schema: JsonSchema): boolean {
  * Compile a schema; never throws. Schemas that declare `$id`s get a private ajv instance, because ajv refuses
  * a second schema with the same id and two tools may legitimately share one schema file.
  * With `removeAdditional` (true or "all") the validator deletes the properties that mode drops from the
- * value it checks, in place (ajv's semantics): callers hand it a value nobody else holds.
+ * value it checks, in place (ajv's semantics): callers hand it a value nobody else holds. `keep: false` for a
+ * schema compiled only to know whether it compiles (the shared instance then forgets it).
  */
-export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditional = false): CompileResult {
+export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditional = false, keep = true): CompileResult {
   const dialect = dialectOf(schema);
   if (dialect === undefined) {
     const declared = typeof schema === 'object' ? JSON.stringify(schema.$schema) : '';
@@ -90,10 +108,11 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
     return { ok: false, message, path: ['$schema'], problems: [{ message, path: ['$schema'] }] };
   }
   const key = `${dialect} ${String(removeAdditional)}`;
-  let ajv = shared.get(key);
+  const instances = keep ? shared : transientInstances();
+  let ajv = instances.get(key);
   if (!ajv || mentionsId(schema)) {
     ajv = createAjv(dialect, removeAdditional);
-    if (!mentionsId(schema)) shared.set(key, ajv);
+    if (!mentionsId(schema)) instances.set(key, ajv);
   }
   try {
     if (!ajv.validateSchema(schema)) {
@@ -101,7 +120,10 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
       const first = problems[0] ?? { message: 'schema is invalid', path: [] };
       return { ok: false, message: first.message, path: first.path, problems };
     }
-    return { ok: true, validate: ajv.compile(schema), dialect };
+    const validate = ajv.compile(schema);
+    // ajv keeps every schema it compiled: one compiled only for its verdict (an upstream's) must not stay.
+    if (!keep && typeof schema === 'object') ajv.removeSchema(schema);
+    return { ok: true, validate, dialect };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, message, problems: [{ message, path: [] }] };

@@ -10,6 +10,7 @@
 import { parse, type CastingContext } from 'csv-parse/sync';
 import type { JsonObject } from '../../json.js';
 import { setField } from '../safe-json.js';
+import { rowsTooLarge } from './rows.js';
 
 /** Longest text the CSV reading accepts (UTF-16 code units). */
 export const CSV_MAX_INPUT = 16 * 1024 * 1024;
@@ -41,6 +42,8 @@ export function extractCsv(text: string, delimiter = ','): CsvReading {
     if (seen.has(name)) return { ok: false, reason: `the CSV header names the column "${name}" twice` };
     seen.add(name);
   }
+  const tooLarge = rowsTooLarge(names, body, (field) => (field === QUOTED_EMPTY ? 2 : field.length));
+  if (tooLarge !== undefined) return { ok: false, reason: `the CSV is too large to read: ${tooLarge}` };
   const rows = body.map((fields) => {
     const row: JsonObject = {};
     fields.forEach((field, i) => {

@@ -8,6 +8,7 @@
  * header naming a column twice makes the table unreadable (which value would it be?). Lines inside code
  * fences are not tables. One pass over the lines; cells stay strings, typed later by the schema (coerce).
  */
+import { rowsTooLarge } from './rows.js';
 import type { JsonObject } from '../../json.js';
 import { setField } from '../safe-json.js';
 
@@ -60,6 +61,8 @@ function readTable(header: readonly string[], body: readonly string[][]): TableR
     if (seen.has(name)) return { ok: false, reason: `the table's header names the column "${name}" twice` };
     seen.add(name);
   }
+  const tooLarge = rowsTooLarge(header, body, (cell) => cell.length);
+  if (tooLarge !== undefined) return { ok: false, reason: `the table is too large to read: ${tooLarge}` };
   const rows = body.map((cells) => {
     const row: JsonObject = {};
     header.forEach((name, i) => {
