@@ -32,7 +32,7 @@ export interface ListContext {
   readonly memory: NativeMemory;
   readonly legacyRoots: LegacyRoots;
   readonly revision: string;
-  /** The schema compilation this list may still do (repair.ts COMPILE_BUDGET_MS); unbounded without. */
+  /** The schema compilations this list may still do (repair.ts COMPILES_PER_LIST); unbounded without. */
   readonly budget?: CompileBudget;
 }
 

@@ -65,19 +65,20 @@ const NATIVE_CACHE_SIZE = 4096;
 const nativeChecks = new Lru<string, string | null>(NATIVE_CACHE_SIZE);
 
 /**
- * How long one tools/list answer may spend compiling schemas the gateway has not seen (ms). Compiling is
- * ajv's code generation, ~0.5–1 ms a schema on the event loop; an upstream listing thousands of new schemas
- * would otherwise stall every session for seconds. Past it, a schema not yet checked is not served (it is
- * checked on a later list), since an unchecked one might make strict clients reject the whole list.
+ * How many schemas the gateway has not seen one tools/list answer may have compiled. Compiling is ajv's code
+ * generation, ~0.5 ms a schema on the event loop: an upstream listing thousands of new schemas would otherwise
+ * stall every session for seconds (a count, not a time, so a loaded machine lists the same schemas as an idle
+ * one). Past it, a schema not yet checked is not served (it is checked on a later list), since an unchecked
+ * one might make strict clients reject the whole list.
  */
-export const COMPILE_BUDGET_MS = 100;
+export const COMPILES_PER_LIST = 128;
 
-/** The compile time one tools/list may still spend (see COMPILE_BUDGET_MS). */
+/** The compilations one tools/list may still do (see COMPILES_PER_LIST). */
 export interface CompileBudget {
-  readonly deadline: number;
+  left: number;
 }
 
-export const compileBudget = (): CompileBudget => ({ deadline: performance.now() + COMPILE_BUDGET_MS });
+export const compileBudget = (): CompileBudget => ({ left: COMPILES_PER_LIST });
 
 /** Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect, not checked in time), or undefined. */
 export function outputSchemaProblem(schema: Json, budget?: CompileBudget): string | undefined {
@@ -85,7 +86,10 @@ export function outputSchemaProblem(schema: Json, budget?: CompileBudget): strin
   const key = createHash('sha256').update(JSON.stringify(schema)).digest('base64');
   let problem = nativeChecks.get(key);
   if (problem === undefined) {
-    if (budget && performance.now() > budget.deadline) return `not checked yet: this list spent its ${COMPILE_BUDGET_MS} ms of schema compilation`;
+    if (budget) {
+      if (budget.left <= 0) return `not checked yet: this list had more than ${COMPILES_PER_LIST} schemas new to the gateway`;
+      budget.left--;
+    }
     const compiled = compileSchema(schema, false, false);
     problem = compiled.ok ? null : compiled.message;
     nativeChecks.set(key, problem);

@@ -1,7 +1,7 @@
 /**
  * Regression: every distinct outputSchema an upstream declared was compiled on the event loop and kept by
  * ajv forever — a server listing thousands of new schemas per tools/list stalled every session for seconds
- * and grew the heap without bound. Each list now has a compile budget (repair.ts COMPILE_BUDGET_MS); a schema
+ * and grew the heap without bound. Each list now has a compile budget (repair.ts COMPILES_PER_LIST); a schema
  * not checked within it is not served (strict clients reject a whole list over one bad schema) and is checked
  * on a later list; only verdicts are remembered.
  */
@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
 import { injectToolsList } from '../../../src/retrofit/inject.js';
 import { createNativeMemory } from '../../../src/retrofit/native-memory.js';
-import { COMPILE_BUDGET_MS, compileBudget, outputSchemaProblem } from '../../../src/retrofit/repair.js';
+import { COMPILES_PER_LIST, compileBudget, outputSchemaProblem } from '../../../src/retrofit/repair.js';
 
-const SPENT = { deadline: -Infinity };
+const SPENT = { left: 0 };
 
 describe('compiling the schemas an upstream declares', () => {
   it('a schema not yet checked when the list`s budget is spent is not served, and is served once checked', () => {
@@ -20,7 +20,7 @@ describe('compiling the schemas an upstream declares', () => {
     const ctx = { compiledFor: () => undefined, memory: createNativeMemory(), legacyRoots: 'wrap' as const, revision: '2025-11-25' };
     const spent = injectToolsList({ tools: [tool] }, { ...ctx, budget: SPENT });
     expect((spent.result.tools as JsonObject[])[0]).not.toHaveProperty('outputSchema');
-    expect(spent.repairs).toMatchObject([{ tool: 't', kind: 'output_removed', detail: expect.stringContaining(`spent its ${COMPILE_BUDGET_MS} ms`) }]);
+    expect(spent.repairs).toMatchObject([{ tool: 't', kind: 'output_removed', detail: expect.stringContaining(`more than ${COMPILES_PER_LIST} schemas new`) }]);
     // The next list has its own budget: the schema is checked and served, and from then on remembered.
     expect((injectToolsList({ tools: [tool] }, ctx).result.tools as JsonObject[])[0]).toHaveProperty('outputSchema');
     expect((injectToolsList({ tools: [tool] }, { ...ctx, budget: SPENT }).result.tools as JsonObject[])[0]).toHaveProperty('outputSchema');
@@ -31,5 +31,14 @@ describe('compiling the schemas an upstream declares', () => {
     expect(outputSchemaProblem(schema, compileBudget())).toMatch(/must be equal to one of the allowed values|schema is invalid/);
     // A spent budget does not matter for a schema already judged.
     expect(outputSchemaProblem({ ...schema }, SPENT)).toBe(outputSchemaProblem(schema));
+  });
+
+  it('a list compiles at most COMPILES_PER_LIST new schemas; the rest wait for the next list', () => {
+    const salt = Math.random().toString(36);
+    const tools = Array.from({ length: COMPILES_PER_LIST + 3 }, (_, i): JsonObject => ({ name: `t${i}`, inputSchema: { type: 'object' }, outputSchema: { type: 'object', description: `${salt}${i}` } }));
+    const ctx = { compiledFor: () => undefined, memory: createNativeMemory(), legacyRoots: 'wrap' as const, revision: '2026-07-28' };
+    const served = (): number => (injectToolsList({ tools }, ctx).result.tools as JsonObject[]).filter((t) => 'outputSchema' in t).length;
+    expect(served()).toBe(COMPILES_PER_LIST);
+    expect(served()).toBe(COMPILES_PER_LIST + 3);
   });
 });
