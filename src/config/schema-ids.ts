@@ -12,7 +12,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { isJsonObject, type Json, type JsonSchema } from '../json.js';
 import type { PolicyError } from '../retrofit/policy.js';
-import type { ToolConfig, ToolDefaults } from '../retrofit/settings.js';
+import { projectionFor } from '../retrofit/project.js';
+import { isShadowed, type ToolConfig, type ToolDefaults } from '../retrofit/settings.js';
 import { isObjectRoot, RESULT_KEY, wrapSchema } from '../retrofit/wrap.js';
 import type { Segment } from './problems.js';
 
@@ -74,15 +75,13 @@ function unwrapPath(served: readonly Segment[]): readonly Segment[] {
 type Era = 'modern' | 'object-only';
 const REVISIONS: Readonly<Record<Era, readonly string[]>> = { modern: ['2026-07-28'], 'object-only': ['2025-06-18', '2025-11-25'] };
 
-/** The ids of the schema one tool entry serves to one kind of client (none when it serves none). */
+/** The ids of the schema one tool entry serves to one kind of client (none when it serves none), by the engine's own rules. */
 function servedSites(tool: ToolConfig, defaults: ToolDefaults, era: Era): IdSite[] {
   const schema = tool.outputSchema;
-  if (schema === undefined) return [];
-  const shadowed = (tool.shadow ?? defaults.shadow === true) || (tool.onInvalid ?? defaults.onInvalid) === 'passthrough';
-  if (shadowed) return [];
-  if (era === 'modern' || isObjectRoot(schema)) return idSites(schema);
-  if ((tool.legacyRoots ?? defaults.legacyRoots) !== 'wrap') return [];
-  return idSites(wrapSchema(schema), unwrapPath);
+  if (schema === undefined || isShadowed(tool, defaults)) return [];
+  const projection = projectionFor(REVISIONS[era][0]!, isObjectRoot(schema), tool.legacyRoots ?? defaults.legacyRoots);
+  if (projection === 'drop') return [];
+  return projection === 'wrap' ? idSites(wrapSchema(schema), unwrapPath) : idSites(schema);
 }
 
 /** One `$id` given to two different schemas: where (the later), where first, and who would see both. */

@@ -5,7 +5,7 @@
  */
 import { shapeToolResult, shapeToolsList, type ProfileShape } from './profile.js';
 import { type JsonObject } from '../json.js';
-import { TOOL_DEFAULTS, type ToolDefaults } from './settings.js';
+import { isShadowed, TOOL_DEFAULTS, type ToolDefaults } from './settings.js';
 import type { ToolPolicy, UpstreamPolicy } from './policy.js';
 import { compileTool, type CompiledTool } from './compiled.js';
 import { injectToolsList, type ToolRepair } from './inject.js';
@@ -65,8 +65,7 @@ export function inShadow(policy: UpstreamPolicy, tool: string): boolean {
 
 /** inShadow for the entry a tool resolved to (no second lookup on the hot path). */
 export function isShadowEntry(policy: UpstreamPolicy, entry: ToolPolicy): boolean {
-  if (entry.config.shadow ?? defaultsOf(policy).shadow === true) return true;
-  return compiledEntry(policy, entry).onInvalid === 'passthrough';
+  return isShadowed(entry.config, defaultsOf(policy));
 }
 
 /**

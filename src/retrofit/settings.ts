@@ -54,6 +54,15 @@ export interface ToolDefaults {
   readonly removeAdditional?: RemoveAdditional;
 }
 
+/**
+ * True when a tool entry's configured schema runs in shadow (ToolConfig.shadow, inherited; or `onInvalid:
+ * passthrough`, which passes failures through and so must never show the client the schema they break).
+ * The one rule: the engine serves by it (engine.ts isShadowEntry), the loader checks served schemas by it.
+ */
+export function isShadowed(config: ToolConfig, defaults: ToolDefaults): boolean {
+  return (config.shadow ?? defaults.shadow === true) || (config.onInvalid ?? defaults.onInvalid) === 'passthrough';
+}
+
 /** One entry under an upstream's `tools:` (key: exact tool name or glob). */
 export interface ToolConfig {
   /** The outputSchema, inline or read from `outputSchemaFile`. */
