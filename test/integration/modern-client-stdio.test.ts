@@ -171,10 +171,12 @@ describe('2026-07-28 clients in front of a stdio upstream', () => {
   });
 
   it('holds at most poolSize sessions: a request finding all busy waits, then gets 503 past timeoutMs', async () => {
-    const gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'], upstream: { timeoutMs: 600, stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });
-    // Progress every 150 ms keeps the long call alive past timeoutMs; the one waiting for its session is not.
-    const long = post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 1.5, steps: 10 }, _meta: { ...META, progressToken: 'p' } } });
-    // The pooled child starts on this first call (a package's server): past poll's 1 s default under a full suite.
+    const gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'], upstream: { timeoutMs: 3000, stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });
+    // The pooled child (a package's server) starts on the first call, and its initialize counts against that
+    // call's timeoutMs: start it with a call of its own, so a loaded machine cannot fail the long call instead.
+    await expect.poll(async () => (await post(gateway.url, { id: 0, method: 'tools/call', params: { name: 'echo', arguments: { message: 'warm' }, _meta: META } })).status, { timeout: 20_000 }).toBe(200);
+    // Progress every 200 ms keeps the long call alive past timeoutMs; the one waiting for its session is not.
+    const long = post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 25 }, _meta: { ...META, progressToken: 'p' } } });
     await expect.poll(() => gateway.routes.counts!().pooledBusy, { timeout: 10_000 }).toBe(1);
     const waiting = await post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'x' }, _meta: META } });
     expect(waiting.status).toBe(503);
@@ -182,7 +184,7 @@ describe('2026-07-28 clients in front of a stdio upstream', () => {
     const done = await long;
     expect(done.headers.get('content-type')).toBe('text/event-stream');
     const events = (await done.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
-    expect(events.filter((e) => e.method === 'notifications/progress')).toHaveLength(10);
+    expect(events.filter((e) => e.method === 'notifications/progress')).toHaveLength(25);
     expect(events.at(-1)).toMatchObject({ id: 1, result: { resultType: 'complete' } });
     expect(gateway.routes.pids()).toHaveLength(1);
   });
