@@ -76,3 +76,25 @@ export function expandString(input: string, env: Env): Expansion {
   }
   return { value: out, expanded, fromEnv, problems };
 }
+
+/** `value` written so that expansion reads it back unchanged: every `${` becomes `$${`. */
+export function literalText(value: string): string {
+  // A function, not a replacement string: in one, `$$` stands for a single `$`.
+  return value.includes('${') ? value.replaceAll('${', () => '$${') : value;
+}
+
+/**
+ * A JSON value about to be written into a config file, with every string value made literal (keys are never
+ * expanded). Text learned from an upstream (an `enum` of what a tool returned, a captured pattern) must not
+ * become a `${VAR}` lookup that publishes the gateway's environment to every client.
+ */
+export function literalValue(value: unknown): unknown {
+  if (typeof value === 'string') return literalText(value);
+  if (Array.isArray(value)) return value.map(literalValue);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: literalValue(v), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return value;
+}

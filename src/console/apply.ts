@@ -8,6 +8,7 @@
 import { copyFile, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
+import { literalValue } from '../config/expand.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
 import type { InferredEntry } from '../infer/index.js';
@@ -29,14 +30,14 @@ export function editConfig(text: string, upstream: string, entries: ReadonlyMap<
     const path = ['upstreams', upstream, 'tools', tool];
     const existing = doc.getIn(path);
     if (!isMap(existing)) {
-      doc.setIn(path, doc.createNode(entry.extract === undefined ? { outputSchema: entry.outputSchema } : { extract: entry.extract, outputSchema: entry.outputSchema }));
+      doc.setIn(path, doc.createNode(literalValue(entry.extract === undefined ? { outputSchema: entry.outputSchema } : { extract: entry.extract, outputSchema: entry.outputSchema })));
       continue;
     }
     // An entry already there keeps its other settings (shadow, onInvalid, …): only what Learn proposes changes.
     existing.delete('outputSchemaFile');
-    doc.setIn([...path, 'outputSchema'], doc.createNode(entry.outputSchema));
+    doc.setIn([...path, 'outputSchema'], doc.createNode(literalValue(entry.outputSchema)));
     if (entry.extract === undefined) existing.delete('extract');
-    else doc.setIn([...path, 'extract'], doc.createNode(entry.extract));
+    else doc.setIn([...path, 'extract'], doc.createNode(literalValue(entry.extract)));
   }
   return { text: doc.toString({ lineWidth: 0 }) };
 }

@@ -8,6 +8,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { Document } from 'yaml';
+import { literalValue } from '../config/expand.js';
 import type { ToolDefaults, UpstreamConfig } from '../config/types.js';
 import { byTool, inferHeader, inferTool, pasteLine, renderTools, verifyEntry, type InferSample, type InferredEntry, type ToolInference } from '../infer/index.js';
 import { readSamples } from '../record/read.js';
@@ -41,13 +42,13 @@ export function confidenceOf(inference: ToolInference): LearnTool['confidence'] 
   return inference.samples < 10 || loose ? 'medium' : 'high';
 }
 
-/** The tool's entry as YAML (only what Learn proposes: extract and outputSchema). */
+/** The tool's entry as YAML (only what Learn proposes: extract and outputSchema), its strings literal. */
 function entryYaml(tool: string, entry: { readonly extract?: unknown; readonly outputSchema?: unknown } | null): string {
   if (!entry) return '';
   const shown: Record<string, unknown> = {};
   if (entry.extract !== undefined && entry.extract !== null) shown.extract = entry.extract;
   if (entry.outputSchema !== undefined && entry.outputSchema !== null) shown.outputSchema = entry.outputSchema;
-  return new Document({ [tool]: shown }).toString({ lineWidth: 0 });
+  return new Document({ [tool]: literalValue(shown) }).toString({ lineWidth: 0 });
 }
 
 function trialOf(inference: ToolInference, samples: readonly InferSample[], defaults: ToolDefaults): LearnTool['trial'] {

@@ -5,6 +5,7 @@
  * glance; the text parses back to exactly the entries.
  */
 import { Document, isCollection, isScalar, isSeq, visit } from 'yaml';
+import { literalValue } from '../config/expand.js';
 import type { ToolInference } from './tool.js';
 
 /** Collections whose JSON is at most this long are written on one line. */
@@ -24,9 +25,9 @@ function collectionsIn(path: readonly unknown[]): number {
   return path.filter((p) => isCollection(p)).length;
 }
 
-/** One entry as YAML lines, indented under `tools:`. */
+/** One entry as YAML lines, indented under `tools:`; its strings literal (`$${` for `${`: see config/expand.ts). */
 function entryLines(inference: ToolInference): string[] {
-  const doc = new Document({ [inference.tool]: inference.entry });
+  const doc = new Document({ [inference.tool]: literalValue(inference.entry) });
   const flow = (node: unknown, path: readonly unknown[]): symbol | undefined => {
     // The tool's map and its entry stay in block style; below them, short collections go on one line.
     if (!isCollection(node) || collectionsIn(path) < 2) return undefined;

@@ -102,3 +102,30 @@ describe('infer output', () => {
     expect(checked).toBe(2 * (samples.length - 1));
   });
 });
+
+describe('learned text is written literally', () => {
+  // An upstream's text is not the operator's: `${SECRET}` in what a tool returned must stay those characters
+  // in the config, not become a lookup that lists the gateway's environment to every client (review finding).
+  const states = ['${SECRET}', '$${SECRET}', 'a$b', '${NOT_SET'];
+  const samples = Array.from({ length: 24 }, (_, i) => ({ tool: 'status', result: text(JSON.stringify({ state: states[i % states.length] })), source: `sample ${i}` }));
+  const { yaml, tools } = inferUpstream('hostile', byTool(samples), { onInvalid: 'error', legacyRoots: 'wrap', coerce: true }, 'a hostile corpus');
+
+  it('infer prints $${ for ${, and the loaded config holds exactly the learned values', async () => {
+    const enumOf = (entry: unknown): unknown => ((entry as { outputSchema: { properties: { state: { enum: unknown } } } }).outputSchema.properties.state.enum);
+    expect(enumOf(tools[0]?.entry)).toEqual(states);
+    const pasted = yaml.trimEnd().split('\n').map((l) => `    ${l}`).join('\n');
+    const dir = await tempFiles({ 'config.yaml': `upstreams:\n  hostile:\n    url: http://127.0.0.1:9/mcp\n${pasted}\n` });
+    const loaded = await loadConfig(join(dir, 'config.yaml'), { env: { SECRET: 'leaked' } });
+    expect(enumOf(loaded.config.upstreams.hostile!.tools.status)).toEqual(states);
+  });
+
+  it('the console apply writes them literally too', async () => {
+    const { editConfig } = await import('../../../src/console/apply.js');
+    const edited = editConfig('upstreams:\n  hostile:\n    url: http://127.0.0.1:9/mcp\n', 'hostile', new Map([['status', tools[0]!.entry!]]));
+    if (!('text' in edited)) throw new Error(edited.problems.join('\n'));
+    const dir = await tempFiles({ 'config.yaml': edited.text });
+    const loaded = await loadConfig(join(dir, 'config.yaml'), { env: { SECRET: 'leaked' } });
+    expect(JSON.stringify(loaded.config.upstreams.hostile!.tools.status)).not.toContain('leaked');
+    expect(loaded.config.upstreams.hostile!.tools.status).toMatchObject({ outputSchema: { properties: { state: { enum: states } } } });
+  });
+});
