@@ -6,12 +6,11 @@
  * string tests, done once per session (the session remembers it) or per request for 2026-07-28 clients,
  * whose requests each carry their client info.
  */
-import picomatch from 'picomatch';
 import semver from 'semver';
 import type { ClientIdentity, ClientProfile } from '../retrofit/profile.js';
 import { isNeutral } from '../retrofit/profile.js';
 import { REVISIONS } from '../protocol/era.js';
-import { globProblem } from './match.js';
+import { globProblem, nameGlob } from './match.js';
 
 /** One `clients:` entry as configured. */
 export interface ClientProfileConfig extends ClientProfile {
@@ -53,8 +52,7 @@ export function createProfileMatcher(profiles: readonly ClientProfileConfig[]): 
     let name: (s: string) => boolean = () => true;
     if (p.match.name !== undefined) {
       try {
-        const test = picomatch(p.match.name, { dot: true, bash: true });
-        name = (s) => test(s);
+        name = nameGlob(p.match.name);
       } catch {
         // reported by the loader (matchProblems): never matches
         name = () => false;

@@ -11,6 +11,29 @@ export function isGlob(key: string): boolean {
   return GLOB_CHARS.test(key);
 }
 
+/** Stands before every name and glob, so no name starts a path segment (`.`, `..`, `.x` match like any name). */
+const LEAD = '\uE000';
+/** Stands for `/` in names and globs: picomatch would take it as a path separator. */
+const SLASH = '\uE001';
+const NEGATION = /^!+(?!\()/;
+
+function asName(text: string): string {
+  return LEAD + (text.includes('/') ? text.replaceAll('/', SLASH) : text);
+}
+
+/**
+ * A glob over names that are not paths (tool names, client names): `*` and `?` match any character, `/`, dots
+ * and newlines included, so `"*"` governs every name whatever an upstream calls its tools. picomatch's syntax
+ * (classes, braces, extglobs, a leading `!`), without its path rules. Throws what picomatch throws.
+ */
+export function nameGlob(key: string): (name: string) => boolean {
+  const negation = NEGATION.exec(key)?.[0] ?? '';
+  const re = picomatch.makeRe(negation + asName(key.slice(negation.length)), { dot: true, nobrace: false, bash: true });
+  // `s`: picomatch's `*` is a `.`, which would not match a newline.
+  const test = new RegExp(re.source, re.flags.includes('s') ? re.flags : `${re.flags}s`);
+  return (name) => test.test(asName(name));
+}
+
 /** Resolves tool names to the key that governs them. */
 export interface Matcher {
   /** The governing key, or undefined when none matches. */
@@ -27,9 +50,7 @@ export function createMatcher(keys: readonly string[]): Matcher {
       continue;
     }
     try {
-      // Tool names are not paths: `/` and dots are ordinary characters.
-      const test = picomatch(key, { dot: true, nobrace: false, bash: true });
-      globs.push({ key, test: (name) => test(name) });
+      globs.push({ key, test: nameGlob(key) });
     } catch {
       // an unparseable glob is reported by compileUpstreamPolicy
     }
@@ -77,7 +98,7 @@ export function globProblem(key: string): string | undefined {
   const open = unbalanced(key);
   if (open !== undefined) return `invalid glob: ${open}`;
   try {
-    picomatch.makeRe(key);
+    nameGlob(key);
     return undefined;
   } catch (err) {
     return `invalid glob: ${err instanceof Error ? err.message : String(err)}`;

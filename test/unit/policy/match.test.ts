@@ -32,6 +32,20 @@ describe('createMatcher', () => {
   it('tool names with dots and slashes are plain characters for *', () => {
     expect(createMatcher(['ns.*']).match('ns.a/b')).toBe('ns.*');
   });
+  it('"*" governs every name an upstream may choose: dot segments, slashes and newlines too (review finding)', () => {
+    const all = createMatcher(['*']);
+    for (const name of ['..', '.', '../x', './x', '../../etc/passwd', 'x/../y', 'a\nb', '\n', '.hidden', 'a/b', '']) expect([name, all.match(name)]).toEqual([name, '*']);
+    expect(createMatcher(['a?b']).match('a/b')).toBe('a?b');
+    expect(createMatcher(['files/*']).match('files/../x')).toBe('files/*');
+    expect(createMatcher(['x*']).match('..')).toBeUndefined();
+  });
+  it('a leading ! negates, and !(…) is still an extglob', () => {
+    const m = createMatcher(['!secret*']);
+    expect(m.match('secret_x')).toBeUndefined();
+    expect(m.match('../other')).toBe('!secret*');
+    expect(createMatcher(['!(a|b)']).match('a')).toBeUndefined();
+    expect(createMatcher(['!(a|b)']).match('c')).toBe('!(a|b)');
+  });
 });
 
 describe('globProblem', () => {
