@@ -12,7 +12,8 @@
  * `record.maxBytes` (`too_large`: skipped, never truncated), results arriving while the queue is full
  * (`queue_full`), samples whose write failed (`write_failed`, logged at most once a minute per upstream), and
  * samples still queued when maxPerTool newer ones of the same tool are queued behind them (`superseded`: their
- * file would be pruned as soon as those are written, so under load the drain skips the work instead).
+ * file would be pruned as soon as those are written, so under load the drain skips the work instead), and
+ * samples of a new tool when its upstream already has MAX_RECORDED_TOOLS tool directories (`too_many_tools`).
  * Error results (`isError: true`) and non-final ones (`input_required`, task creation) are not samples and
  * are ignored without counting. Pure Node: no Fastify, no sockets.
  */
@@ -134,7 +135,7 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
     secrets = new Map(Object.values(next.upstreams).flatMap((u) => (u.record ? [[u.name, recordSecrets(u, next)] as const] : [])));
   }
 
-  function drop(upstream: string, reason: 'queue_full' | 'too_large' | 'write_failed' | 'superseded'): void {
+  function drop(upstream: string, reason: 'queue_full' | 'too_large' | 'write_failed' | 'superseded' | 'too_many_tools'): void {
     metrics.recordDrops.inc({ upstream, reason });
   }
 
@@ -165,7 +166,8 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
       ...(names.length > 0 && { argumentNames: names }),
       result: scrubbed,
     };
-    await writeRecording(item.settings.dir, recording, recordingFileName(item.at, item.seq), item.settings.maxPerTool, made);
+    const outcome = await writeRecording(item.settings.dir, recording, recordingFileName(item.at, item.seq), item.settings.maxPerTool, made);
+    if (outcome === 'too_many_tools') return drop(sample.upstream, 'too_many_tools');
     metrics.recorded.inc({ upstream: sample.upstream });
   }
 

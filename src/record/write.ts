@@ -3,7 +3,7 @@
  * and renamed, so `mcp-retrofit infer` (or an operator) never reads half a file; pruning lists the tool's
  * directory each time, so files removed by hand or written by an earlier run are counted right.
  */
-import { mkdir, readdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecordingFileName, toolDirName, type Recording } from './files.js';
 
@@ -13,12 +13,42 @@ export function toolDir(root: string, upstream: string, tool: string): string {
 }
 
 /**
- * Writes `recording` as `fileName` in its tool's directory, then deletes that directory's oldest recordings
- * beyond `keep`. `made` remembers directories already created (one mkdir per tool per process).
+ * Most tool directories one upstream's recordings may have. maxPerTool bounds each tool, and tool names are the
+ * upstream's choice: one that answers any name (and a `"*"` entry that records them all) would otherwise add a
+ * directory per name without end.
  */
-export async function writeRecording(root: string, recording: Recording, fileName: string, keep: number, made: Set<string>): Promise<void> {
+export const MAX_RECORDED_TOOLS = 1000;
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw err;
+  }
+}
+
+/** Entries under the upstream's directory (its tools'), 0 when it does not exist yet. */
+async function toolDirsOf(root: string, upstream: string): Promise<number> {
+  try {
+    return (await readdir(join(root, upstream))).length;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+}
+
+/**
+ * Writes `recording` as `fileName` in its tool's directory, then deletes that directory's oldest recordings
+ * beyond `keep`; 'too_many_tools' (nothing written) when the tool has no directory yet and its upstream has
+ * MAX_RECORDED_TOOLS. `made` remembers directories known to exist (one check per tool per process).
+ */
+export async function writeRecording(root: string, recording: Recording, fileName: string, keep: number, made: Set<string>): Promise<'written' | 'too_many_tools'> {
   const dir = toolDir(root, recording.upstream, recording.tool);
   if (!made.has(dir)) {
+    // A new tool: counted against its upstream's directories (on disk, so a restart does not reset the bound).
+    if (!(await exists(dir)) && (await toolDirsOf(root, recording.upstream)) >= MAX_RECORDED_TOOLS) return 'too_many_tools';
     await mkdir(dir, { recursive: true });
     made.add(dir);
   }
@@ -34,6 +64,7 @@ export async function writeRecording(root: string, recording: Recording, fileNam
     throw err;
   }
   await prune(dir, keep);
+  return 'written';
 }
 
 /** Deletes the oldest recordings in `dir` beyond the newest `keep`; returns how many it deleted. */

@@ -1,10 +1,11 @@
 /** createRecorder: what a recording holds, what is scrubbed, skipped, pruned and counted. */
-import { writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
 import { createRecorder } from '../../../src/record/index.js';
-import { toolDir } from '../../../src/record/write.js';
+import { MAX_RECORDED_TOOLS, toolDir } from '../../../src/record/write.js';
 import { capturingLogger, counter, filesIn, metrics, recorderConfig, tempRoot, text } from './helpers.js';
 
 const T0 = Date.UTC(2026, 10, 30, 12, 0, 0, 0);
@@ -187,6 +188,20 @@ describe('createRecorder', () => {
     recorder.offer({ upstream: 'w', tool: 't', result: text('after close') });
     await recorder.flush();
     expect(await filesIn(toolDir(dir, 'w', 't'))).toHaveLength(1);
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(1);
+  });
+
+  it('records at most MAX_RECORDED_TOOLS tools per upstream, counted on disk: a new tool past them is dropped as too_many_tools', async () => {
+    const { dir, m, recorder } = await setup();
+    // Directories of an earlier run count: the bound holds across restarts.
+    await Promise.all(Array.from({ length: MAX_RECORDED_TOOLS }, (_, i) => mkdir(toolDir(dir, 'w', `old${i}`), { recursive: true })));
+    recorder.offer({ upstream: 'w', tool: 'old7', result: text('{"a":1}') });
+    recorder.offer({ upstream: 'w', tool: '../new', result: text('{"a":1}') });
+    await recorder.flush();
+    expect(await filesIn(toolDir(dir, 'w', 'old7'))).toHaveLength(1);
+    expect(existsSync(toolDir(dir, 'w', '../new'))).toBe(false);
+    expect(await readdir(join(dir, 'w'))).toHaveLength(MAX_RECORDED_TOOLS);
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'too_many_tools' })).toBe(1);
     expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(1);
   });
 });
