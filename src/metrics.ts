@@ -7,6 +7,32 @@ import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'pr
 /** Most label tuples a Tally keeps; past it, counts go straight to prom-client. */
 const TALLY_MAX = 4096;
 
+/** Distinct tool names one upstream may give a `tool` label; the rest count as `other`. */
+export const TOOL_LABELS_MAX = 1000;
+/** Longest tool name used as a label (the spec's SHOULD for tool names); longer ones count as `other`. */
+export const TOOL_LABEL_CHARS = 128;
+
+/**
+ * The `tool` label of an upstream's metrics. Tool names are the upstream's choice: an upstream that lists a new
+ * set of names on every tools/list would otherwise add series (and memory) without end. The first
+ * TOOL_LABELS_MAX names an upstream is counted under keep their own label, in the order first counted; names
+ * past that, or longer than TOOL_LABEL_CHARS, are `other`. A config reload keeps what was seen.
+ */
+export class ToolLabels {
+  readonly #seen = new Map<string, Set<string>>();
+
+  /** The label value for `tool` of `upstream`. */
+  of(upstream: string, tool: string): string {
+    let names = this.#seen.get(upstream);
+    if (names?.has(tool)) return tool;
+    if (tool.length > TOOL_LABEL_CHARS) return 'other';
+    if (!names) this.#seen.set(upstream, (names = new Set()));
+    if (names.size >= TOOL_LABELS_MAX) return 'other';
+    names.add(tool);
+    return tool;
+  }
+}
+
 interface TallySlot {
   readonly labels: Record<string, string | number>;
   n: number;
@@ -190,6 +216,8 @@ export interface Metrics {
   readonly retrofits: Tally<'upstream' | 'tool' | 'outcome' | 'format' | 'mode'>;
   /** Tool definition repairs in tools/list: input_type_added, input_replaced, output_removed. */
   readonly repairs: Counter<'upstream' | 'tool' | 'kind'>;
+  /** The `tool` label of `retrofits` and `repairs`: bounded per upstream (ToolLabels). */
+  readonly tools: ToolLabels;
   /**
    * Protocol revisions governing requests, by source (meta, header, session, default): `inc(upstream,
    * revision, source)`; a revision the gateway does not know counts as `other`.
@@ -208,7 +236,8 @@ export interface Metrics {
   /** tools/call results written to `record.dir` (src/record/), by upstream. */
   readonly recorded: Counter<'upstream'>;
   /** Results the recorder did not write, by reason: queue_full, too_large (over `record.maxBytes`), write_failed,
-   *  superseded (maxPerTool newer results of the same tool were queued behind it). */
+   *  superseded (maxPerTool newer results of the same tool were queued behind it), too_many_tools (a new tool of
+   *  an upstream that already has MAX_RECORDED_TOOLS directories). */
   readonly recordDrops: Counter<'upstream' | 'reason'>;
   /** tools/list and tools/call answers shaped for a client profile (`clients:`), by upstream, profile and method. */
   readonly profiled: Counter<'upstream' | 'profile' | 'method'>;
@@ -259,6 +288,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       labelNames: ['upstream', 'tool', 'kind'],
       registers,
     }),
+    tools: new ToolLabels(),
     revisions: revisionTally,
     sessions: new Gauge({
       name: 'mcp_retrofit_active_sessions',
@@ -298,7 +328,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     recordDrops: new Counter({
       name: 'mcp_retrofit_record_drops_total',
-      help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed, superseded).',
+      help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed, superseded, too_many_tools).',
       labelNames: ['upstream', 'reason'],
       registers,
     }),

@@ -60,7 +60,7 @@ export function reportOutcome(metrics: Metrics, request: PendingRequest, tool: s
   // One label for one thing: native results are format "native" whether they validated or not; a text no
   // reading parsed is "none" (never an empty label).
   const label = outcome.outcome === 'native' ? 'native' : (format ?? 'none');
-  metrics.retrofits.inc(request.upstream, tool, outcome.outcome, label, mode);
+  metrics.retrofits.inc(request.upstream, metrics.tools.of(request.upstream, tool), outcome.outcome, label, mode);
   request.trace?.retrofit({ outcome: outcome.outcome, format: label, mode, failures: reasons?.length ?? 0, ...(request.profile && { profile: request.profile.name }) });
   const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
   const level = failed && mode !== 'unseen' ? 'warn' : 'debug';
@@ -89,10 +89,20 @@ export function reportProfiled(metrics: Metrics, request: PendingRequest): void 
   request.trace?.profile(request.profile.name);
 }
 
-/** Count every repair of a tools/list; log each once per upstream, tool and kind (repeats at debug). */
+/** New repairs one tools/list answer logs at info; past them, at debug, and one info line says how many. */
+export const REPAIR_LINES = 20;
+
+/**
+ * Count every repair of a tools/list; log each new one once per upstream, tool and kind (repeats at debug). An
+ * upstream that lists thousands of new broken tools on every list logs REPAIR_LINES lines of them, not thousands.
+ */
 export function reportRepairs(metrics: Metrics, request: PendingRequest, repairs: readonly ToolRepair[], log: Log): void {
+  let told = 0;
   for (const repair of repairs) {
-    metrics.repairs.inc({ upstream: request.upstream, tool: repair.tool, kind: repair.kind });
-    log[repair.repeat ? 'debug' : 'info']({ tool: repair.tool, repair: repair.kind, detail: repair.detail }, 'tool definition repaired');
+    metrics.repairs.inc({ upstream: request.upstream, tool: metrics.tools.of(request.upstream, repair.tool), kind: repair.kind });
+    const fresh = repair.repeat !== true;
+    if (fresh) told += 1;
+    log[fresh && told <= REPAIR_LINES ? 'info' : 'debug']({ tool: repair.tool, repair: repair.kind, detail: repair.detail }, 'tool definition repaired');
   }
+  if (told > REPAIR_LINES) log.info({ more: told - REPAIR_LINES }, 'more tool definitions repaired in this tools/list (logged at debug)');
 }
