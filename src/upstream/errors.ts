@@ -3,7 +3,8 @@
  * - refused (nothing answers at the address: ECONNREFUSED, an unknown host …) → 502 UPSTREAM_UNREACHABLE;
  * - reset (the connection ended before the answer was complete) → 502 UPSTREAM_RESET;
  * - timed out (no answer within timeoutMs, or no connection) → 504 UPSTREAM_TIMEOUT;
- * - not HTTP / not MCP (a parser error, headers too large) → 502 UPSTREAM_PROTOCOL;
+ * - not HTTP / not MCP (a parser error, headers too large, a compressed body that does not decode) → 502
+ *   UPSTREAM_PROTOCOL;
  * - our own fault (a request the HTTP client refused to send, a closed pool) → 500 INTERNAL, never counted as
  *   the upstream's, logged as an error;
  * - the client went away (we aborted it) → nothing to answer.
@@ -12,6 +13,7 @@
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
+import { DECODE_ERROR_CODE } from './exchange.js';
 
 /** Failure kinds as counted in metrics.upstreamErrors (`internal` and `aborted` are not the upstream's). */
 export type UpstreamFailureKind = 'unreachable' | 'reset' | 'timeout' | 'protocol' | 'too_large' | 'aborted' | 'internal';
@@ -20,7 +22,7 @@ const ABORTED = new Set(['UND_ERR_ABORTED', 'UND_ERR_ABORT', 'ABORT_ERR']);
 const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 const REFUSED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN', 'EADDRNOTAVAIL']);
 const RESET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
-const PROTOCOL = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RESPONSE', 'UND_ERR_INFO', 'UND_ERR_RES_EXCEEDED_MAX_SIZE']);
+const PROTOCOL = new Set(['UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_RESPONSE', 'UND_ERR_INFO', 'UND_ERR_RES_EXCEEDED_MAX_SIZE', DECODE_ERROR_CODE]);
 
 /** The error code of `err` or of the first cause that has one (connect failures wrap the errno). */
 function codeOf(err: unknown, depth = 0): string | undefined {

@@ -4,7 +4,16 @@
  * async-iterator adapter when the proxy iterates it) and every request in an AbortSignal listener, which
  * together were a visible share of a passthrough exchange's CPU. Chunks are handed over as undici delivers
  * them; backpressure pauses the upstream connection while more than HIGH_WATER bytes wait unread.
+ *
+ * Every request asks for `Accept-Encoding: identity` (./headers.ts). An upstream that compresses anyway (one
+ * `Content-Encoding` of gzip, deflate, br or zstd) has its body decoded here, as it streams, and the answer
+ * loses `Content-Encoding` and `Content-Length`: every reader downstream (relays, rewrites, bounds) sees the
+ * bytes it would have had, and a compression bomb is bounded like any other body (held only when it must be
+ * rewritten, then by maxResultBytes; otherwise streamed at the client's pace). A body that does not decode is an
+ * UpstreamDecodeError (a protocol failure of the upstream). Other codings pass through untouched.
  */
+import { PassThrough, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, createZstdDecompress } from 'node:zlib';
 import { errors, util, type Dispatcher } from 'undici';
 import type { Cancel } from './cancel.js';
 
@@ -17,6 +26,55 @@ export interface UpstreamAnswer {
   /** Lower-case names; repeated headers as arrays. */
   readonly headers: Record<string, string | string[]>;
   readonly body: UpstreamBody;
+}
+
+/** Code of UpstreamDecodeError (src/upstream/errors.ts counts it as the upstream's protocol failure). */
+export const DECODE_ERROR_CODE = 'RETROFIT_UPSTREAM_DECODE';
+
+/** A body compressed against `Accept-Encoding: identity` that does not decode. */
+export class UpstreamDecodeError extends Error {
+  readonly code = DECODE_ERROR_CODE;
+  constructor(coding: string, cause: unknown) {
+    super(`the upstream's ${coding} body does not decode`, { cause });
+    this.name = 'UpstreamDecodeError';
+  }
+}
+
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+  zstd: createZstdDecompress,
+};
+
+/** The decoder of a single known coding, else undefined (identity, several codings, an unknown one). */
+function decoderFor(coding: string | string[] | undefined): { name: string; decoder: Transform } | undefined {
+  if (typeof coding !== 'string') return undefined;
+  const name = coding.trim().toLowerCase();
+  const make = Object.hasOwn(DECODERS, name) ? DECODERS[name] : undefined;
+  return make ? { name, decoder: make() } : undefined;
+}
+
+/**
+ * The body of a `Pool.request` answer as the readers need it: decoded when the upstream compressed it (the
+ * answer's own body otherwise). A decoding failure is an UpstreamDecodeError; one of the upstream's body keeps
+ * its own error; a reader leaving early destroys the answer's body (the request is aborted) as it would have.
+ * The caller drops `Content-Encoding` and `Content-Length` if it passes the headers on.
+ */
+export function decodedBody(headers: Readonly<Record<string, string | string[] | undefined>>, body: Readable): Readable {
+  const coded = headers['content-encoding'] === undefined ? undefined : decoderFor(headers['content-encoding']);
+  if (!coded) return body;
+  const { name, decoder } = coded;
+  const out = new PassThrough();
+  body.on('error', (err) => out.destroy(err));
+  decoder.on('error', (err: Error) => out.destroy(new UpstreamDecodeError(name, err)));
+  out.on('close', () => {
+    body.destroy();
+    decoder.destroy();
+  });
+  body.pipe(decoder).pipe(out);
+  return out;
 }
 
 type Waiter = { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: Error) => void };
@@ -143,6 +201,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   #abort: ((err: Error) => void) | undefined;
   #cancelled: Error | undefined;
   #body: UpstreamBody | undefined;
+  /** Set when the upstream compressed its body: undici's chunks go through it. */
+  #decoder: Transform | undefined;
 
   constructor(resolve: (answer: UpstreamAnswer) => void, reject: (err: Error) => void, cancel: Cancel | undefined) {
     this.#resolve = resolve;
@@ -162,23 +222,55 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
+    const headers = util.parseHeaders(rawHeaders) as Record<string, string | string[]>;
+    const coded = headers['content-encoding'] === undefined ? undefined : decoderFor(headers['content-encoding']);
+    if (coded) return this.#decoded(statusCode, headers, coded.name, coded.decoder, resume);
     const body = new UpstreamBody(resume, (err) => this.#abort?.(err));
     this.#body = body;
-    this.#resolve({ statusCode, headers: util.parseHeaders(rawHeaders) as Record<string, string | string[]>, body });
+    this.#resolve({ statusCode, headers, body });
+    return true;
+  }
+
+  /** A compressed body: decoded as it comes, with backpressure through the decoder both ways. */
+  #decoded(statusCode: number, headers: Record<string, string | string[]>, coding: string, decoder: Transform, resume: () => void): boolean {
+    delete headers['content-encoding'];
+    delete headers['content-length'];
+    const body = new UpstreamBody(
+      () => decoder.resume(),
+      (err) => {
+        decoder.destroy();
+        this.#abort?.(err);
+      },
+    );
+    this.#body = body;
+    this.#decoder = decoder;
+    decoder.on('data', (chunk: Buffer) => {
+      if (!body.push(chunk)) decoder.pause();
+    });
+    decoder.on('drain', resume);
+    decoder.on('end', () => body.end());
+    decoder.on('error', (err: Error) => {
+      body.fail(new UpstreamDecodeError(coding, err));
+      this.#abort?.(err);
+    });
+    this.#resolve({ statusCode, headers, body });
     return true;
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.#decoder) return this.#decoder.write(chunk);
     return this.#body ? this.#body.push(chunk) : true;
   }
 
   onComplete(): void {
     this.#cancel?.clear();
-    this.#body?.end();
+    if (this.#decoder) this.#decoder.end();
+    else this.#body?.end();
   }
 
   onError(err: Error): void {
     this.#cancel?.clear();
+    this.#decoder?.destroy();
     if (this.#body) this.#body.fail(err);
     else this.#reject(err);
   }

@@ -16,6 +16,7 @@ import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { FIRST_HEADER_REVISION, isRevision } from '../protocol/era.js';
 import { readJsonAnswer, readSseAnswer } from './answer-reader.js';
+import { decodedBody } from './exchange.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, type HeaderMap } from './headers.js';
 import { HttpLink } from './http-link.js';
@@ -54,7 +55,7 @@ export class HttpSessionLink extends HttpLink {
       return { ok: false, error: this.error() };
     }
     if (type === 'text/event-stream' && res.statusCode === 200) {
-      void this.read(res.body, readSseAnswer, this.reader(), 'warn');
+      void this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader(), 'warn');
       return { ok: true };
     }
     if (type === 'application/json') {
@@ -64,7 +65,7 @@ export class HttpSessionLink extends HttpLink {
         answered = res.statusCode < 300 || sniffResponseId(endsOf(data)) !== undefined;
         this.frame(data);
       });
-      await this.read(res.body, readJsonAnswer, reader, 'warn');
+      await this.read(decodedBody(res.headers, res.body), readJsonAnswer, reader, 'warn');
       if (answered || res.statusCode < 300) return { ok: true };
     } else {
       await res.body.dump().catch(() => {});

@@ -23,6 +23,7 @@ import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
 import { isKnownRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION } from '../protocol/era.js';
 import { encodeHeaderValue, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION } from '../protocol/modern.js';
 import { readJsonAnswer, readSseAnswer } from './answer-reader.js';
+import { decodedBody } from './exchange.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, type HeaderMap } from './headers.js';
 import { HttpLink } from './http-link.js';
@@ -132,8 +133,8 @@ export class ModernUpstreamLink extends HttpLink {
         if (isJsonObject(parsed) && isJsonObject(parsed.result)) found = parsed.result;
       };
       const reader = this.reader(read);
-      if (mediaType(headerValue(res.headers as HeaderMap, 'content-type')) === 'text/event-stream') await readSseAnswer(res.body, reader);
-      else await readJsonAnswer(res.body, reader);
+      if (mediaType(headerValue(res.headers as HeaderMap, 'content-type')) === 'text/event-stream') await readSseAnswer(decodedBody(res.headers, res.body), reader);
+      else await readJsonAnswer(decodedBody(res.headers, res.body), reader);
     } catch (err) {
       found = failureError(err, failureKind(err), this.o.upstream, this.o.timeoutMs) ?? found;
     }
@@ -201,7 +202,7 @@ export class ModernUpstreamLink extends HttpLink {
     }
     const reader = this.reader((data) => this.#fromCall(call, data));
     const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
-    void this.read(res.body, type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then(() => {
+    void this.read(decodedBody(res.headers, res.body), type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then(() => {
       // An answer that ended without the call's result: it is owed one.
       if (this.#calls.get(idKey(call.clientId)) === call && call.waiting.size === 0 && !call.abort.signal.aborted) {
         this.#forget(call);
@@ -327,7 +328,7 @@ export class ModernUpstreamLink extends HttpLink {
           return;
         }
         this.#relistenMs = 1000;
-        await this.read(res.body, readSseAnswer, this.reader((data) => this.#listened(data)), 'debug');
+        await this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader((data) => this.#listened(data)), 'debug');
       } catch (err) {
         if (!abort.signal.aborted) this.o.log.debug({ err }, 'the listen stream of the 2026-07-28 upstream failed');
       }

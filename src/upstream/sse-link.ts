@@ -17,6 +17,7 @@ import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 import { SseSplitter, type SseEvent } from '../stream/sse.js';
 import { failureError, failureKind } from './errors.js';
+import { decodedBody } from './exchange.js';
 import { headerValue, mediaType, toUpstreamHeaders } from './headers.js';
 import { ReadGate } from './gate.js';
 import type { LinkClosed, LinkDropped, LinkFrame, LinkHttpAnswer, SendOptions, SendOutcome, UpstreamLink } from './link.js';
@@ -145,7 +146,7 @@ export class SseLink implements UpstreamLink {
     silent.unref();
     const splitter = new SseSplitter({ maxEventBytes: this.#options.maxEventBytes });
     try {
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      for await (const chunk of decodedBody(res.headers, res.body) as AsyncIterable<Buffer>) {
         for (const event of splitter.push(chunk)) this.#guarded(event);
         if (this.#paused.wait) await this.#paused.wait;
       }

@@ -27,6 +27,7 @@ import { DEFAULTS, type HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { checkModernRequest, MODERN_REVISION } from '../../protocol/modern.js';
+import { decodedBody } from '../../upstream/exchange.js';
 import { credentialKey, headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
 import type { HttpLinkOptions } from '../../upstream/http-link.js';
 import { HttpSessionLink } from '../../upstream/http-session-link.js';
@@ -125,11 +126,12 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       const res = await http.request({ method: 'POST', path: http.mapPath('', ''), headers, body: Buffer.from(JSON.stringify(body)), headersTimeoutMs: config.timeoutMs });
       const chunks: Buffer[] = [];
       let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      const answer = decodedBody(res.headers, res.body);
+      for await (const chunk of answer as AsyncIterable<Buffer>) {
         chunks.push(chunk);
         size += chunk.length;
         if (size >= PROBE_BYTES) {
-          res.body.destroy();
+          answer.destroy();
           break;
         }
       }

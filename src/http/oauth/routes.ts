@@ -16,6 +16,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
+import { decodedBody } from '../../upstream/exchange.js';
 import { headerValue, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
 import { snapshot, type GatewayContext } from '../context.js';
 import { finishExchange } from '../server/exchange-log.js';
@@ -75,10 +76,12 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: GatewayContext, g
     const url = upstreamUrlOf(upstream);
     const answer = await fetchMetadata(upstream, toUpstreamHeaders(request.headers, { host: url.host, configured: upstream.headers, dropAuthorization: true }));
     if (answer.statusCode < 200 || answer.statusCode >= 300) return relay(res, answer);
-    const text = await readText(answer.body, MAX_METADATA_BYTES, upstream.name);
+    const text = await readText(decodedBody(answer.headers, answer.body), MAX_METADATA_BYTES, upstream.name);
     const target = publicResource(upstream.path, upstream.publicUrl, viewOf(request));
     const doc = target && rewriteMetadataDocument(text, url, target.resource);
     const out = toClientHeaders(answer.headers, { dropLength: true });
+    // The body is sent decoded (and rewritten): it has no coding.
+    delete out['content-encoding'];
     // Built from this request's Host and scheme: a cache must keep one copy per value.
     if (doc !== undefined && upstream.publicUrl === undefined) out.vary = [headerValue(answer.headers, 'vary'), 'Host, X-Forwarded-Proto'].filter(Boolean).join(', ');
     writeBody(res, answer.statusCode, out, doc ?? text);

@@ -3,6 +3,7 @@
  * and endpoints. The gateway never fetches another origin on an upstream's word: a path the upstream advertises
  * is fetched from the upstream's origin as configured.
  */
+import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import type { HttpUpstreamConfig, SseUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
@@ -33,7 +34,7 @@ export function sendToUpstream(
 }
 
 /** The body as UTF-8 text, refusing more than `max` bytes. */
-export async function readText(body: Dispatcher.ResponseData['body'], max: number, upstream: string): Promise<string> {
+export async function readText(body: Readable, max: number, upstream: string): Promise<string> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
