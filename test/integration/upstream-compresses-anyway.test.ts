@@ -12,11 +12,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { JsonObject } from '../../src/json.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 
 const WEATHER = { city: 'Paris', temperature: 17 };
-const SCHEMA = { type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'] } as const;
+const SCHEMA: JsonObject = { type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'] };
 const MODES = ['gzip', 'br', 'zstd', 'ssegzip', 'corrupt', 'bomb'] as const;
 type Mode = (typeof MODES)[number];
 // 64 MiB of JSON text in ~64 KiB of gzip: past the gateway's 16 MiB bound on an answer it must rewrite.
