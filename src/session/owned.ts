@@ -276,6 +276,11 @@ export class OwnedSession<S> {
       this.#options.metrics.upstreamErrors.inc({ upstream, kind: 'protocol' });
       this.#log.warn(facts, `upstream message nested deeper than ${MAX_DEPTH} levels dropped`);
       error = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error(`nested deeper than ${MAX_DEPTH} levels`) });
+    } else if (dropped.reason === 'reset') {
+      if (!pending) return;
+      this.#options.metrics.upstreamErrors.inc({ upstream, kind: 'reset' });
+      this.#log.warn(facts, 'the upstream\'s answer stream broke before the answer came');
+      error = new RetrofitError('RETROFIT_ERR_UPSTREAM_RESET', [upstream]);
     } else {
       this.#log.warn(facts, 'upstream message that could not be handled dropped');
       error = this.#internal(new Error('the link could not handle it'));

@@ -23,7 +23,7 @@ import type { Metrics } from '../metrics.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
 import { LATEST_STATEFUL_REVISION } from '../protocol/era.js';
 import { initializeCapabilities } from '../protocol/modern.js';
-import type { UpstreamLink } from '../upstream/link.js';
+import type { LinkHttpAnswer, UpstreamLink } from '../upstream/link.js';
 import { deliveryMessage, deliveryText, type ClientSide, type Delivery } from './client-side.js';
 import { OwnedSession } from './owned.js';
 import { SessionState } from './state.js';
@@ -55,7 +55,8 @@ export interface PoolOptions {
   readonly metrics: Metrics;
   readonly log: Logger;
   /** A notification of a pooled session that belongs to no request (the pool's listeners take it). */
-  readonly onNotification: (method: string, json: string) => void;
+  /** `scope`: the key of the session that sent it, when that session holds resource subscriptions for its key. */
+  readonly onNotification: (method: string, json: string, scope?: string) => void;
   /** A session's link ended (whoever holds it for longer than a request hears of it). */
   readonly onEnded?: (session: PooledSession) => void;
   /**
@@ -77,16 +78,20 @@ export interface LeaseRequest {
   readonly deadline: number;
 }
 
-/** Why no session was lent: the JSON-RPC error for the request, and its HTTP status. */
+/**
+ * Why no session was lent: the JSON-RPC error for the request, and its HTTP status; `answer` when the upstream
+ * itself refused the session's initialize over HTTP (a 401 with its challenge): the client gets that answer.
+ */
 export interface PoolRefusal {
   readonly refused: true;
   readonly status: number;
   readonly error: JsonObject;
+  readonly answer?: LinkHttpAnswer;
 }
 
-function refusal(error: RetrofitError): PoolRefusal {
+function refusal(error: RetrofitError, answer?: LinkHttpAnswer): PoolRefusal {
   const { error: body } = error.toJsonRpc();
-  return { refused: true, status: error.status, error: body as unknown as JsonObject };
+  return { refused: true, status: error.status, error: body as unknown as JsonObject, ...(answer && { answer }) };
 }
 
 /** One pooled upstream session: its core, and the one request it serves now. */
@@ -143,9 +148,15 @@ export class PooledSession implements ClientSide<PoolStream> {
     this.#idle = undefined;
   }
 
+  /**
+   * Set while the session holds resource subscriptions for one key (src/http/front/resource-subscriptions.ts):
+   * what it sends outside any request (its resource updates) is for that key's listeners only.
+   */
+  scope: string | undefined;
+
   deliver(stream: PoolStream | undefined, delivery: Delivery): void {
     if (stream) stream.deliver(delivery);
-    else this.#pool.unrouted(this, delivery);
+    else this.#pool.unrouted(this, delivery, this.scope);
   }
 
   backedUp(): boolean {
@@ -188,8 +199,6 @@ export class SessionPool {
   #starting = 0;
   #waiters: Waiter[] = [];
   #closed = false;
-  /** The newest InitializeResult any session got (server/discover). */
-  #initialize: JsonObject | undefined;
 
   constructor(options: PoolOptions) {
     this.#options = options;
@@ -207,9 +216,13 @@ export class SessionPool {
     return [...this.#sessions].flatMap((s) => (s.owned.link.pid === undefined ? [] : [s.owned.link.pid]));
   }
 
-  /** The newest InitializeResult of the upstream, if a session was ever initialized. */
-  get initializeResult(): JsonObject | undefined {
-    return this.#initialize;
+  /**
+   * The InitializeResult a session of `key` got, if one is open: what server/discover answers. Only a session of
+   * the same key (the same credentials) will do: an upstream may tell each user something else.
+   */
+  initializeResultOf(key: string): JsonObject | undefined {
+    for (const s of this.#sessions) if (s.key === key && s.initialize !== undefined && s.alive) return s.initialize;
+    return undefined;
   }
 
   /** A session for `request`, lent to it until release(); or why not. */
@@ -264,12 +277,12 @@ export class SessionPool {
   }
 
   /** A message of a session that no request waits for (see the module comment). */
-  unrouted(session: PooledSession, delivery: Delivery): void {
+  unrouted(session: PooledSession, delivery: Delivery, scope?: string): void {
     const text = deliveryText(delivery);
     const message = deliveryMessage(text);
     if (typeof message.method !== 'string') return;
     if (message.id === undefined) {
-      this.#options.onNotification(message.method, text);
+      this.#options.onNotification(message.method, text, scope);
       return;
     }
     // A request of the upstream with no client request to carry it (2026-07-28 has no server stream).
@@ -348,7 +361,15 @@ export class SessionPool {
         method: 'initialize',
         params: { protocolVersion: LATEST_STATEFUL_REVISION, capabilities: initializeCapabilities(request.capabilities), clientInfo: request.clientInfo ?? GATEWAY_CLIENT_INFO },
       };
-      owned.request(classifyMessage(message), JSON.stringify(message), { header: undefined, policy: undefined, stream: init }, { headers: request.headers });
+      const { sent } = owned.request(classifyMessage(message), JSON.stringify(message), { header: undefined, policy: undefined, stream: init }, { headers: request.headers });
+      // A send that failed left nothing pending (no deadline, no answer to wait for): the request is refused now,
+      // with the upstream's own answer when it gave one (a 401 and its challenge).
+      const outcome = sent instanceof Promise ? await sent : sent;
+      if (!outcome.ok) {
+        void owned.close('RETROFIT_ERR_UPSTREAM_EXITED', 'initialize could not be sent');
+        log.warn({ err: outcome.error, status: outcome.answer?.status }, 'pooled session: the upstream refused initialize');
+        return refusal(outcome.error, outcome.answer);
+      }
       const answer = await init.answer;
       const parsed = deliveryMessage(deliveryText(answer));
       const result = isJsonObject(parsed) && isJsonObject(parsed.result) ? parsed.result : undefined;
@@ -359,7 +380,6 @@ export class SessionPool {
         return { refused: true, status: statusOf(error), error: error ?? { code: -32603, message: 'initialize failed' } };
       }
       session.initialize = result;
-      this.#initialize = result;
       const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
       await owned.notify(classifyMessage(initialized), JSON.stringify(initialized), { headers: request.headers });
       if (this.#closed || !session.alive) {

@@ -34,6 +34,11 @@ export interface RequestContext<S = unknown> {
   readonly deadline?: number;
   /** The request's spans, when tracing is on: the pipeline adds the retrofit to them. */
   readonly trace?: RequestTrace;
+  /**
+   * The client of this request, when the request itself says (a 2026-07-28 request's `_meta` client info; null
+   * when it gave none): its profile is matched on that, never on whoever initialized the (pooled) session.
+   */
+  readonly client?: JsonObject | null;
 }
 
 /** The governing revision of a registered request, for the revisions metric and the request log. */
@@ -166,7 +171,7 @@ export class SessionState<S = unknown> {
     // whatever it holds, with the arguments whose values the recording must not keep.
     const recording = method === 'tools/call' && policy.record !== undefined;
     const args = recording || (method === 'tools/call' && policy.keepsArguments === true) ? this.#arguments(c) : undefined;
-    const profile = this.#profileOf(c, policy, revision);
+    const profile = this.#profileOf(c, policy, revision, ctx.client);
     const request: PendingRequest = { upstream: this.upstream, method, revision, policy, ...(tool !== undefined && { tool }), ...(args !== undefined && { arguments: args }), ...(profile && { profile }), ...(ctx.trace && { trace: ctx.trace }) };
     // Without a configured schema only the upstream's own structuredContent can change (projection, text block).
     // Traced: every answer is read, so a tool's isError reaches its span.
@@ -175,12 +180,13 @@ export class SessionState<S = unknown> {
   }
 
   /**
-   * The client's profile: from the request's own `_meta` client info (2026-07-28 requests carry it), else from
-   * initialize's, matched once per config generation and revision.
+   * The client's profile: from the request's own client info (`client`, or its `_meta`: 2026-07-28 requests
+   * carry it), else from initialize's, matched once per config generation and revision.
    */
-  #profileOf(c: ClassifiedMessage, policy: UpstreamPolicy, revision: string): ClientProfile | undefined {
+  #profileOf(c: ClassifiedMessage, policy: UpstreamPolicy, revision: string, client: JsonObject | null | undefined): ClientProfile | undefined {
     const profiles = policy.profiles;
     if (!profiles) return undefined;
+    if (client !== undefined) return profiles.match({ ...identityOf(client), revision });
     const own = isJsonObject(c.message) ? clientInfo(c.message) : undefined;
     if (own) return profiles.match({ ...identityOf(own), revision });
     const memo = this.#profile;

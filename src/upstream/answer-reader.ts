@@ -5,10 +5,11 @@
  * from its ends; one nested deeper than MAX_DEPTH too. While `paused()` gives a promise, nothing more is read.
  */
 import type { Readable } from 'node:stream';
+import { decodedBody, decodedCoding } from './exchange.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import { SseSplitter } from '../stream/sse.js';
-import type { LinkDropped } from './link.js';
+import type { LinkDropped, LinkHttpAnswer } from './link.js';
 
 export interface AnswerReaderOptions {
   readonly maxBytes: number;
@@ -68,4 +69,43 @@ export async function readSseAnswer(body: Readable, o: AnswerReaderOptions): Pro
     const waiting = o.paused();
     if (waiting) await waiting;
   }
+}
+
+/** How much of the body of an answer that is not a message (a refusal, a 202's word) is kept. */
+export const ANSWER_BODY_BYTES = 64 * 1024;
+
+/** At most `max` bytes of an answer's body; the rest is discarded (the connection is closed for it). */
+export async function boundedBody(body: Readable, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      const room = max - size;
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      size += Math.min(chunk.length, room);
+      if (size >= max) {
+        body.destroy();
+        break;
+      }
+    }
+  } catch {
+    // A body cut off: what arrived is the answer.
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * An upstream's HTTP answer that is not a message stream (a refusal such as a 401 and its challenge, a 202), as
+ * a client may be shown it: its body decoded (./exchange.ts) and bounded to ANSWER_BODY_BYTES, and its
+ * headers without the coding that no longer applies.
+ */
+export async function httpAnswer(res: { readonly statusCode: number; readonly headers: Readonly<Record<string, string | string[] | undefined>>; readonly body: Readable }): Promise<LinkHttpAnswer> {
+  const body = await boundedBody(decodedBody(res.headers, res.body), ANSWER_BODY_BYTES);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = value;
+  if (decodedCoding(res.headers) !== undefined) {
+    delete headers['content-encoding'];
+    delete headers['content-length'];
+  }
+  return { status: res.statusCode, headers, body };
 }

@@ -48,12 +48,18 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
   zstd: createZstdDecompress,
 };
 
-/** The decoder of a single known coding, else undefined (identity, several codings, an unknown one). */
-function decoderFor(coding: string | string[] | undefined): { name: string; decoder: Transform } | undefined {
+/** The coding of an answer with these headers that is decoded here, else undefined (identity, several, unknown). */
+export function decodedCoding(headers: Readonly<Record<string, string | string[] | undefined>>): string | undefined {
+  const coding = headers['content-encoding'];
   if (typeof coding !== 'string') return undefined;
   const name = coding.trim().toLowerCase();
-  const make = Object.hasOwn(DECODERS, name) ? DECODERS[name] : undefined;
-  return make ? { name, decoder: make() } : undefined;
+  return Object.hasOwn(DECODERS, name) ? name : undefined;
+}
+
+/** The decoder of a single known coding, else undefined (identity, several codings, an unknown one). */
+function decoderFor(coding: string | string[] | undefined): { name: string; decoder: Transform } | undefined {
+  const name = decodedCoding({ 'content-encoding': coding });
+  return name === undefined ? undefined : { name, decoder: DECODERS[name]!() };
 }
 
 /**

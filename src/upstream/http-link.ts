@@ -112,16 +112,38 @@ export abstract class HttpLink implements UpstreamLink {
     return { maxBytes: this.o.maxEventBytes, message, dropped: (d) => this.dropped(d), paused: () => this.#paused.wait };
   }
 
-  /** Read one answer body, tracked so that closing the link stops it; a body that breaks is logged at `level`. */
-  protected async read(body: Readable, how: ReadAnswer, reader: AnswerReaderOptions, level: 'warn' | 'debug'): Promise<void> {
+  /**
+   * Read one answer body, tracked so that closing the link stops it; a body that breaks is logged at `level`,
+   * and false returned (the caller reports what it still owed: see brokeFor).
+   */
+  protected async read(body: Readable, how: ReadAnswer, reader: AnswerReaderOptions, level: 'warn' | 'debug'): Promise<boolean> {
     this.#bodies.add(body);
     try {
       await how(body, reader);
+      return true;
     } catch (err) {
-      // Whatever the answer still owed is answered by the session's deadline or the link's end.
       if (!this.abort.signal.aborted) this.o.log[level]({ err }, 'an answer stream of the upstream ended early');
+      return this.abort.signal.aborted;
     } finally {
       this.#bodies.delete(body);
+    }
+  }
+
+  /**
+   * The answer stream of the POST that carried `json` broke: each request it carried is reported as reset, so
+   * the session answers the ones still waiting at once (UPSTREAM_RESET), not at their deadline. Parsed only here.
+   */
+  protected brokeFor(json: string): void {
+    let sent: unknown;
+    try {
+      sent = JSON.parse(json);
+    } catch {
+      return;
+    }
+    for (const m of Array.isArray(sent) ? sent : [sent]) {
+      if (m === null || typeof m !== 'object' || typeof (m as { method?: unknown }).method !== 'string') continue;
+      const id = (m as { id?: unknown }).id;
+      if (typeof id === 'string' || typeof id === 'number') this.dropped({ reason: 'reset', bytes: 0, id });
     }
   }
 

@@ -15,7 +15,7 @@
 import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { FIRST_HEADER_REVISION, isRevision } from '../protocol/era.js';
-import { readJsonAnswer, readSseAnswer } from './answer-reader.js';
+import { httpAnswer, readJsonAnswer, readSseAnswer } from './answer-reader.js';
 import { decodedBody } from './exchange.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, type HeaderMap } from './headers.js';
@@ -54,8 +54,14 @@ export class HttpSessionLink extends HttpLink {
       this.end({ kind: 'unreachable', reason: 'the upstream ended the session (404)' });
       return { ok: false, error: this.error() };
     }
+    // Refused by the upstream itself (credentials): the answer, challenge and all, is what the client should see.
+    if (res.statusCode === 401 || res.statusCode === 403) {
+      return { ok: false, answer: await httpAnswer(res), error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [o.upstream], { cause: new Error(`HTTP ${res.statusCode}`) }) };
+    }
     if (type === 'text/event-stream' && res.statusCode === 200) {
-      void this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader(), 'warn');
+      void this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader(), 'warn').then((whole) => {
+        if (!whole) this.brokeFor(json);
+      });
       return { ok: true };
     }
     if (type === 'application/json') {
@@ -65,7 +71,11 @@ export class HttpSessionLink extends HttpLink {
         answered = res.statusCode < 300 || sniffResponseId(endsOf(data)) !== undefined;
         this.frame(data);
       });
-      await this.read(decodedBody(res.headers, res.body), readJsonAnswer, reader, 'warn');
+      const whole = await this.read(decodedBody(res.headers, res.body), readJsonAnswer, reader, 'warn');
+      if (!whole) {
+        this.brokeFor(json);
+        return { ok: true };
+      }
       if (answered || res.statusCode < 300) return { ok: true };
     } else {
       await res.body.dump().catch(() => {});

@@ -22,9 +22,10 @@ export interface LinkFrame {
 export interface LinkDropped {
   /**
    * `size`: over limits.maxResultBytes (never held whole); `depth`: nested deeper than MAX_DEPTH
-   * (src/jsonrpc/strict.ts), refused before anything recurses over it; `failed`: handling it threw (logged).
+   * (src/jsonrpc/strict.ts), refused before anything recurses over it; `failed`: handling it threw (logged);
+   * `reset`: the answer's stream broke before it came (HTTP links: `id` is the request's).
    */
-  readonly reason: 'size' | 'depth' | 'failed';
+  readonly reason: 'size' | 'depth' | 'failed' | 'reset';
   readonly bytes: number;
   /** The JSON-RPC id of the response it was, when its ends show one. */
   readonly id?: string | number;

@@ -16,6 +16,7 @@ import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 import { SseSplitter, type SseEvent } from '../stream/sse.js';
+import { httpAnswer } from './answer-reader.js';
 import { failureError, failureKind } from './errors.js';
 import { decodedBody } from './exchange.js';
 import { headerValue, mediaType, toUpstreamHeaders } from './headers.js';
@@ -24,29 +25,6 @@ import type { LinkClosed, LinkDropped, LinkFrame, LinkHttpAnswer, SendOptions, S
 
 /** Connections one link may hold open for its POSTs at once; further POSTs queue in order behind them. */
 export const POST_CONNECTIONS = 4;
-/** How much of the body of an answer to a POST (or of a refused GET) is kept. */
-export const ANSWER_BODY_BYTES = 64 * 1024;
-
-/** At most `max` bytes of an answer's body; the rest is discarded (the connection is closed for it). */
-async function boundedBody(body: Dispatcher.ResponseData['body'], max: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      const room = max - size;
-      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-      size += Math.min(chunk.length, room);
-      if (size >= max) {
-        body.destroy();
-        break;
-      }
-    }
-  } catch {
-    // A body cut off: what arrived is the answer.
-  }
-  return Buffer.concat(chunks, size);
-}
-
 export interface SseLinkOptions {
   readonly upstream: string;
   /** The upstream's SSE URL. */
@@ -132,8 +110,7 @@ export class SseLink implements UpstreamLink {
       return this.#end({ kind: this.#abort.signal.aborted ? 'requested' : 'unreachable', reason: err instanceof Error ? err.message : String(err), ...(err instanceof Error && { error: err }) });
     }
     if (res.statusCode !== 200 || mediaType(headerValue(res.headers, 'content-type')) !== 'text/event-stream') {
-      const body = await boundedBody(res.body, ANSWER_BODY_BYTES);
-      const refused = new LinkRefused({ status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body });
+      const refused = new LinkRefused(await httpAnswer(res));
       return this.#end({ kind: 'unreachable', reason: refused.message, error: refused });
     }
     this.#streamHeaders = res.headers as Record<string, string | string[]>;
@@ -233,7 +210,7 @@ export class SseLink implements UpstreamLink {
       const headers = { ...this.#headers(options.headers ?? {}, endpoint.host), 'content-type': 'application/json' };
       this.#posts ??= new Pool(endpoint.origin, { connections: POST_CONNECTIONS, keepAliveTimeout: 10_000 });
       const res = await this.#posts.request({ path: `${endpoint.pathname}${endpoint.search}`, method: 'POST', headers, body: json, headersTimeout: this.#options.timeoutMs });
-      const answer: LinkHttpAnswer = { status: res.statusCode, headers: res.headers as Record<string, string | string[]>, body: await boundedBody(res.body, ANSWER_BODY_BYTES) };
+      const answer = await httpAnswer(res);
       if (res.statusCode < 300) return { ok: true, answer };
       return { ok: false, answer, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#options.upstream]) };
     } catch (err) {

@@ -33,6 +33,8 @@ interface Listener {
   readonly filter: JsonObject;
   /** Its resourceSubscriptions, as a set. */
   readonly uris: ReadonlySet<string>;
+  /** The key (credentials, capabilities) its resource subscriptions are held under: updates of that key only. */
+  readonly scope: string | undefined;
 }
 
 /**
@@ -74,9 +76,12 @@ export class Listeners {
     return this.#listeners.size >= MAX_LISTENERS;
   }
 
-  /** Open a listener's stream on `res` for request `id`, honouring `filter`; `onClose` once it ends. */
-  listen(res: ServerResponse, id: JsonRpcId, filter: JsonObject, onClose?: () => void): void {
-    const listener: Listener = { res, id, filter, uris: new Set(urisOf(filter)) };
+  /**
+   * Open a listener's stream on `res` for request `id`, honouring `filter`; `onClose` once it ends. `scope` is
+   * the key its resource subscriptions are held under (./resource-subscriptions.ts).
+   */
+  listen(res: ServerResponse, id: JsonRpcId, filter: JsonObject, onClose?: () => void, scope?: string): void {
+    const listener: Listener = { res, id, filter, uris: new Set(urisOf(filter)), scope };
     res.writeHead(200, SSE_HEADERS);
     const ack = { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: filter, _meta: { [META_SUBSCRIPTION_ID]: id } } };
     res.write(messageEvent(JSON.stringify(ack)));
@@ -89,8 +94,12 @@ export class Listeners {
     this.#ticker ??= setInterval(() => this.#tick(), this.#keepAliveMs).unref();
   }
 
-  /** A notification for every listener whose filter asks for it; returns how many got it. */
-  publish(method: string, json: string): number {
+  /**
+   * A notification for every listener whose filter asks for it; returns how many got it. A resource update goes
+   * only to listeners of its `scope`, the key of the session that holds their subscriptions: one user's
+   * subscriptions never tell another user's listener anything (an update of no scope reaches nobody).
+   */
+  publish(method: string, json: string, scope?: string): number {
     const key = FILTER_OF[method];
     const updated = method === 'notifications/resources/updated';
     if ((key === undefined && !updated) || this.#listeners.size === 0) return 0;
@@ -105,7 +114,7 @@ export class Listeners {
     const uri = isJsonObject(message.params) && typeof message.params.uri === 'string' ? message.params.uri : undefined;
     let sent = 0;
     for (const l of this.#listeners) {
-      const wanted = updated ? uri !== undefined && l.uris.has(uri) : l.filter[key!] === true;
+      const wanted = updated ? uri !== undefined && scope !== undefined && l.scope === scope && l.uris.has(uri) : l.filter[key!] === true;
       if (!wanted || l.res.writableLength > MAX_BACKLOG) continue;
       const params = isJsonObject(message.params) ? message.params : {};
       const meta = isJsonObject(params._meta) ? params._meta : {};

@@ -29,14 +29,15 @@ import {
   type ModernProblem,
 } from '../../protocol/modern.js';
 import { SessionPool, type PoolRefusal, type PooledSession } from '../../session/pool.js';
-import { headerValue } from '../../upstream/headers.js';
+import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { UpstreamLink } from '../../upstream/link.js';
 import { withTraceMeta } from '../../telemetry/spans.js';
 import { traceRequest } from '../trace.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { countRevision } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
-import { writeError, writeJson } from '../write.js';
+import { rewriteChallenge } from '../oauth/challenge.js';
+import { writeBody, writeError, writeJson } from '../write.js';
 import { honouredFilter, Listeners, MAX_LISTENERS, urisOf } from './listen.js';
 import { MAX_URIS_PER_LISTENER, ResourceSubscriptions, type SubscriptionOwner } from './resource-subscriptions.js';
 import { HeldExchanges, ModernExchange } from './modern-exchange.js';
@@ -111,7 +112,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     rewriter: ctx.rewriter,
     metrics: ctx.metrics,
     log,
-    onNotification: (method, json) => listeners.publish(method, json),
+    onNotification: (method, json, scope) => listeners.publish(method, json, scope),
     onEnded: (session) => subscriptions.current?.lost(session),
     // Requests waiting for their client's retry give way to requests that cannot be served otherwise.
     reclaim: () => held.reclaimOldest('its pooled session was needed by another request (stateless.poolSize)'),
@@ -136,16 +137,31 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     writeError(res, error, id);
   }
 
-  function refused(res: ServerResponse, facts: ModernFacts, refusal: PoolRefusal, id: JsonRpcId): void {
+  /**
+   * No session for the request. When the upstream itself refused the session's initialize over HTTP (a 401 and
+   * its challenge), the client gets that answer, its challenge naming the gateway's metadata (as a proxied
+   * exchange's would); else the JSON-RPC error.
+   */
+  function refused(res: ServerResponse, facts: ModernFacts, refusal: PoolRefusal, id: JsonRpcId, req: GatewayRequest, snap: Snapshot): void {
     const error = refusal.error;
     facts.rpcError = typeof error.code === 'number' ? error.code : undefined;
     if (isJsonObject(error.data) && typeof error.data.code === 'string') facts.errorCode = error.data.code;
+    const answer = refusal.answer;
+    if (answer && snap.upstream.kind === 'http') {
+      const headers = { ...answer.headers };
+      rewriteChallenge(req, snap.upstream, answer.status, headers);
+      return writeBody(res, answer.status, toClientHeaders(headers, { dropLength: true }), answer.body);
+    }
     writeJson(res, refusal.status, { jsonrpc: '2.0', id, error });
   }
 
-  /** The upstream's InitializeResult: the newest a pooled session got, else a session started for it. */
+  /**
+   * The upstream's InitializeResult for this request's key (its credentials and capabilities): an open session
+   * of that key's, else one started for it. Never another key's: an upstream may tell each user something else,
+   * and a client without credentials must meet the upstream's challenge, not another user's answer.
+   */
   async function initializeResult(message: JsonObject, req: GatewayRequest, snap: Snapshot): Promise<JsonObject | PoolRefusal> {
-    const known = pool.initializeResult;
+    const known = pool.initializeResultOf(keyOf(clientCapabilities(message), req.headers));
     if (known) return known;
     const lent = await lease(message, req, snap.upstream.timeoutMs);
     if (isRefusal(lent)) return lent;
@@ -155,7 +171,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
 
   async function discover(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
     const init = await initializeResult(message, req, snap);
-    if (isRefusal(init)) return refused(res, facts, init, id);
+    if (isRefusal(init)) return refused(res, facts, init, id, req, snap);
     log.info({ serverInfo: init?.serverInfo, upstreamRevision: init?.protocolVersion }, 'server/discover answered for a 2026-07-28 client from the upstream\'s InitializeResult');
     writeJson(res, 200, { jsonrpc: '2.0', id, result: discoverResult(init) });
   }
@@ -166,20 +182,22 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     if (!asked) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_MISSING_META', ['params.notifications (the filter) is required']), id);
     if (listeners.full) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [name, `${MAX_LISTENERS} subscriptions/listen streams are open`]), id);
     const init = await initializeResult(message, req, snap);
-    if (isRefusal(init)) return refused(res, facts, init, id);
+    if (isRefusal(init)) return refused(res, facts, init, id, req, snap);
     if (res.destroyed) return;
     let filter = honouredFilter(asked, isJsonObject(init.capabilities) ? init.capabilities : undefined, MAX_URIS_PER_LISTENER);
     const owner: SubscriptionOwner = { uris: urisOf(filter), lost: () => res.destroy() };
+    const capabilities = clientCapabilities(message);
+    // Its subscriptions are held, and its updates delivered, under its own key (credentials, capabilities).
+    const key = keyOf(capabilities, req.headers);
     if (owner.uris.length > 0) {
-      const capabilities = clientCapabilities(message);
-      const subscribed = await resources.add(owner, { key: keyOf(capabilities, req.headers), capabilities, clientInfo: clientInfo(message), headers: req.headers, timeoutMs: snap.upstream.timeoutMs });
+      const subscribed = await resources.add(owner, { key, capabilities, clientInfo: clientInfo(message), headers: req.headers, timeoutMs: snap.upstream.timeoutMs });
       if (!subscribed) {
         const { resourceSubscriptions: _none, ...rest } = filter;
         filter = rest;
       }
     }
     if (res.destroyed) return resources.remove(owner);
-    listeners.listen(res, id, filter, () => resources.remove(owner));
+    listeners.listen(res, id, filter, () => resources.remove(owner), key);
   }
 
   function retry(res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, token: string): void {
@@ -196,7 +214,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
   async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
     const timeoutMs = snap.upstream.timeoutMs;
     const lent = await lease(message, req, timeoutMs);
-    if (isRefusal(lent)) return refused(res, facts, lent, id);
+    if (isRefusal(lent)) return refused(res, facts, lent, id, req, snap);
     if (res.destroyed) {
       pool.release(lent);
       return;
@@ -224,7 +242,8 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       const built = upstreamRequest(message, lent.nextId());
       const upstream = trace ? withTraceMeta(built, trace.upstreamContext()) : built;
       const c = { ...classifyMessage(upstream), metaRevision: MODERN_REVISION };
-      const { registered, sent } = lent.owned.request(c, JSON.stringify(upstream), { header: MODERN_REVISION, policy: snap.policy, stream, ...(trace && { trace }) }, { headers: req.headers });
+      // The profile is this request's client's (its `_meta`), not that of the client the pooled session was opened for.
+      const { registered, sent } = lent.owned.request(c, JSON.stringify(upstream), { header: MODERN_REVISION, policy: snap.policy, stream, client: clientInfo(message) ?? null, ...(trace && { trace }) }, { headers: req.headers });
       countRevision(ctx.metrics, name, registered.revision, registered.source);
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;

@@ -74,7 +74,9 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: GatewayContext, g
   /** The protected-resource metadata: found where the upstream keeps it, `resource` rewritten. */
   async function metadata(request: GatewayRequest, res: ServerResponse, upstream: OAuthUpstream): Promise<Outcome> {
     const url = upstreamUrlOf(upstream);
-    const answer = await fetchMetadata(upstream, toUpstreamHeaders(request.headers, { host: url.host, configured: upstream.headers, dropAuthorization: true }));
+    // Without the upstream's `headers:`: they are the operator's credentials for its MCP endpoint, and this route
+    // is open to anyone (it is how a client learns how to get a token).
+    const answer = await fetchMetadata(upstream, toUpstreamHeaders(request.headers, { host: url.host, configured: {}, dropAuthorization: true }));
     if (answer.statusCode < 200 || answer.statusCode >= 300) return relay(res, answer);
     const text = await readText(decodedBody(answer.headers, answer.body), MAX_METADATA_BYTES, upstream.name);
     const target = publicResource(upstream.path, upstream.publicUrl, viewOf(request));
@@ -94,9 +96,9 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: GatewayContext, g
       const url = upstreamUrlOf(upstream);
       const headers = toUpstreamHeaders(request.headers, {
         host: url.host,
-        // The upstream's `headers:` are for its MCP endpoint; a configured Authorization must not replace a
-        // client's credentials at the token endpoint.
-        configured: endpoint ? {} : upstream.headers,
+        // The upstream's `headers:` are the operator's credentials for its MCP endpoint: never sent here (these
+        // routes are open to anyone, and a configured Authorization must not replace a client's at the token endpoint).
+        configured: {},
         dropAuthorization: !endpoint || request.generation.config.auth !== undefined,
       });
       const query = request.query === '' ? '' : `?${request.query}`;

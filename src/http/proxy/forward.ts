@@ -199,7 +199,9 @@ class ProxyExchange {
   /** Step 4: the request upstream. Undefined when it failed (answered here, or the client is gone). */
   async #send(): Promise<UpstreamAnswer | undefined> {
     const config = this.#snap.upstream;
-    const headers = toUpstreamHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: config.headers, dropAuthorization: this.#snap.loaded.config.auth !== undefined });
+    // The upstream's `headers:` are the operator's credentials for its MCP endpoint: a discovery document (which
+    // anyone may ask for, without the gateway's token) is fetched without them, as a client's own request would be.
+    const headers = toUpstreamHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#options.mcp ? config.headers : {}, dropAuthorization: this.#snap.loaded.config.auth !== undefined });
     // A bridged session's upstream does not know the client's revision: it gets its own, or none.
     if (this.#header !== undefined) {
       const forwarded = upstreamProtocolHeader(this.#header, this.#known?.upstreamRevision);
