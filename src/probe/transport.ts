@@ -35,7 +35,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
   switch (upstream.kind) {
     case 'http':
       return {
-        transport: new StreamableHTTPClientTransport(new URL(upstream.url), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch }),
+        transport: new StreamableHTTPClientTransport(new URL(upstream.url), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch(config.limits.maxResultBytes) }),
         target: `url ${upstream.url}`,
         stderrTail: () => '',
         exit: () => undefined,
@@ -43,7 +43,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
       };
     case 'sse':
       return {
-        transport: new SSEClientTransport(new URL(upstream.sse), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch }),
+        transport: new SSEClientTransport(new URL(upstream.sse), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch(config.limits.maxResultBytes) }),
         target: `sse ${upstream.sse}`,
         stderrTail: () => '',
         exit: () => undefined,

@@ -28,6 +28,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION, METRIC_MCP_CLIENT_OPERATION_DURATION, METRIC_MCP_SERVER_OPERATION_DURATION, METRIC_MCP_SERVER_SESSION_DURATION } from './names.js';
+import { CONTENT_MAX } from './spans.js';
 
 /** The `telemetry:` block of the config (every key optional; the environment wins). */
 export interface TelemetrySettings {
@@ -114,6 +115,8 @@ export function startTelemetry(settings: TelemetrySettings | undefined, version:
     resource,
     sampler: samplerFrom(env.OTEL_TRACES_SAMPLER ?? settings?.sampler, env.OTEL_TRACES_SAMPLER_ARG ?? settings?.samplerArg),
     spanProcessors: [new BatchSpanProcessor({ exporter })],
+    // Attribute values a client chose (a tool name, a request id) are cut at the length captured content has.
+    spanLimits: { attributeValueLengthLimit: CONTENT_MAX },
   });
   const tracer = provider.getTracer('mcp-retrofit', version);
   const metrics = metricsFor(settings, env, protocol, envHasEndpoint, resource, version);

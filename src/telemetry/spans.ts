@@ -63,6 +63,19 @@ export const CONTENT_MAX = 4096;
 
 const bounded = (text: string): string => (text.length > CONTENT_MAX ? `${text.slice(0, CONTENT_MAX)}…` : text);
 
+/** Longest method or tool/prompt name in a span's name (the spec's length for a tool name). */
+export const NAME_MAX = 128;
+
+const short = (text: string): string => (text.length > NAME_MAX ? `${text.slice(0, NAME_MAX)}…` : text);
+
+/**
+ * A span's name, `method target`: both are the client's to choose, and span names are not attributes (the
+ * provider's attribute limits do not reach them), so each is cut at NAME_MAX.
+ */
+function spanName(method: string, target: string | undefined): string {
+  return target === undefined ? short(method) : `${short(method)} ${short(target)}`;
+}
+
 /** The retrofit of a tools/call answer, as span attributes. */
 export interface RetrofitFacts {
   readonly outcome: string;
@@ -95,9 +108,8 @@ export class RequestTrace {
     this.#tracer = tracer;
     this.#facts = facts;
     this.#instruments = instruments;
-    const target = facts.tool ?? facts.prompt;
     this.#server = tracer.startSpan(
-      target === undefined ? facts.method : `${facts.method} ${target}`,
+      spanName(facts.method, facts.tool ?? facts.prompt),
       {
         kind: SpanKind.SERVER,
         attributes: {
@@ -123,9 +135,8 @@ export class RequestTrace {
     if (!this.#client) {
       this.#clientStarted = performance.now();
       const parent = trace.setSpan(ROOT_CONTEXT, this.#server);
-      const target = this.#facts.tool ?? this.#facts.prompt;
       this.#client = this.#tracer.startSpan(
-        target === undefined ? this.#facts.method : `${this.#facts.method} ${target}`,
+        spanName(this.#facts.method, this.#facts.tool ?? this.#facts.prompt),
         {
           kind: SpanKind.CLIENT,
           attributes: {

@@ -18,6 +18,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startServe } from '../helpers/serve.js';
 import { tempFiles } from '../unit/config/helpers.js';
 
 const MODERN = '2026-07-28';
@@ -194,5 +195,33 @@ describe('2026-07-28 clients on pooled sessions of a credentialed url upstream',
     expect(text).toContain('RETROFIT_ERR_UPSTREAM_RESET');
     // timeoutMs is 20 s: an answer within it came from the reset, not the deadline.
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('a reload that changes an upstream\'s settings', () => {
+  it('serves 2026-07-28 requests on sessions opened with the new headers, never the rotated ones (review finding)', async () => {
+    const config = (token: string): string => `
+upstreams:
+  up:
+    url: http://127.0.0.1:${port}/mcp
+    headers: { Authorization: "Bearer ${token}" }
+    tools:
+      whoami:
+        outputSchema: { type: object, properties: { owner: { type: string }, auth: { type: string } }, required: [owner, auth] }
+`;
+    const served = await startServe(config('tokA'));
+    const whoami = async (): Promise<unknown> => {
+      const res = await fetch(`${served.origin}/up/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'whoami' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {}, _meta: meta() } }),
+      });
+      return ((await res.json()) as { result: { structuredContent: unknown } }).result.structuredContent;
+    };
+    expect(await whoami()).toEqual({ owner: 'tokA', auth: 'tokA' });
+    served.write(config('tokB'));
+    expect(await served.sighup()).toMatchObject({ ok: true });
+    // The pooled session opened with tokA is not lent again: a new one, opened with tokB, serves.
+    expect(await whoami()).toEqual({ owner: 'tokB', auth: 'tokB' });
   });
 });

@@ -209,3 +209,32 @@ describe('telemetry.captureContent', () => {
     expect(span?.attributes['gen_ai.tool.call.result']).toBe('Weather for REDACTED (key [Redacted]): cold');
   });
 });
+
+describe('strings a client chose, in spans and log lines', () => {
+  it('are cut: span names at 128 characters a part, attribute values at 4,096, the request log line\'s at 256 (review finding)', async () => {
+    const upstream = await startV1Server({
+      build: () => new McpServer({ name: 'traced', version: '1.0.0' }),
+    });
+    const receiver = await startOtlpReceiver();
+    const dir = await tempFiles({});
+    const file = join(dir, 'gateway.yaml');
+    await writeFile(file, `telemetry: { endpoint: "${receiver.endpoint}", protocol: http/json }\nupstreams:\n  http:\n    url: ${upstream.url}\n`);
+    const gateway = await startGateway(await loadConfig(file));
+    const client = new Client({ name: 'c', version: '1.0.0' });
+    onTestFinished(() => client.close());
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url('/http/mcp'))));
+    const name = 't'.repeat(300_000);
+    // A server without tools refuses the call: the refusal is the upstream's, the span and log line are the gateway's.
+    await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(/Method not found/);
+    await client.close();
+    await gateway.app.close();
+    const spans = receiver.spans.filter((x) => x.name.startsWith('tools/call t'));
+    expect(spans.length).toBeGreaterThanOrEqual(1);
+    for (const span of spans) {
+      expect(span.name).toBe(`tools/call ${'t'.repeat(128)}…`);
+      expect(String(span.attributes['gen_ai.tool.name']).length).toBe(4096);
+    }
+    const line = gateway.logs.find((l) => l.msg === 'request' && l.method === 'tools/call');
+    expect(line?.tool).toBe(`${'t'.repeat(256)}…`);
+  });
+});

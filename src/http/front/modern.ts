@@ -10,7 +10,7 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
-import type { StatelessServing } from '../../config/types.js';
+import type { StatelessServing, UpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { classifyMessage, type ClassifiedBody, type JsonRpcId } from '../../jsonrpc/classify.js';
@@ -96,6 +96,25 @@ function isRefusal(lent: PooledSession | PoolRefusal | JsonObject): lent is Pool
   return 'refused' in lent && lent.refused === true;
 }
 
+const SETTINGS_KEYS = new WeakMap<UpstreamConfig, string>();
+
+/**
+ * The upstream's settings a pooled session's link keeps from when it opened, as a short key: the upstream's
+ * config less what is read per request (`tools`, `record`, `stateless`), the limits and whether the gateway
+ * has its own `auth`. Memoized per config generation (its objects are frozen): no work per request.
+ */
+function settingsKey(snap: Snapshot): string {
+  const upstream = snap.upstream;
+  let key = SETTINGS_KEYS.get(upstream);
+  if (key === undefined) {
+    const { tools: _tools, record: _record, stateless: _stateless, ...kept } = upstream as UpstreamConfig & { record?: unknown };
+    const text = JSON.stringify([kept, snap.loaded.config.limits, snap.loaded.config.auth !== undefined]);
+    key = createHash('sha256').update(text).digest('hex').slice(0, 12);
+    SETTINGS_KEYS.set(upstream, key);
+  }
+  return key;
+}
+
 export function createModernFront(target: ModernTarget, ctx: GatewayContext, options: { keepAliveMs?: number } = {}): ModernFront {
   const name = target.name;
   const log = ctx.logger.child({ upstream: name, revision: MODERN_REVISION });
@@ -120,15 +139,20 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
   subscriptions.current = new ResourceSubscriptions(pool, log);
   const resources = subscriptions.current;
 
-  const keyOf = (caps: JsonObject, headers: IncomingHttpHeaders): string => {
+  /**
+   * What sessions of a request's kind share: the upstream's settings a link takes when it opens (a reload that
+   * changes its `headers:`, `timeoutMs` or the limits makes sessions opened before it never lent again: they
+   * give way or idle out), the client's capabilities, and its credentials.
+   */
+  const keyOf = (caps: JsonObject, headers: IncomingHttpHeaders, snap: Snapshot): string => {
     const credentials = target.credentials?.(headers);
-    const key = capabilityKey(caps);
+    const key = `${settingsKey(snap)}/${capabilityKey(caps)}`;
     return credentials === undefined ? key : `${key}@${createHash('sha256').update(credentials).digest('hex').slice(0, 16)}`;
   };
 
-  const lease = (message: JsonObject, req: GatewayRequest, timeoutMs: number): Promise<PooledSession | PoolRefusal> | PooledSession | PoolRefusal => {
+  const lease = (message: JsonObject, req: GatewayRequest, snap: Snapshot): Promise<PooledSession | PoolRefusal> | PooledSession | PoolRefusal => {
     const capabilities = clientCapabilities(message);
-    return pool.lease({ key: keyOf(capabilities, req.headers), capabilities, clientInfo: clientInfo(message), headers: req.headers, deadline: Date.now() + timeoutMs });
+    return pool.lease({ key: keyOf(capabilities, req.headers, snap), capabilities, clientInfo: clientInfo(message), headers: req.headers, deadline: Date.now() + snap.upstream.timeoutMs });
   };
 
   function refuse(res: ServerResponse, facts: ModernFacts, error: RetrofitError, id: JsonRpcId): void {
@@ -161,9 +185,9 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
    * and a client without credentials must meet the upstream's challenge, not another user's answer.
    */
   async function initializeResult(message: JsonObject, req: GatewayRequest, snap: Snapshot): Promise<JsonObject | PoolRefusal> {
-    const known = pool.initializeResultOf(keyOf(clientCapabilities(message), req.headers));
+    const known = pool.initializeResultOf(keyOf(clientCapabilities(message), req.headers, snap));
     if (known) return known;
-    const lent = await lease(message, req, snap.upstream.timeoutMs);
+    const lent = await lease(message, req, snap);
     if (isRefusal(lent)) return lent;
     pool.release(lent);
     return lent.initialize ?? {};
@@ -188,7 +212,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     const owner: SubscriptionOwner = { uris: urisOf(filter), lost: () => res.destroy() };
     const capabilities = clientCapabilities(message);
     // Its subscriptions are held, and its updates delivered, under its own key (credentials, capabilities).
-    const key = keyOf(capabilities, req.headers);
+    const key = keyOf(capabilities, req.headers, snap);
     if (owner.uris.length > 0) {
       const subscribed = await resources.add(owner, { key, capabilities, clientInfo: clientInfo(message), headers: req.headers, timeoutMs: snap.upstream.timeoutMs });
       if (!subscribed) {
@@ -213,7 +237,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
 
   async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
     const timeoutMs = snap.upstream.timeoutMs;
-    const lent = await lease(message, req, timeoutMs);
+    const lent = await lease(message, req, snap);
     if (isRefusal(lent)) return refused(res, facts, lent, id, req, snap);
     if (res.destroyed) {
       pool.release(lent);

@@ -62,6 +62,12 @@ export function countRevision(metrics: Metrics, upstream: string, revision: stri
 
 const q = JSON.stringify;
 
+/** Longest string a client chose that a log line holds whole (a method, a tool name, its client's name). */
+export const LOGGED_CHARS = 256;
+
+/** `text` as the log line holds it: cut at LOGGED_CHARS (a 3 MB tool name would be a 3 MB line per request). */
+const cut = (text: string): string => (text.length > LOGGED_CHARS ? `${text.slice(0, LOGGED_CHARS)}…` : text);
+
 /**
  * The exchange's fields as its log line holds them, in this order, those that are undefined left out (as pino
  * would: the line is written through src/log.ts infoFields). Strings a client chose (session, tool, revision,
@@ -70,14 +76,14 @@ const q = JSON.stringify;
 export function exchangeFields(r: ExchangeRecord, outcome: string, durationMs: number): string {
   let f = `,"reqId":${q(r.reqId)},"upstream":${q(r.upstream)}`;
   if (r.session !== undefined) f += `,"session":${q(r.session)}`;
-  f += `,"method":${q(r.method)}`;
-  if (r.tool !== undefined) f += `,"tool":${q(r.tool)}`;
+  f += `,"method":${q(cut(r.method))}`;
+  if (r.tool !== undefined) f += `,"tool":${q(cut(r.tool))}`;
   if (r.profile !== undefined) f += `,"profile":${q(r.profile)}`;
   if (r.path !== undefined) f += `,"path":${q(r.path)}`;
-  if (r.revision !== undefined) f += `,"revision":${q(r.revision)}`;
+  if (r.revision !== undefined) f += `,"revision":${q(cut(r.revision))}`;
   if (r.revisionSource !== undefined) f += `,"revisionSource":${q(r.revisionSource)}`;
-  if (r.requested !== undefined) f += `,"requested":${q(r.requested)}`;
-  if (r.client !== undefined) f += `,"client":${q(r.client)}`;
+  if (r.requested !== undefined) f += `,"requested":${q(cut(r.requested))}`;
+  if (r.client !== undefined) f += `,"client":${q(cut(r.client))}`;
   f += `,"status":${r.status},"outcome":${q(outcome)}`;
   if (r.rpcError !== undefined) f += `,"rpcError":${q(r.rpcError)}`;
   if (r.errorCode !== undefined) f += `,"code":${q(r.errorCode)}`;

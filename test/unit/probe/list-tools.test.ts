@@ -110,6 +110,25 @@ describe('listUpstreamTools', () => {
     expect(err.message).toBe('upstream "h" did not answer within 300ms');
   });
 
+  it('an answer that never ends is cut at limits.maxResultBytes, long before the deadline, with memory bounded (review finding)', async () => {
+    // An endless JSON body: the SDK reads a JSON answer whole, so the probe used to grow ~200 MB/s to its deadline.
+    const endless = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const more = (): void => {
+        while (res.write(chunk));
+      };
+      res.on('drain', more);
+      res.write('{"jsonrpc":"2.0","id":0,"result":{"x":"');
+      more();
+    });
+    const started = Date.now();
+    const err = await failure(listUpstreamTools(http(`${endless.origin}/mcp`), CONFIG, { timeoutMs: 60_000 }));
+    expect(err.code).toBe('RETROFIT_ERR_UPSTREAM_UNREACHABLE');
+    expect((err.cause as Error).message).toContain(`is larger than limits.maxResultBytes (${CONFIG.limits.maxResultBytes} bytes)`);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
   it('a command that cannot be spawned is unreachable', async () => {
     const err = await failure(listUpstreamTools(stdio('retrofit-no-such-command', []), CONFIG, { timeoutMs: 10_000 }));
     expect(err.code).toBe('RETROFIT_ERR_UPSTREAM_UNREACHABLE');
