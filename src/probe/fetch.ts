@@ -8,7 +8,7 @@
  */
 import { Readable, Transform, pipeline } from 'node:stream';
 import { request } from 'undici';
-import { decodedBody } from '../upstream/exchange.js';
+import { decodedBody, decodedCoding } from '../upstream/exchange.js';
 
 type FetchInput = string | URL | Request;
 
@@ -48,9 +48,10 @@ export function probeFetch(maxBytes: number): (input: FetchInput, init?: Request
     const url = urlOf(input);
     const res = await request(url, { method: method as 'GET', headers, ...(body !== undefined && { body }), ...(init.signal && { signal: init.signal }) });
     const out = new Headers();
+    // A body handed on decoded (upstream/exchange.ts) no longer has its coding or its length.
+    const decoded = decodedCoding(res.headers) !== undefined;
     for (const [name, value] of Object.entries(res.headers)) {
-      // The body handed on is decoded (upstream/exchange.ts): its coding no longer applies.
-      if (name === 'content-encoding' || name === 'content-length') continue;
+      if (decoded && (name === 'content-encoding' || name === 'content-length')) continue;
       if (Array.isArray(value)) for (const v of value) out.append(name, v);
       else if (value !== undefined) out.set(name, value);
     }

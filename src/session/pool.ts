@@ -24,24 +24,15 @@ import type { Rewriter } from '../pipeline/rewrite.js';
 import { LATEST_STATEFUL_REVISION } from '../protocol/era.js';
 import { initializeCapabilities } from '../protocol/modern.js';
 import type { LinkHttpAnswer, UpstreamLink } from '../upstream/link.js';
-import { deliveryMessage, deliveryText, type ClientSide, type Delivery } from './client-side.js';
+import { deliveryMessage, deliveryText, type Delivery } from './client-side.js';
 import { OwnedSession } from './owned.js';
+import { PooledSession, type PoolStream } from './pooled-session.js';
 import { SessionState } from './state.js';
 
 /** Requests waiting for a free session, per pool; beyond it a request is refused at once. */
 export const MAX_WAITERS = 256;
 /** The identity the gateway initializes pooled sessions with when the client gave none. */
 export const GATEWAY_CLIENT_INFO: JsonObject = Object.freeze({ name: 'mcp-retrofit', version: PACKAGE_VERSION }) as JsonObject;
-
-/** What serves one request on a pooled session: where the upstream's messages for it go. */
-export interface PoolStream {
-  /** A message of the upstream for this request: its answer, its progress, a request of the upstream. */
-  deliver(delivery: Delivery): void;
-  /** True while its client cannot take more now (the session stops reading its upstream meanwhile). */
-  readonly backedUp: boolean;
-  /** No answer will come for `id` (it was cancelled). */
-  abandon(id: JsonRpcId): void;
-}
 
 export interface PoolOptions {
   readonly upstream: string;
@@ -54,8 +45,10 @@ export interface PoolOptions {
   readonly rewriter: Rewriter;
   readonly metrics: Metrics;
   readonly log: Logger;
-  /** A notification of a pooled session that belongs to no request (the pool's listeners take it). */
-  /** `scope`: the key of the session that sent it, when that session holds resource subscriptions for its key. */
+  /**
+   * A notification of a pooled session that belongs to no request (the pool's listeners take it); `scope`: the
+   * key of the session that sent it, when that session holds resource subscriptions for its key.
+   */
   readonly onNotification: (method: string, json: string, scope?: string) => void;
   /** A session's link ended (whoever holds it for longer than a request hears of it). */
   readonly onEnded?: (session: PooledSession) => void;
@@ -92,80 +85,6 @@ export interface PoolRefusal {
 function refusal(error: RetrofitError, answer?: LinkHttpAnswer): PoolRefusal {
   const { error: body } = error.toJsonRpc();
   return { refused: true, status: error.status, error: body as unknown as JsonObject, ...(answer && { answer }) };
-}
-
-/** One pooled upstream session: its core, and the one request it serves now. */
-export class PooledSession implements ClientSide<PoolStream> {
-  readonly owned: OwnedSession<PoolStream>;
-  readonly key: string;
-  /** The upstream's InitializeResult. */
-  initialize: JsonObject | undefined;
-  #stream: PoolStream | undefined;
-  #idle: NodeJS.Timeout | undefined;
-  #ids = 0;
-  readonly #pool: SessionPool;
-
-  constructor(pool: SessionPool, key: string, owned: OwnedSession<PoolStream>) {
-    this.#pool = pool;
-    this.key = key;
-    this.owned = owned;
-    owned.attach(this);
-  }
-
-  /** Lent to a request now. */
-  get busy(): boolean {
-    return this.#stream !== undefined;
-  }
-
-  get alive(): boolean {
-    return this.owned.closed === undefined && this.owned.link.alive;
-  }
-
-  /** A request id for the upstream, unique in this session (a late answer to a cancelled one matches nothing). */
-  nextId(): string {
-    this.#ids += 1;
-    return `rf-${this.#ids}`;
-  }
-
-  /** The request `stream` serves has the session now. */
-  use(stream: PoolStream): void {
-    this.#stream = stream;
-    if (this.#idle) clearTimeout(this.#idle);
-    this.#idle = undefined;
-  }
-
-  /** Lent to nobody: it closes after `idleMs` unless lent again. */
-  rest(idleMs: number, onIdle: () => void): void {
-    this.#stream = undefined;
-    this.owned.pressureChanged();
-    if (this.#idle) clearTimeout(this.#idle);
-    this.#idle = setTimeout(onIdle, idleMs);
-    this.#idle.unref();
-  }
-
-  stopTimer(): void {
-    if (this.#idle) clearTimeout(this.#idle);
-    this.#idle = undefined;
-  }
-
-  /**
-   * Set while the session holds resource subscriptions for one key (src/http/front/resource-subscriptions.ts):
-   * what it sends outside any request (its resource updates) is for that key's listeners only.
-   */
-  scope: string | undefined;
-
-  deliver(stream: PoolStream | undefined, delivery: Delivery): void {
-    if (stream) stream.deliver(delivery);
-    else this.#pool.unrouted(this, delivery, this.scope);
-  }
-
-  backedUp(): boolean {
-    return this.#stream?.backedUp ?? false;
-  }
-
-  abandon(stream: PoolStream | undefined, id: JsonRpcId): void {
-    stream?.abandon(id);
-  }
 }
 
 interface Waiter {
@@ -351,7 +270,7 @@ export class SessionPool {
           if (holder.session) this.#drop(holder.session);
         },
       });
-      session = new PooledSession(this, request.key, owned);
+      session = new PooledSession((from, delivery, scope) => this.unrouted(from, delivery, scope), request.key, owned);
       holder.session = session;
       const init = new InitStream();
       session.use(init);

@@ -28,7 +28,8 @@ import {
   type ModernHeaders,
   type ModernProblem,
 } from '../../protocol/modern.js';
-import { SessionPool, type PoolRefusal, type PooledSession } from '../../session/pool.js';
+import { SessionPool, type PoolRefusal } from '../../session/pool.js';
+import type { PooledSession } from '../../session/pooled-session.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { UpstreamLink } from '../../upstream/link.js';
 import { withTraceMeta } from '../../telemetry/spans.js';

@@ -14,7 +14,8 @@ import type { JsonObject } from '../../json.js';
 import { classifyMessage } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import type { Delivery } from '../../session/client-side.js';
-import type { LeaseRequest, PooledSession, PoolRefusal, PoolStream, SessionPool } from '../../session/pool.js';
+import type { LeaseRequest, PoolRefusal, SessionPool } from '../../session/pool.js';
+import type { PooledSession, PoolStream } from '../../session/pooled-session.js';
 
 /** Most URIs one listener may subscribe to. */
 export const MAX_URIS_PER_LISTENER = 100;
@@ -31,16 +32,14 @@ class QuietStream implements PoolStream {
   readonly backedUp = false;
   readonly #pool: SessionPool;
   readonly #session: PooledSession;
-  readonly #key: string;
 
-  constructor(pool: SessionPool, session: PooledSession, key: string) {
+  constructor(pool: SessionPool, session: PooledSession) {
     this.#pool = pool;
     this.#session = session;
-    this.#key = key;
   }
 
   deliver(delivery: Delivery): void {
-    if (delivery.answers === undefined) this.#pool.unrouted(this.#session, delivery, this.#key);
+    if (delivery.answers === undefined) this.#pool.unrouted(this.#session, delivery, this.#session.scope);
   }
 
   abandon(): void {}
@@ -93,7 +92,7 @@ export class ResourceSubscriptions {
     for (const uri of owner.uris) {
       const n = holder.counts.get(uri) ?? 0;
       holder.counts.set(uri, n + 1);
-      if (n === 0) this.#send(holder, session, 'resources/subscribe', uri, request.headers);
+      if (n === 0) this.#send(session, 'resources/subscribe', uri, request.headers);
     }
     return true;
   }
@@ -110,7 +109,7 @@ export class ResourceSubscriptions {
       if (n > 0) holder.counts.set(uri, n);
       else {
         holder.counts.delete(uri);
-        if (session) this.#send(holder, session, 'resources/unsubscribe', uri, {});
+        if (session) this.#send(session, 'resources/unsubscribe', uri, {});
       }
     }
     if (holder.owners.size === 0) {
@@ -131,14 +130,14 @@ export class ResourceSubscriptions {
     if (holder.session !== lent) {
       holder.session = lent;
       lent.scope = holder.key;
-      lent.use(new QuietStream(this.#pool, lent, holder.key));
+      lent.use(new QuietStream(this.#pool, lent));
     }
     return lent;
   }
 
-  #send(holder: Holder, session: PooledSession, method: string, uri: string, headers: IncomingHttpHeaders): void {
+  #send(session: PooledSession, method: string, uri: string, headers: IncomingHttpHeaders): void {
     const message: JsonObject = { jsonrpc: '2.0', id: session.nextId(), method, params: { uri } };
-    const { sent } = session.owned.request(classifyMessage(message), JSON.stringify(message), { header: undefined, policy: undefined, stream: new QuietStream(this.#pool, session, holder.key) }, { headers });
+    const { sent } = session.owned.request(classifyMessage(message), JSON.stringify(message), { header: undefined, policy: undefined, stream: new QuietStream(this.#pool, session) }, { headers });
     void Promise.resolve(sent).then((outcome) => {
       if (!outcome.ok) this.#log.warn({ method, uri, err: outcome.error }, 'resource subscription could not be sent upstream');
     });
