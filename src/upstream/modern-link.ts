@@ -43,7 +43,7 @@ const MAX_SUBSCRIPTIONS = 1000;
 
 /** One client request in flight upstream. */
 interface Call {
-  readonly clientId: JsonRpcId;
+  readonly clientId: string | number;
   readonly message: JsonObject;
   readonly abort: AbortController;
   /** The input requests the client has not answered yet, by the upstream's key. */
@@ -202,12 +202,14 @@ export class ModernUpstreamLink extends HttpLink {
     }
     const reader = this.reader((data) => this.#fromCall(call, data));
     const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
-    void this.read(decodedBody(res.headers, res.body), type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then(() => {
+    void this.read(decodedBody(res.headers, res.body), type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then((whole) => {
+      if (this.#calls.get(idKey(call.clientId)) !== call || call.waiting.size > 0 || call.abort.signal.aborted) return;
+      this.#forget(call);
+      // A stream that broke before the call's result: reported as reset, so the session answers it at once with
+      // UPSTREAM_RESET (and counts it), as on the other HTTP links.
+      if (!whole) this.dropped({ reason: 'reset', bytes: 0, id: call.clientId });
       // An answer that ended without the call's result: it is owed one.
-      if (this.#calls.get(idKey(call.clientId)) === call && call.waiting.size === 0 && !call.abort.signal.aborted) {
-        this.#forget(call);
-        this.#replyError(call.clientId, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.o.upstream], { cause: new Error(`HTTP ${res.statusCode} ended without an answer`) }));
-      }
+      else this.#replyError(call.clientId, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.o.upstream], { cause: new Error(`HTTP ${res.statusCode} ended without an answer`) }));
     });
     return { ok: true };
   }
