@@ -10,7 +10,9 @@
  * - the client profile was the first client's of the pooled session, not the request's;
  * - `<path>/.well-known/…` and the protected-resource metadata, open to anyone, went out with the operator's
  *   configured `headers:`;
- * - an SSE answer the upstream cut mid-event was answered at timeoutMs (UPSTREAM_TIMEOUT), not at once.
+ * - an SSE answer the upstream cut mid-event was answered at timeoutMs (UPSTREAM_TIMEOUT), not at once;
+ * - a request on a pooled session whose token the upstream has since revoked got a JSON-RPC error (200), not the
+ *   upstream's 401 and challenge, so the client never knew to authorize again.
  */
 import { createServer, type ServerResponse, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -28,6 +30,8 @@ let upstream: Server;
 let port = 0;
 /** What the upstream saw: every well-known request's headers, every subscribe (token, uri). */
 const seen = { wellKnown: [] as Record<string, unknown>[], subscribed: [] as { tok: string; uri: string }[] };
+/** Tokens the upstream no longer accepts (revoked while their sessions are open). */
+const revoked = new Set<string>();
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -45,8 +49,8 @@ beforeAll(async () => {
         seen.wellKnown.push({ url: req.url, authorization: req.headers.authorization, 'x-api-key': req.headers['x-api-key'] });
         return json(res, 200, { resource: `http://127.0.0.1:${port}/mcp`, authorization_servers: ['https://as.example'] });
       }
-      const tok = /^Bearer (tok[AB])$/.exec(req.headers.authorization ?? '')?.[1];
-      if (!tok) return json(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"` });
+      const tok = /^Bearer (tok[ABC])$/.exec(req.headers.authorization ?? '')?.[1];
+      if (!tok || revoked.has(tok)) return json(res, 401, { error: 'unauthorized' }, { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp"` });
       if (req.method === 'DELETE') return void res.writeHead(200).end();
       if (req.method === 'GET') return void res.writeHead(405).end();
       const m = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string | number; method: string; params?: { name?: string; uri?: string } };
@@ -67,7 +71,13 @@ beforeAll(async () => {
         res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: m.params.uri, _meta: { owner } } })}\n\n`);
         return res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} })}\n\n`);
       }
-      if (m.method === 'tools/list') return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'whoami', inputSchema: { type: 'object' } }, { name: 'cut', inputSchema: { type: 'object' } }] } });
+      if (m.method === 'tools/list') return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'whoami', inputSchema: { type: 'object' } }, { name: 'cut', inputSchema: { type: 'object' } }, { name: 'touch', inputSchema: { type: 'object' } }] } });
+      if (m.method === 'tools/call' && m.params?.name === 'touch') {
+        // A resource update on the call's own answer stream, before its result.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'mem://shared', _meta: { owner: `${owner} (touch)` } } })}\n\n`);
+        return res.end(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [] } })}\n\n`);
+      }
       if (m.method === 'tools/call' && m.params?.name === 'cut') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('event: message\ndata: {"jsonrpc":"2.0","id":');
@@ -86,7 +96,7 @@ afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-async function start(): Promise<TestGateway> {
+async function start(poolSize = 2): Promise<TestGateway> {
   const dir = await tempFiles({
     'config.yaml': `
 clients:
@@ -98,7 +108,7 @@ upstreams:
     url: http://127.0.0.1:${port}/mcp
     headers: { X-Api-Key: operator-secret }
     timeoutMs: 20000
-    stateless: { poolSize: 2 }
+    stateless: { poolSize: ${poolSize} }
     tools:
       whoami:
         outputSchema: { type: object, properties: { owner: { type: string }, auth: { type: string } }, required: [owner, auth] }
@@ -148,9 +158,10 @@ describe('2026-07-28 clients on pooled sessions of a credentialed url upstream',
   });
 
   it('resource subscriptions are made with each listener\'s credentials, and updates reach only that user\'s listeners', async () => {
-    const gw = await start();
+    // Each user's subscriptions hold a session of their own: a third serves the call below.
+    const gw = await start(3);
     seen.subscribed.length = 0;
-    const listener = async (token: string): Promise<{ updates: string[] }> => {
+    const listener = async (token: string): Promise<{ updates: string[]; client: ClientV2 }> => {
       const client = new ClientV2({ name: `listener-${token}`, version: '1' }, { versionNegotiation: { mode: { pin: MODERN } } } as never);
       onTestFinished(() => client.close());
       await client.connect(new TransportV2(new URL(gw.url('/up/mcp')), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
@@ -159,7 +170,7 @@ describe('2026-07-28 clients on pooled sessions of a credentialed url upstream',
       const subscription = await client.listen({ resourceSubscriptions: ['mem://shared'] });
       onTestFinished(() => subscription.close());
       expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ['mem://shared'] });
-      return { updates };
+      return { updates, client };
     };
     const a = await listener('tokA');
     await expect.poll(() => a.updates).toEqual(['mem://shared for tokA']);
@@ -167,6 +178,11 @@ describe('2026-07-28 clients on pooled sessions of a credentialed url upstream',
     await expect.poll(() => b.updates).toEqual(['mem://shared for tokB']);
     // Each user's subscription went upstream on a session of their own; neither heard the other's update.
     expect(seen.subscribed).toEqual([{ tok: 'tokA', uri: 'mem://shared' }, { tok: 'tokB', uri: 'mem://shared' }]);
+    expect(a.updates).toEqual(['mem://shared for tokA']);
+    // An update that comes on a call's answer stream reaches that user's listeners only (it reached nobody before).
+    // (A request of the listener's own client: the same key, credentials and capabilities, as its subscriptions.)
+    expect(await b.client.callTool({ name: 'touch', arguments: {} })).toMatchObject({ content: [] });
+    await expect.poll(() => b.updates).toEqual(['mem://shared for tokB', 'mem://shared for tokB (touch)']);
     expect(a.updates).toEqual(['mem://shared for tokA']);
   });
 
@@ -185,6 +201,22 @@ describe('2026-07-28 clients on pooled sessions of a credentialed url upstream',
     expect((await fetch(gw.url('/.well-known/oauth-protected-resource/up/mcp'))).status).toBe(200);
     expect(seen.wellKnown.length).toBeGreaterThanOrEqual(2);
     for (const request of seen.wellKnown) expect(request).toMatchObject({ authorization: undefined, 'x-api-key': undefined });
+  });
+
+  it('a token revoked while its pooled session is open: the client gets the upstream\'s 401 and challenge, not a JSON-RPC error', async () => {
+    const gw = await start();
+    expect((await call(gw, 1, 'tokC')).status).toBe(200);
+    revoked.add('tokC');
+    onTestFinished(() => void revoked.delete('tokC'));
+    const refused = await call(gw, 2, 'tokC');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain(`resource_metadata="${gw.origin}/.well-known/oauth-protected-resource/up/mcp"`);
+    expect(await refused.json()).toEqual({ error: 'unauthorized' });
+    // The session went back to the pool: the same client, authorized again, is served.
+    revoked.delete('tokC');
+    const again = await call(gw, 3, 'tokC');
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { result: { structuredContent: unknown } }).result.structuredContent).toEqual({ owner: 'tokC', auth: 'tokC' });
   });
 
   it('an answer stream cut mid-event answers its request at once with UPSTREAM_RESET, not at timeoutMs', async () => {

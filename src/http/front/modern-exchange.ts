@@ -177,6 +177,17 @@ export class ModernExchange implements PoolStream {
     if (this.#attached()) this.#event(text);
   }
 
+  /**
+   * Answer the client with `write` instead of a message (the upstream's own HTTP refusal), when nothing was sent
+   * to it yet; the exchange ends. False when it cannot (the response is streaming, or gone).
+   */
+  answerInstead(write: (res: ServerResponse) => boolean): boolean {
+    if (this.#done || this.#mode !== 'unsent' || !this.#attached()) return false;
+    if (!write(this.#res!)) return false;
+    this.#end();
+    return true;
+  }
+
   abandon(): void {
     // Only the exchange itself cancels its upstream request; the cancellation path released it already.
   }

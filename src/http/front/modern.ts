@@ -31,7 +31,7 @@ import {
 import { SessionPool, type PoolRefusal } from '../../session/pool.js';
 import type { PooledSession } from '../../session/pooled-session.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
-import type { UpstreamLink } from '../../upstream/link.js';
+import type { LinkHttpAnswer, UpstreamLink } from '../../upstream/link.js';
 import { withTraceMeta } from '../../telemetry/spans.js';
 import { traceRequest } from '../trace.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
@@ -171,13 +171,19 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     const error = refusal.error;
     facts.rpcError = typeof error.code === 'number' ? error.code : undefined;
     if (isJsonObject(error.data) && typeof error.data.code === 'string') facts.errorCode = error.data.code;
-    const answer = refusal.answer;
-    if (answer && snap.upstream.kind === 'http') {
-      const headers = { ...answer.headers };
-      rewriteChallenge(req, snap.upstream, answer.status, headers);
-      return writeBody(res, answer.status, toClientHeaders(headers, { dropLength: true }), answer.body);
-    }
-    writeJson(res, refusal.status, { jsonrpc: '2.0', id, error });
+    if (!relayAnswer(res, refusal.answer, req, snap)) writeJson(res, refusal.status, { jsonrpc: '2.0', id, error });
+  }
+
+  /**
+   * The upstream's own HTTP answer to a request it refused (a 401 or 403 and its challenge, named the gateway's
+   * metadata as a proxied exchange's would be), written on `res`: false when there is none to relay.
+   */
+  function relayAnswer(res: ServerResponse, answer: LinkHttpAnswer | undefined, req: GatewayRequest, snap: Snapshot): boolean {
+    if (!answer || snap.upstream.kind !== 'http') return false;
+    const headers = { ...answer.headers };
+    rewriteChallenge(req, snap.upstream, answer.status, headers);
+    writeBody(res, answer.status, toClientHeaders(headers, { dropLength: true }), answer.body);
+    return true;
   }
 
   /**
@@ -256,7 +262,8 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       held,
       log,
       release: (s) => pool.release(s),
-      onNotification: (m, json) => listeners.publish(m, json),
+      // A resource update that arrives during the request is its key's (credentials): only that key's listeners hear it.
+      onNotification: (m, json) => listeners.publish(m, json, lent.key),
       outcome: facts,
     });
     // Traced: the span continues the client's trace from this request's `_meta`, and ends with the exchange.
@@ -275,6 +282,12 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       if (registered.profile !== undefined) facts.profile = registered.profile;
       const failed = (outcome: Awaited<typeof sent>): void => {
         if (outcome.ok) return;
+        // The upstream refused the request itself (its session's credentials no longer hold): the client meets
+        // that answer, challenge and all, and can authorize again; else the JSON-RPC error.
+        if (outcome.answer && exchange.answerInstead((r) => relayAnswer(r, outcome.answer, req, snap))) {
+          facts.errorCode = outcome.error.code;
+          return;
+        }
         stream.deliver({ json: JSON.stringify(outcome.error.toJsonRpc(upstream.id as string)), answers: upstream.id as string });
       };
       if (sent instanceof Promise) void sent.then(failed);
