@@ -284,10 +284,8 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
         if (outcome.ok) return;
         // The upstream refused the request itself (its session's credentials no longer hold): the client meets
         // that answer, challenge and all, and can authorize again; else the JSON-RPC error.
-        if (outcome.answer && exchange.answerInstead((r) => relayAnswer(r, outcome.answer, req, snap))) {
-          facts.errorCode = outcome.error.code;
-          return;
-        }
+        // (Its log line has the upstream's status and no code of the gateway's: the gateway refused nothing.)
+        if (outcome.answer && exchange.answerInstead((r) => relayAnswer(r, outcome.answer, req, snap))) return;
         stream.deliver({ json: JSON.stringify(outcome.error.toJsonRpc(upstream.id as string)), answers: upstream.id as string });
       };
       if (sent instanceof Promise) void sent.then(failed);
