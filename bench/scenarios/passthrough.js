@@ -55,20 +55,23 @@ export async function passthrough({ quick, profileDir, log, compare }) {
       sdk: { direct: `${sdk.url}/mcp`, gateway: `${gw.address}/sdk/mcp`, ...before('/sdk/mcp') },
       // The retrofit and its passthrough twin (the same upstream, the same bytes, no schema) side by side in
       // each round, so the ratio compares runs seconds apart, not a case apart.
-      retro: { gateway: `${gw.address}/retro/mcp`, passthrough: `${gw.address}/rawjson/mcp`, ...before('/retro/mcp'), ...(old && { beforePassthrough: `${old.address}/rawjson/mcp` }) },
+      // `typed`: the same result typed by the upstream itself (its structuredContent passed through, parsed and
+      // checked for the client's revision): the same answer size and one parse, without the extraction.
+      retro: { gateway: `${gw.address}/retro/mcp`, passthrough: `${gw.address}/rawjson/mcp`, typed: `${gw.address}/rawjson/mcp`, ...before('/retro/mcp'), ...(old && { beforePassthrough: `${old.address}/rawjson/mcp` }) },
     };
     const body = toolCall('echo');
+    const bodies = { typed: toolCall('typed') };
     // Warm the JITs and connection pools so round 1 is not penalised (--quick: no warm-up).
-    for (const c of Object.values(cases)) if (!quick) for (const url of Object.values(c)) await autocannon(url, { body, connections, seconds: 1 });
+    for (const c of Object.values(cases)) if (!quick) for (const [target, url] of Object.entries(c)) await autocannon(url, { body: bodies[target] ?? body, connections, seconds: 1 });
     const results = {};
     for (let round = 0; round < rounds; round++) {
       for (const [name, targets] of Object.entries(cases)) {
         const order = Object.entries(targets);
         for (let i = 0; i < order.length; i++) {
           const [target, url] = order[(i + round) % order.length];
-          const pid = { gateway: gw.pid, passthrough: gw.pid, bare: bare.pid, before: old?.pid, beforePassthrough: old?.pid }[target];
+          const pid = { gateway: gw.pid, passthrough: gw.pid, typed: gw.pid, bare: bare.pid, before: old?.pid, beforePassthrough: old?.pid }[target];
           const cpu0 = pid === undefined ? 0 : cpuMs(pid);
-          const r = await autocannon(url, { body, connections, seconds });
+          const r = await autocannon(url, { body: bodies[target] ?? body, connections, seconds });
           if (pid !== undefined) r.cpuUs = ((cpuMs(pid) - cpu0) * 1000) / Math.max(r.requests, 1);
           log(`  s1 ${name}/${target} round ${round + 1}: ${fmt(r.rps)} req/s p99 ${r.p99} ms`);
           ((results[name] ??= {})[target] ??= []).push(r);
@@ -122,7 +125,7 @@ export async function passthrough({ quick, profileDir, log, compare }) {
     if (sb) rows.push(row(`1 passthrough v1 SDK upstream: throughput, this build vs ${compare.label}`, `${compare.label} ${show(sb)} (${fmt(sb.rps / sd.rps)}× direct)`, show(sg), ratio(sg.rps, sb.rps)));
     if (s.retro) {
       // Issue 23: the retrofit of a small result should cost little more than its parse and validation.
-      const { gateway: ret, passthrough: pass, before: rb, beforePassthrough: pb } = s.retro;
+      const { gateway: ret, passthrough: pass, typed, before: rb, beforePassthrough: pb } = s.retro;
       const what = `${SMALL_TEXT.length}-byte JSON text, an object schema (station, readings: items of 5 properties), auto extraction`;
       const both = (x) => `${fmt(x.rps)} req/s, ${fmt(x.cpuUs)} µs CPU/exchange, p99 ${fmt(x.p99)} ms${x.errors ? `, ${x.errors} errors` : ''}`;
       const rps = paired('retro', 'gateway', 'passthrough', (r, p) => r.rps / p.rps);
@@ -130,6 +133,11 @@ export async function passthrough({ quick, profileDir, log, compare }) {
       const cpu = paired('retro', 'gateway', 'passthrough', (r, p) => p.cpuUs / r.cpuUs);
       rows.push(row(`1 raw JSON + retrofit of a small result (${what}) vs passthrough: throughput`, `passthrough ${both(pass)}`, `${both(ret)}${rps.spread}`, rps.ratio, { min: 0.85 }));
       rows.push(row('1 raw JSON + retrofit of a small result vs passthrough: CPU per exchange (passthrough µs ÷ retrofit µs)', `passthrough ${fmt(pass.cpuUs)} µs`, `${fmt(ret.cpuUs)} µs${cpu.spread}`, cpu.ratio, { min: 0.85 }));
+      // What the retrofit costs beyond an answer of the same size that the upstream typed itself.
+      const typedRps = paired('retro', 'gateway', 'typed', (r, t) => r.rps / t.rps);
+      const typedCpu = paired('retro', 'gateway', 'typed', (r, t) => t.cpuUs / r.cpuUs);
+      rows.push(row('1 raw JSON + retrofit of a small result vs the same result typed by the upstream (structuredContent passed through): throughput', `typed ${both(typed)} (${fmt(typed.rps / pass.rps)}× the untyped passthrough)`, `${both(ret)}${typedRps.spread}`, typedRps.ratio));
+      rows.push(row('1 raw JSON + retrofit of a small result vs the same result typed by the upstream: CPU per exchange (typed µs ÷ retrofit µs)', `typed ${fmt(typed.cpuUs)} µs`, `${fmt(ret.cpuUs)} µs${typedCpu.spread}`, typedCpu.ratio));
       if (rb) rows.push(row(`1 raw JSON + retrofit of a small result: this build vs ${compare.label}`, `${compare.label} ${both(rb)}${pb ? ` (${fmt(rb.rps / pb.rps)}× its passthrough's throughput, ${fmt(pb.cpuUs / rb.cpuUs)}× its exchanges per CPU-second)` : ''}`, both(ret), ratio(ret.rps, rb.rps)));
     }
     return rows;

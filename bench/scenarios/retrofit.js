@@ -3,13 +3,17 @@
  * 100 KB and 10 MB in the four shapes `auto` handles (whole JSON, fenced, embedded in prose, several blocks),
  * against the floor: JSON.parse of the same JSON plus one validate with an ajv compiled the same way.
  * Floor and retrofit alternate batch by batch so noise hits both; medians are reported.
+ * Also issue 23's small answer (scenario 1's ~200-byte text) through the whole session path, in process: a
+ * SessionState registers the tools/call, the answer's bytes go through `inbound` (parse, settle, extract,
+ * validate, serialise) and become the bytes sent; against its floor, the JSON work no gateway can skip
+ * (JSON.parse of the answer and of its text, one validate, JSON.stringify of the new answer, its bytes).
  */
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import addFormatsModule from 'ajv-formats';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { shapes } from '../lib/data.js';
+import { OBJECT_SCHEMA, shapes, SMALL_TEXT } from '../lib/data.js';
 import { ROOT } from '../lib/servers.js';
 import { median } from '../lib/sys.js';
 import { fmt, row } from '../lib/table.js';
@@ -49,7 +53,8 @@ export async function retrofitCost({ quick, log }) {
   const { DEFAULTS } = await import(dist('config/types.js'));
   const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false, validateFormats: true });
   addFormats(ajv);
-  const rows = [];
+  // First, while the engine has seen no other shape (as in scenario 1, where the gateway sees only this one).
+  const rows = [await smallAnswer({ dist, compileUpstreamPolicy, DEFAULTS, ajv, quick, log })];
   for (const [label, bytes] of SIZES) {
     const big = bytes >= 1024 * 1024;
     const opts = quick ? { reps: big ? 1 : 5, minMs: big ? 1 : 20 } : { reps: big ? 5 : 15, minMs: big ? 1 : 50 };
@@ -87,4 +92,61 @@ export async function retrofitCost({ quick, log }) {
     }
   }
   return rows;
+}
+
+/**
+ * Issue 23's "the retrofit of a 200-byte result should cost little more than its parse and validation", without
+ * the HTTP around it (scenario 1 measures that, within the noise of whole exchanges): the session path of one
+ * small answer against the JSON operations it cannot avoid.
+ */
+async function smallAnswer({ dist, compileUpstreamPolicy, DEFAULTS, ajv, quick, log }) {
+  const { createRewriter } = await import(dist('pipeline/rewrite.js'));
+  const { createMetrics } = await import(dist('metrics.js'));
+  const { SessionState } = await import(dist('session/state.js'));
+  const { classifyBody } = await import(dist('jsonrpc/classify.js'));
+  const { inbound } = await import(dist('session/inbound.js'));
+  const { createLogger } = await import(dist('log.js'));
+  const upstream = { kind: 'http', name: 'bench', path: '/bench/mcp', timeoutMs: 1000, url: 'http://127.0.0.1:1/mcp', headers: {}, tools: { echo: { outputSchema: OBJECT_SCHEMA, extract: { format: 'auto' } } } };
+  const { policy, errors } = compileUpstreamPolicy(upstream, DEFAULTS);
+  if (errors.length) throw new Error(`policy: ${JSON.stringify(errors)}`);
+  const rewriter = createRewriter(createMetrics({ defaultMetrics: false }), { pool: false, isolatePool: false });
+  const logger = createLogger({ level: 'silent' });
+  const request = classifyBody(JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}')).messages[0];
+  const answer = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: SMALL_TEXT }] } }));
+  const validate = ajv.compile(OBJECT_SCHEMA);
+  const ours = () => {
+    const state = new SessionState({ upstream: 'bench', bridge: false });
+    state.expect(request, { header: '2025-06-18', policy });
+    const out = inbound(state, rewriter, answer, logger);
+    if (out.out === undefined) throw new Error('the small answer was not retrofitted');
+    return Buffer.from(out.out);
+  };
+  const floor = () => {
+    const message = JSON.parse(answer.toString('utf8'));
+    const value = JSON.parse(message.result.content[0].text);
+    if (!validate(value)) throw new Error('floor data invalid');
+    message.result.structuredContent = value;
+    return Buffer.from(JSON.stringify(message));
+  };
+  if (ours().length !== floor().length) throw new Error('the session path and its floor serialise different answers');
+  // Microseconds per call: warmed (the JIT settles on both) and timed in batches of thousands of calls.
+  for (let i = 0; i < 5000; i++) {
+    ours();
+    floor();
+  }
+  const n = 5000;
+  const f = [];
+  const o = [];
+  for (let i = 0; i < (quick ? 5 : 15); i++) {
+    f.push(timeBatch(floor, n));
+    o.push(timeBatch(ours, n));
+  }
+  const m = { floor: median(f), ours: median(o) };
+  log(`  s2 small answer: floor ${fmt(m.floor * 1000)} µs, session path ${fmt(m.ours * 1000)} µs`);
+  return row(
+    `2 small tools/call answer (${answer.length} bytes, a ${SMALL_TEXT.length}-byte JSON text) through the session, in process, vs its JSON floor (2× JSON.parse, validate, JSON.stringify)`,
+    `${fmt(m.floor * 1000)} µs`,
+    `${fmt(m.ours * 1000)} µs`,
+    m.ours / m.floor,
+  );
 }

@@ -1,9 +1,10 @@
 /**
  * A minimal MCP upstream on raw node:http, run in its own process: canned JSON-RPC answers so the bench
  * measures the proxy, not the server. Paths: /json/mcp answers tools/call with JSON, /sse/mcp with a one-event
- * SSE stream. Tools: `echo` (small result), `big` (a ~10 MB JSON text), `xs` (a text of 40 `x`s, the worst case
- * of the catastrophic pattern in scenario 2c), `progress` (an SSE progress
- * notification stamped with its emit time, then the result PROGRESS_DELAY_MS later). initialize hands out a
+ * SSE stream. Tools: `echo` (small result), `typed` (the same result with its structuredContent, as a server
+ * that types its own output answers), `big` (a ~10 MB JSON text), `xs` (a text of 40 `x`s, the worst case of
+ * the catastrophic pattern in scenario 2c), `progress` (an SSE progress notification stamped with its emit
+ * time, then the result PROGRESS_DELAY_MS later). initialize hands out a
  * session id; GET opens an SSE stream that stays open (an idle session's server stream); DELETE ends it.
  * Prints `listening http://127.0.0.1:PORT`.
  */
@@ -13,6 +14,8 @@ import { objectValue, SMALL_TEXT } from '../lib/data.js';
 
 const PROGRESS_DELAY_MS = Number(process.env.PROGRESS_DELAY_MS ?? 200);
 const SMALL = JSON.stringify({ content: [{ type: 'text', text: SMALL_TEXT }] });
+// The same result as a modern server types it itself: the text and its structuredContent.
+const TYPED = JSON.stringify({ content: [{ type: 'text', text: SMALL_TEXT }], structuredContent: JSON.parse(SMALL_TEXT) });
 // Built on first use: most runs never ask for it, and it costs a second at startup.
 let big;
 const BIG = () => (big ??= JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(objectValue(10 * 1024 * 1024)) }] }));
@@ -82,7 +85,7 @@ const server = createServer((req, res) => {
     if (msg.method === 'tools/call') {
       const name = msg.params?.name;
       if (name === 'progress') return progress(res, msg.id, msg.params?._meta?.progressToken);
-      answer(res, sse, msg.id, name === 'big' ? BIG() : name === 'xs' ? XS : SMALL);
+      answer(res, sse, msg.id, name === 'big' ? BIG() : name === 'xs' ? XS : name === 'typed' ? TYPED : SMALL);
       return;
     }
     answer(res, sse, msg.id, '{}');
