@@ -9,7 +9,7 @@
  */
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
-import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { endsOf, locateResponseId, sniffResponseId } from '../jsonrpc/sniff.js';
 import { responseProblem } from '../jsonrpc/strict.js';
 import type { Log } from '../log.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
@@ -102,19 +102,33 @@ function stringify<S>(m: InboundMessage<S>, part: unknown): string {
   }
 }
 
-function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean): string | Buffer | undefined {
+/**
+ * `out` (a rewritten message, serialised) with its id written as the upstream wrote it in `text`, when that id is
+ * an integer past 2^53: JSON.parse rounds it (12345678901234567890 becomes 12345678901234567000), and a client
+ * that sent it could never match its answer. Any other id serialises as it came.
+ */
+function keepIdLiteral(out: string, original: JsonObject, text: string | undefined): string {
+  const id = original.id;
+  if (text === undefined || typeof id !== 'number' || Number.isSafeInteger(id)) return out;
+  const was = locateResponseId(text);
+  const now = locateResponseId(out);
+  if (!was || !now || JSON.parse(was.literal) !== id || JSON.parse(now.literal) !== id) return out;
+  return `${out.slice(0, now.start)}${was.literal}${out.slice(now.end)}`;
+}
+
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, text?: string): string | Buffer | undefined {
   if (!messages.some((m) => m.replaced !== undefined)) return undefined;
   const parts = messages.map((m) => m.replaced ?? m.message);
   if (!batch) {
     const only = parts[0]!;
-    return Buffer.isBuffer(only) ? only : stringify(messages[0]!, only);
+    return Buffer.isBuffer(only) ? only : keepIdLiteral(stringify(messages[0]!, only), messages[0]!.message, text);
   }
   // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
   return joinMessages(parts.map((p, i) => (Buffer.isBuffer(p) ? p : Buffer.from(stringify(messages[i]!, p), 'utf8'))), true);
 }
 
-/** `parsed` (already JSON.parse'd data) through the session. */
-export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict = false): Inbound<S> | Promise<Inbound<S>> {
+/** `parsed` (already JSON.parse'd data, from `text` when the caller has it) through the session. */
+export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict = false, text?: string): Inbound<S> | Promise<Inbound<S>> {
   const batch = Array.isArray(parsed);
   const items = batch ? (parsed as unknown[]) : [parsed];
   const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m) => one(state, rewriter, m, log, strict));
@@ -122,7 +136,7 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
     if (messages.length !== items.length) return { messages, batch };
-    const out = serialize(messages, batch);
+    const out = serialize(messages, batch, text);
     return out === undefined ? { messages, batch } : { out, messages, batch };
   };
   return handled.some((h) => h instanceof Promise) ? Promise.all(handled).then(done) : done(handled as (InboundMessage<S> | undefined)[]);
@@ -167,11 +181,12 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
 }
 
 function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
+  const text = typeof data === 'string' ? data : data.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     return { messages: [], batch: false, invalid: true };
   }
-  return inboundParsed(state, rewriter, parsed, log, strict);
+  return inboundParsed(state, rewriter, parsed, log, strict, text);
 }
