@@ -71,25 +71,22 @@ afterAll(async () => {
 
 describe('a 2026-07-28-only upstream whose answer stream breaks', () => {
   it('answers the call at once (not at timeoutMs) and the session goes on', async () => {
-    // timeoutMs is 20 s: an answer well within it came from the break, not the deadline.
+    // timeoutMs is 20 s and the client waits 30 s: an answer at the deadline would be UPSTREAM_TIMEOUT, so the
+    // codes below say each answer came from the break itself (no clock is read here).
     const gw = await startGateway(gatewayConfig([httpUpstream('modern', url, { timeoutMs: 20_000 })]));
     const client = new Client({ name: 'v1', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.url('/modern/mcp'))));
     onTestFinished(() => client.close());
-    const failure = async (name: string): Promise<{ code: string | undefined; ms: number }> => {
-      const started = Date.now();
+    const failure = async (name: string): Promise<string | undefined> => {
       try {
         await client.callTool({ name, arguments: {} }, undefined, { timeout: 30_000 });
-        return { code: undefined, ms: Date.now() - started };
+        return undefined;
       } catch (err) {
-        const data = (err as { data?: { code?: string } }).data;
-        return { code: data?.code, ms: Date.now() - started };
+        return (err as { data?: { code?: string } }).data?.code;
       }
     };
     for (const [name, code] of [['cut', 'RETROFIT_ERR_UPSTREAM_RESET'], ['reset', 'RETROFIT_ERR_UPSTREAM_RESET'], ['nothing', 'RETROFIT_ERR_UPSTREAM_PROTOCOL']] as const) {
-      const got = await failure(name);
-      expect(got.code, name).toBe(code);
-      expect(got.ms, name).toBeLessThan(10_000);
+      expect(await failure(name), name).toBe(code);
     }
     const fine = await client.callTool({ name: 'fine', arguments: {} });
     expect(fine.content).toEqual([{ type: 'text', text: 'fine' }]);
