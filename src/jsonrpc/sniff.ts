@@ -34,16 +34,19 @@ export interface IdLocation {
 }
 
 /**
- * Where a response's id is written, at the head of `text` or else at its tail (offsets into `text`); undefined
- * when the message leads with a `method` or no id sits at either end. Only SNIFF_BYTES of each end are read.
+ * Where a response's id is written, at the head of `data` or else at its tail (offsets into `data`: characters of
+ * a string, bytes of a Buffer); undefined when the message leads with a `method` or no id sits at either end.
+ * Only SNIFF_BYTES of each end are read. A Buffer's ends are read as latin1, one character per byte: JSON's
+ * structure and a number are ASCII, and no byte of a multi-byte UTF-8 character is a quote or a backslash.
  */
-export function locateResponseId(text: string): IdLocation | undefined {
-  const head = text.slice(0, SNIFF_BYTES);
+export function locateResponseId(data: string | Buffer): IdLocation | undefined {
+  const text = typeof data === 'string';
+  const head = text ? data.slice(0, SNIFF_BYTES) : data.subarray(0, SNIFF_BYTES).toString('latin1');
   if (LEADING_METHOD.test(head)) return undefined;
   const found = HEAD_ID.exec(head);
   if (found?.indices?.[1]) return { literal: found[1]!, start: found.indices[1][0], end: found.indices[1][1] };
-  const offset = Math.max(0, text.length - SNIFF_BYTES);
-  const tail = TAIL_ID.exec(text.slice(offset));
+  const offset = Math.max(0, data.length - SNIFF_BYTES);
+  const tail = TAIL_ID.exec(text ? data.slice(offset) : data.subarray(offset).toString('latin1'));
   if (tail?.indices?.[1]) return { literal: tail[1]!, start: offset + tail.indices[1][0], end: offset + tail.indices[1][1] };
   return undefined;
 }

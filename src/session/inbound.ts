@@ -9,7 +9,8 @@
  */
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
-import { endsOf, locateResponseId, sniffResponseId } from '../jsonrpc/sniff.js';
+import { arrayElements, inexactId, keepIdLiteral } from '../jsonrpc/id-literal.js';
+import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { responseProblem } from '../jsonrpc/strict.js';
 import type { Log } from '../log.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
@@ -103,32 +104,27 @@ function stringify<S>(m: InboundMessage<S>, part: unknown): string {
 }
 
 /**
- * `out` (a rewritten message, serialised) with its id written as the upstream wrote it in `text`, when that id is
- * an integer past 2^53: JSON.parse rounds it (12345678901234567890 becomes 12345678901234567000), and a client
- * that sent it could never match its answer. Any other id serialises as it came.
+ * What to send for `messages` when any of them changed: each written again (a worker's bytes as they are),
+ * with its id as the upstream wrote it in `original` (the data as received: a batch's own text is split into
+ * its elements only when an id needs it; see src/jsonrpc/id-literal.ts).
  */
-function keepIdLiteral(out: string, original: JsonObject, text: string | undefined): string {
-  const id = original.id;
-  if (text === undefined || typeof id !== 'number' || Number.isSafeInteger(id)) return out;
-  const was = locateResponseId(text);
-  const now = locateResponseId(out);
-  if (!was || !now || JSON.parse(was.literal) !== id || JSON.parse(now.literal) !== id) return out;
-  return `${out.slice(0, now.start)}${was.literal}${out.slice(now.end)}`;
-}
-
-function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, text?: string): string | Buffer | undefined {
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, original?: string | Buffer): string | Buffer | undefined {
   if (!messages.some((m) => m.replaced !== undefined)) return undefined;
   const parts = messages.map((m) => m.replaced ?? m.message);
   if (!batch) {
     const only = parts[0]!;
-    return Buffer.isBuffer(only) ? only : keepIdLiteral(stringify(messages[0]!, only), messages[0]!.message, text);
+    return keepIdLiteral(Buffer.isBuffer(only) ? only : stringify(messages[0]!, only), messages[0]!.message.id, original);
   }
+  // Only a parsed batch gets here, so its text is at hand; it is split only when an id may have been rounded.
+  const elements = typeof original === 'string' && messages.some((m) => inexactId(m.message.id)) ? arrayElements(original) : undefined;
+  const aligned = elements?.length === messages.length ? elements : undefined;
+  const written = parts.map((p, i) => keepIdLiteral(Buffer.isBuffer(p) ? p : Buffer.from(stringify(messages[i]!, p), 'utf8'), messages[i]!.message.id, aligned?.[i]));
   // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
-  return joinMessages(parts.map((p, i) => (Buffer.isBuffer(p) ? p : Buffer.from(stringify(messages[i]!, p), 'utf8'))), true);
+  return joinMessages(written, true);
 }
 
-/** `parsed` (already JSON.parse'd data, from `text` when the caller has it) through the session. */
-export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict = false, text?: string): Inbound<S> | Promise<Inbound<S>> {
+/** `parsed` (already JSON.parse'd data, from `original` when the caller has it: ids are written from it) through the session. */
+export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict = false, original?: string | Buffer): Inbound<S> | Promise<Inbound<S>> {
   const batch = Array.isArray(parsed);
   const items = batch ? (parsed as unknown[]) : [parsed];
   const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m) => one(state, rewriter, m, log, strict));
@@ -136,7 +132,7 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
     if (messages.length !== items.length) return { messages, batch };
-    const out = serialize(messages, batch, text);
+    const out = serialize(messages, batch, original);
     return out === undefined ? { messages, batch } : { out, messages, batch };
   };
   return handled.some((h) => h instanceof Promise) ? Promise.all(handled).then(done) : done(handled as (InboundMessage<S> | undefined)[]);
@@ -160,7 +156,7 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
     if (id !== undefined && pending?.expect.kind === 'rewrite') {
       const out = rewriter.respond(pending.expect.request, { raw: data, id }, log);
       const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => {
-        if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict);
+        if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict, data);
         // The bookkeeping the parsed path does, on the original (or the worker's stub of it, which only a
         // valid response gets: the worker hands back any other as a mismatch, and the pipeline parses it).
         const answered = state.pending.answer(id) ?? (strict ? undefined : pending);
@@ -171,7 +167,7 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
         state.settle(answered, r.original);
         const replaced = r.kind === 'message' ? r.message : r.kind === 'bytes' ? r.bytes : undefined;
         const message: InboundMessage<S> = { message: r.original, pending: answered, ...(replaced !== undefined && { replaced }) };
-        const json = serialize([message], false);
+        const json = serialize([message], false, data);
         return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
       };
       return out instanceof Promise ? out.then(finish) : finish(out);

@@ -2,7 +2,9 @@
  * A client whose request id is an integer past 2^53 (as 64-bit ids from Go, Rust or Python clients can be) gets
  * its retrofitted answer under that same id. JSON.parse rounds it (12345678901234567890 reads as
  * 12345678901234567000), and the rewritten answer used to be serialised with the rounded id: the client could
- * never match it. The upstream's own literal is kept, over JSON and SSE answers, whichever end the id is at.
+ * never match it. The upstream's own literal is kept, over JSON and SSE answers, whichever end the id is at, in
+ * a batch, and for a result large enough to be retrofitted on a worker (parsed there, or parsed here and its
+ * result serialised there).
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +15,10 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 const SCHEMA: JsonObject = { type: 'object', properties: { city: { type: 'string' }, t: { type: 'number' } }, required: ['city', 't'] };
 const RESULT = '{"content":[{"type":"text","text":"{\\"city\\":\\"Paris\\",\\"t\\":17}"}]}';
 const BIG = '12345678901234567890';
+const BIG2 = '12345678901234567891';
+// Past the 256 KiB at which a result is retrofitted on a worker.
+const PAD = 'x'.repeat(300 * 1024);
+const LARGE_RESULT = JSON.stringify({ content: [{ type: 'text', text: JSON.stringify({ city: 'Paris', t: 17, pad: PAD }) }] });
 
 let upstream: Server;
 let port = 0;
@@ -20,17 +26,23 @@ let port = 0;
 beforeAll(async () => {
   // Echoes the request's id literal as written (JSON.parse would round it): id first on /json, last (the
   // SDKs' layout) on /sse.
+  // A batch is answered with a batch, each id as its request wrote it; tool `large` answers past the worker threshold.
   upstream = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const id = /"id":(\d+)/.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? 'null';
+      const body = Buffer.concat(chunks).toString('utf8');
+      const result = body.includes('"large"') ? LARGE_RESULT : RESULT;
+      const ids = [...body.matchAll(/"id":(\d+)/g)].map((m) => m[1]!);
       if (req.url?.startsWith('/sse')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`event: message\ndata: {"result":${RESULT},"jsonrpc":"2.0","id":${id}}\n\n`);
+        res.end(`event: message\ndata: {"result":${result},"jsonrpc":"2.0","id":${ids[0] ?? 'null'}}\n\n`);
+      } else if (body.trimStart().startsWith('[')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`[${ids.map((id) => `{"jsonrpc":"2.0","id":${id},"result":${result}}`).join(',')}]`);
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(`{"jsonrpc":"2.0","id":${id},"result":${RESULT}}`);
+        res.end(`{"jsonrpc":"2.0","id":${ids[0] ?? 'null'},"result":${result}}`);
       }
     });
   });
@@ -44,12 +56,15 @@ afterAll(async () => {
 });
 
 async function start(): Promise<TestGateway> {
-  const tools = { weather: { outputSchema: SCHEMA } };
+  const tools = { weather: { outputSchema: SCHEMA }, large: { outputSchema: SCHEMA } };
   return startGateway(gatewayConfig([httpUpstream('json', `http://127.0.0.1:${port}/json/mcp`, { tools }), httpUpstream('sse', `http://127.0.0.1:${port}/sse/mcp`, { tools })]));
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
-const call = (id: string): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"weather","arguments":{}}}`;
+const call = (id: string, tool = 'weather'): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${tool}","arguments":{}}}`;
+/** The id literals of a JSON text, in order, as written. */
+const idLiterals = (text: string): string[] => [...text.matchAll(/"id":(\d+)/g)].map((m) => m[1]!);
+type Answer = { result: { structuredContent?: { city?: string } } };
 
 describe('a retrofitted answer to an id past 2^53', () => {
   it('JSON answer: the id as the client sent it, and the retrofit applied', async () => {
@@ -67,6 +82,36 @@ describe('a retrofitted answer to an id past 2^53', () => {
     const data = (await res.text()).split('\n').find((l) => l.startsWith('data: '))!;
     expect(data.endsWith(`"jsonrpc":"2.0","id":${BIG}}`)).toBe(true);
     expect((JSON.parse(data.slice(6)) as { result: { structuredContent?: unknown } }).result.structuredContent).toEqual({ city: 'Paris', t: 17 });
+  });
+
+  it('a batch: each answer under the id its request had, each retrofitted', async () => {
+    const gateway = await start();
+    const res = await fetch(gateway.url('/json/mcp'), { method: 'POST', headers: HEADERS, body: `[${call(BIG)},${call(BIG2)}]` });
+    const text = await res.text();
+    expect(idLiterals(text)).toEqual([BIG, BIG2]);
+    const answers = JSON.parse(text) as Answer[];
+    expect(answers.map((a) => a.result.structuredContent)).toEqual([
+      { city: 'Paris', t: 17 },
+      { city: 'Paris', t: 17 },
+    ]);
+  });
+
+  it('a large result retrofitted on a worker from the raw answer: the same, over JSON and SSE', async () => {
+    const gateway = await start();
+    const json = await (await fetch(gateway.url('/json/mcp'), { method: 'POST', headers: HEADERS, body: call(BIG, 'large') })).text();
+    expect(json.startsWith(`{"jsonrpc":"2.0","id":${BIG},"result":`)).toBe(true);
+    expect((JSON.parse(json) as Answer).result.structuredContent?.city).toBe('Paris');
+    const sse = await (await fetch(gateway.url('/sse/mcp'), { method: 'POST', headers: HEADERS, body: call(BIG, 'large') })).text();
+    const data = sse.split('\n').find((l) => l.startsWith('data: '))!;
+    expect(data.endsWith(`"jsonrpc":"2.0","id":${BIG}}`)).toBe(true);
+    expect((JSON.parse(data.slice(6)) as Answer).result.structuredContent?.city).toBe('Paris');
+  });
+
+  it('large results in a batch (parsed here, each result serialised on a worker): each id kept', async () => {
+    const gateway = await start();
+    const text = await (await fetch(gateway.url('/json/mcp'), { method: 'POST', headers: HEADERS, body: `[${call(BIG, 'large')},${call(BIG2, 'large')}]` })).text();
+    expect(idLiterals(text)).toEqual([BIG, BIG2]);
+    expect((JSON.parse(text) as Answer[]).map((a) => a.result.structuredContent?.city)).toEqual(['Paris', 'Paris']);
   });
 
   it('an ordinary id is written as before', async () => {

@@ -1,0 +1,69 @@
+/**
+ * Keeping a response's id as the upstream wrote it when the gateway serialises the response again. JSON.parse
+ * reads an integer id past 2^53 as the nearest double (12345678901234567890 becomes 12345678901234567000), and a
+ * client that sent the exact integer (a 64-bit id from a Go, Rust or Python client) could never match an
+ * answer written from the parsed value. Every rewritten answer, alone or in a batch, whoever serialised it (this
+ * thread or a worker), is written through `keepIdLiteral`: the one place this is decided.
+ */
+import { locateResponseId } from './sniff.js';
+
+/**
+ * An id whose literal JSON.parse may not give back: a number that is not a safe integer (past 2^53, or with a
+ * fraction: `0.10000000000000001` reads as 0.1). Strings and safe integers always read back as written.
+ */
+export function inexactId(id: unknown): boolean {
+  return typeof id === 'number' && !Number.isSafeInteger(id);
+}
+
+/**
+ * `out` (a response written again from its parsed form, whose parsed id is `id`) with its id literal replaced
+ * by the one `original` (the response as received) holds, when `id` is inexact and both literals sit at an
+ * end of their message (as every serialiser writes them) and read as `id`. Anything else: `out` as it is.
+ */
+export function keepIdLiteral<T extends string | Buffer>(out: T, id: unknown, original: string | Buffer | undefined): T {
+  if (original === undefined || !inexactId(id)) return out;
+  const was = locateResponseId(original);
+  const now = locateResponseId(out);
+  if (!was || !now || was.literal === now.literal || JSON.parse(was.literal) !== id || JSON.parse(now.literal) !== id) return out;
+  if (typeof out === 'string') return `${out.slice(0, now.start)}${was.literal}${out.slice(now.end)}` as T;
+  return Buffer.concat([out.subarray(0, now.start), Buffer.from(was.literal, 'latin1'), out.subarray(now.end)]) as T;
+}
+
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The text of each element of the JSON array `text` (a batch that parsed), in order: a linear scan that steps
+ * over strings and counts nesting. Undefined when `text` is not an array.
+ */
+export function arrayElements(text: string): string[] | undefined {
+  let i = 0;
+  const n = text.length;
+  while (i < n && text.charCodeAt(i) <= 0x20) i++;
+  if (text.charCodeAt(i) !== OPEN_ARRAY) return undefined;
+  const elements: string[] = [];
+  let depth = 0;
+  let start = i + 1;
+  let inString = false;
+  for (i += 1; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
+    else if (depth > 0 && (c === CLOSE_ARRAY || c === CLOSE_OBJECT)) depth--;
+    else if (depth === 0 && (c === COMMA || c === CLOSE_ARRAY)) {
+      const element = text.slice(start, i).trim();
+      if (element.length > 0) elements.push(element);
+      if (c === CLOSE_ARRAY) return elements;
+      start = i + 1;
+    }
+  }
+  return undefined;
+}
