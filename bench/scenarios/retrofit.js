@@ -25,18 +25,26 @@ const SIZES = [
   ['10 MB', 10 * 1024 * 1024],
 ];
 
-/** ms per call of `fn`, over a batch big enough to be timed (at least `minMs`). */
+/** ms per call of `fn`, over a batch of `n` calls. */
 function timeBatch(fn, n) {
   const t0 = performance.now();
   for (let i = 0; i < n; i++) fn();
   return (performance.now() - t0) / n;
 }
 
-function measurePair(floor, ours, { reps, minMs }) {
-  // The caller has run `ours` once (its outcome check), which warms it. Size a batch from one more call
-  // so tiny inputs are timed over many calls; big inputs (minMs 1) are timed one call at a time.
+/**
+ * Median ms per call of `floor` and of `ours`, timed in alternating batches of `reps`. Both first run `warm`
+ * times (the JIT settles; the callers have run `ours` once already, its outcome check). A batch lasts about
+ * `minMs`, sized from a probe of 100 calls (one call of a few microseconds cannot be timed alone); with
+ * `minMs` 1 (big inputs) each call is timed alone.
+ */
+function measurePair(floor, ours, { reps, minMs, warm = 0 }) {
+  for (let i = 0; i < warm; i++) {
+    floor();
+    ours();
+  }
   floor();
-  const n = minMs <= 1 ? 1 : Math.max(1, Math.ceil(minMs / Math.max(0.001, timeBatch(ours, 1))));
+  const n = minMs <= 1 ? 1 : Math.max(1, Math.ceil(minMs / Math.max(0.0001, timeBatch(ours, 100))));
   const f = [];
   const o = [];
   for (let i = 0; i < reps; i++) {
@@ -129,19 +137,8 @@ async function smallAnswer({ dist, compileUpstreamPolicy, DEFAULTS, ajv, quick, 
     return Buffer.from(JSON.stringify(message));
   };
   if (ours().length !== floor().length) throw new Error('the session path and its floor serialise different answers');
-  // Microseconds per call: warmed (the JIT settles on both) and timed in batches of thousands of calls.
-  for (let i = 0; i < 5000; i++) {
-    ours();
-    floor();
-  }
-  const n = 5000;
-  const f = [];
-  const o = [];
-  for (let i = 0; i < (quick ? 5 : 15); i++) {
-    f.push(timeBatch(floor, n));
-    o.push(timeBatch(ours, n));
-  }
-  const m = { floor: median(f), ours: median(o) };
+  // Microseconds per call: batches of thousands of calls, after the JIT has settled on both.
+  const m = measurePair(floor, ours, { reps: quick ? 5 : 15, minMs: 25, warm: 5000 });
   log(`  s2 small answer: floor ${fmt(m.floor * 1000)} µs, session path ${fmt(m.ours * 1000)} µs`);
   return row(
     `2 small tools/call answer (${answer.length} bytes, a ${SMALL_TEXT.length}-byte JSON text) through the session, in process, vs its JSON floor (2× JSON.parse, validate, JSON.stringify)`,
