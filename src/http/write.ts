@@ -31,9 +31,12 @@ export function writeJson(res: ServerResponse, status: number, value: unknown, h
   writeBody(res, status, { ...headers, 'content-type': 'application/json' }, JSON.stringify(value));
 }
 
-/** Write `error` as the whole answer: its HTTP status, its JSON-RPC error body for request `id`. */
-export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId = null, headers: OutgoingHttpHeaders = {}): void {
-  writeJson(res, error.status, error.toJsonRpc(id), headers);
+/**
+ * Write `error` as the whole answer: its HTTP status, its JSON-RPC error body for request `id` (written as
+ * `idLiteral`, the client's own spelling, when JSON.parse rounded it).
+ */
+export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId = null, headers: OutgoingHttpHeaders = {}, idLiteral?: string): void {
+  writeBody(res, error.status, { ...headers, 'content-type': 'application/json' }, error.toJsonRpcText(id, idLiteral));
 }
 
 /**

@@ -13,6 +13,8 @@ export interface ClassifiedMessage {
   readonly kind: MessageKind;
   /** Requests and responses. */
   readonly id?: JsonRpcId;
+  /** `id` as the body wrote it, when JSON.parse could not read it back exactly (src/jsonrpc/id-literal.ts). */
+  readonly idLiteral?: string;
   /** Requests and notifications. */
   readonly method?: string;
   /** `params.name` of tools/call (and other name-routed methods: prompts/get). */

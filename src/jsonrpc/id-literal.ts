@@ -5,6 +5,7 @@
  * answer written from the parsed value. Every rewritten answer, alone or in a batch, whoever serialised it (this
  * thread or a worker), is written through `keepIdLiteral`: the one place this is decided.
  */
+import type { ClassifiedBody } from './classify.js';
 import { locateResponseId } from './sniff.js';
 
 /**
@@ -22,11 +23,45 @@ export function inexactId(id: unknown): boolean {
  */
 export function keepIdLiteral<T extends string | Buffer>(out: T, id: unknown, original: string | Buffer | undefined): T {
   if (original === undefined || !inexactId(id)) return out;
-  const was = locateResponseId(original);
+  return putIdLiteral(out, id, locateResponseId(original)?.literal);
+}
+
+/**
+ * `out` (a response the gateway wrote for a request whose parsed id is `id`) with `literal` (that id as the
+ * client wrote it) in place of the id JSON.stringify wrote, when `id` is inexact and `literal` reads as `id`.
+ */
+export function putIdLiteral<T extends string | Buffer>(out: T, id: unknown, literal: string | undefined): T {
+  if (literal === undefined || !inexactId(id)) return out;
   const now = locateResponseId(out);
-  if (!was || !now || was.literal === now.literal || JSON.parse(was.literal) !== id || JSON.parse(now.literal) !== id) return out;
-  if (typeof out === 'string') return `${out.slice(0, now.start)}${was.literal}${out.slice(now.end)}` as T;
-  return Buffer.concat([out.subarray(0, now.start), Buffer.from(was.literal, 'latin1'), out.subarray(now.end)]) as T;
+  if (!now || now.literal === literal || JSON.parse(literal) !== id || JSON.parse(now.literal) !== id) return out;
+  if (typeof out === 'string') return `${out.slice(0, now.start)}${literal}${out.slice(now.end)}` as T;
+  return Buffer.concat([out.subarray(0, now.start), Buffer.from(literal, 'latin1'), out.subarray(now.end)]) as T;
+}
+
+type SourceReviver = (this: unknown, key: string, value: unknown, context?: { readonly source?: string }) => unknown;
+
+/**
+ * The id literal of each message of a request body (`text`, parsed as `parsed`), in order; undefined for a
+ * message whose id reads back as written. Parses `text` again with a reviver that sees each value's source
+ * (JSON.parse source text access): call it only when some id is inexact.
+ */
+export function requestIdLiterals(text: string, parsed: unknown): (string | undefined)[] {
+  const literals = new Map<unknown, string>();
+  const reviver: SourceReviver = function (key, value, context) {
+    if (key === 'id' && inexactId(value) && context?.source !== undefined) literals.set(this, context.source);
+    return value;
+  };
+  const again = (JSON.parse as (text: string, reviver: SourceReviver) => unknown)(text, reviver);
+  const messages = Array.isArray(again) ? (again as unknown[]) : [again];
+  const count = Array.isArray(parsed) ? parsed.length : 1;
+  return messages.length === count ? messages.map((m) => literals.get(m)) : [];
+}
+
+/** `body` with each message's `idLiteral` set where its id is inexact; `body` itself when none is (the usual case). */
+export function withIdLiterals(body: ClassifiedBody, text: string, parsed: unknown): ClassifiedBody {
+  if (!body.messages.some((m) => inexactId(m.id))) return body;
+  const literals = requestIdLiterals(text, parsed);
+  return { ...body, messages: body.messages.map((m, i) => (literals[i] === undefined ? m : { ...m, idLiteral: literals[i] })) };
 }
 
 const OPEN_ARRAY = 0x5b;

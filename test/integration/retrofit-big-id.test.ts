@@ -32,6 +32,14 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      // Failures the gateway answers itself: the connection reset before any answer, or an SSE stream broken
+      // after one notification.
+      if (req.url?.startsWith('/reset')) return req.socket.destroy();
+      if (req.url?.startsWith('/broken')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}\n\n', () => res.socket?.destroy());
+        return;
+      }
       const result = body.includes('"large"') ? LARGE_RESULT : RESULT;
       const ids = [...body.matchAll(/"id":(\d+)/g)].map((m) => m[1]!);
       if (req.url?.startsWith('/sse')) {
@@ -57,7 +65,14 @@ afterAll(async () => {
 
 async function start(): Promise<TestGateway> {
   const tools = { weather: { outputSchema: SCHEMA }, large: { outputSchema: SCHEMA } };
-  return startGateway(gatewayConfig([httpUpstream('json', `http://127.0.0.1:${port}/json/mcp`, { tools }), httpUpstream('sse', `http://127.0.0.1:${port}/sse/mcp`, { tools })]));
+  return startGateway(
+    gatewayConfig([
+      httpUpstream('json', `http://127.0.0.1:${port}/json/mcp`, { tools }),
+      httpUpstream('sse', `http://127.0.0.1:${port}/sse/mcp`, { tools }),
+      httpUpstream('reset', `http://127.0.0.1:${port}/reset/mcp`, { tools }),
+      httpUpstream('broken', `http://127.0.0.1:${port}/broken/mcp`, { tools }),
+    ]),
+  );
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
@@ -112,6 +127,20 @@ describe('a retrofitted answer to an id past 2^53', () => {
     const text = await (await fetch(gateway.url('/json/mcp'), { method: 'POST', headers: HEADERS, body: `[${call(BIG, 'large')},${call(BIG2, 'large')}]` })).text();
     expect(idLiterals(text)).toEqual([BIG, BIG2]);
     expect((JSON.parse(text) as Answer[]).map((a) => a.result.structuredContent?.city)).toEqual(['Paris', 'Paris']);
+  });
+
+  it("the gateway's own error answers carry the id as the client wrote it: a reset upstream (JSON), a broken SSE stream", async () => {
+    const gateway = await start();
+    const reset = await fetch(gateway.url('/reset/mcp'), { method: 'POST', headers: HEADERS, body: call(BIG) });
+    expect(reset.status).toBe(502);
+    const text = await reset.text();
+    expect(idLiterals(text)).toEqual([BIG]);
+    expect((JSON.parse(text) as { error: { data: { code: string } } }).error.data.code).toBe('RETROFIT_ERR_UPSTREAM_RESET');
+    const broken = await (await fetch(gateway.url('/broken/mcp'), { method: 'POST', headers: HEADERS, body: call(BIG) })).text();
+    const events = broken.split('\n').filter((l) => l.startsWith('data: '));
+    expect(events).toHaveLength(2);
+    expect(idLiterals(events[1]!)).toEqual([BIG]);
+    expect(events[1]).toContain('RETROFIT_ERR_UPSTREAM_RESET');
   });
 
   it('an ordinary id is written as before', async () => {

@@ -80,6 +80,8 @@ class ProxyExchange {
   #traces: Map<ClassifiedMessage, RequestTrace> | undefined;
   /** Ids of this exchange's own requests awaited in the session. */
   readonly #own: (string | number)[] = [];
+  /** Those ids as the client wrote them, for the few JSON.parse rounded (an integer past 2^53); usually none. */
+  #ownLiterals: Map<string | number, string> | undefined;
   #tracked: Tracked | undefined;
   #stream: ServerStream | undefined;
   #assigned: string | undefined;
@@ -167,7 +169,10 @@ class ProxyExchange {
         this.#revision = registered;
         this.#profile = registered.profile;
       }
-      if (registered.pending) this.#own.push(registered.pending.id);
+      if (registered.pending) {
+        this.#own.push(registered.pending.id);
+        if (m.idLiteral !== undefined) (this.#ownLiterals ??= new Map()).set(registered.pending.id, m.idLiteral);
+      }
     }
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
   }
@@ -328,7 +333,7 @@ class ProxyExchange {
 
   #relayContext(): RelayContext {
     // A plain literal: an accessor here made V8 build the object the slow way.
-    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, stream: this.#stream };
+    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, ownLiterals: this.#ownLiterals, stream: this.#stream };
   }
 
   /** An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). */
@@ -351,7 +356,7 @@ class ProxyExchange {
   #answer(error: RetrofitError, id: JsonRpcId): void {
     this.#status = error.status;
     this.#error = error;
-    writeError(this.#res, error, id);
+    writeError(this.#res, error, id, {}, id === null ? undefined : this.#first?.idLiteral);
   }
 
   /** The id of the body's only request, for an error answer (null for a batch or a notification). */

@@ -27,6 +27,8 @@ export interface RelayContext {
   readonly upstream: string;
   /** Ids of this exchange's own requests: the ones a failed stream still owes an answer. */
   readonly own: readonly (string | number)[];
+  /** Some of those ids as the client wrote them, where JSON.parse rounded them: errors are written with these. */
+  readonly ownLiterals?: ReadonlyMap<string | number, string> | undefined;
   /** A server stream that takes the gateway's own events between blocks (list_changed after a reload). */
   readonly stream?: ServerStream | undefined;
 }

@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { RetrofitError } from '../../errors.js';
 import { classifyBody, type ClassifiedBody } from '../../jsonrpc/classify.js';
+import { withIdLiterals } from '../../jsonrpc/id-literal.js';
 import { MAX_DEPTH, nestedTooDeeply, strictProblem } from '../../jsonrpc/strict.js';
 import { mediaType } from '../../upstream/headers.js';
 
@@ -67,7 +68,8 @@ export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefine
   if (nestedTooDeeply(raw)) return new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (nested deeper than ${MAX_DEPTH} levels)`]);
   const text = raw.toString('utf8');
   try {
-    return { bytes: raw, text, body: classifyBody(JSON.parse(text)) };
+    const parsed: unknown = JSON.parse(text);
+    return { bytes: raw, text, body: withIdLiterals(classifyBody(parsed), text, parsed) };
   } catch (err) {
     return new RetrofitError('RETROFIT_ERR_PARSE', [err instanceof Error ? err.message : String(err)], { cause: err });
   }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { arrayElements, inexactId, keepIdLiteral } from '../../../src/jsonrpc/id-literal.js';
+import { RetrofitError } from '../../../src/errors.js';
+import { classifyBody } from '../../../src/jsonrpc/classify.js';
+import { arrayElements, inexactId, keepIdLiteral, putIdLiteral, requestIdLiterals, withIdLiterals } from '../../../src/jsonrpc/id-literal.js';
 
 const BIG = '12345678901234567890';
 const rounded = JSON.parse(BIG) as number;
@@ -49,5 +51,37 @@ describe('arrayElements', () => {
   it('is undefined for anything but an array', () => {
     expect(arrayElements('{"id":1}')).toBeUndefined();
     expect(arrayElements('[1,2')).toBeUndefined();
+  });
+});
+
+describe('request id literals', () => {
+  const call = (id: string): string => `{"method":"tools/call","params":{"name":"t","arguments":{"id":${BIG}}},"jsonrpc":"2.0","id":${id}}`;
+
+  it('reads each message\'s own id as written, wherever it stands, and nothing nested', () => {
+    const text = `[${call(BIG)},${call('7')},{"jsonrpc":"2.0","method":"notifications/initialized"}]`;
+    expect(requestIdLiterals(text, JSON.parse(text))).toEqual([BIG, undefined, undefined]);
+    const one = call('12345678901234567891');
+    expect(requestIdLiterals(one, JSON.parse(one))).toEqual(['12345678901234567891']);
+  });
+
+  it('withIdLiterals sets idLiteral only where an id is inexact, and returns the body itself otherwise', () => {
+    const plain = call('1');
+    const body = classifyBody(JSON.parse(plain));
+    expect(withIdLiterals(body, plain, JSON.parse(plain))).toBe(body);
+    const big = call(BIG);
+    const parsed: unknown = JSON.parse(big);
+    expect(withIdLiterals(classifyBody(parsed), big, parsed).messages[0]).toMatchObject({ kind: 'request', id: rounded, idLiteral: BIG });
+  });
+
+  it("an error written for such a request carries the client's literal", () => {
+    const error = new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', ['u', 1000]);
+    expect(error.toJsonRpcText(rounded, BIG)).toContain(`"id":${BIG},`);
+    expect(error.toJsonRpcText(rounded)).toContain(`"id":${JSON.stringify(rounded)},`);
+    expect(error.toJsonRpcText(5, '5')).toBe(JSON.stringify(error.toJsonRpc(5)));
+  });
+
+  it('putIdLiteral refuses a literal that does not read as the id', () => {
+    const out = JSON.stringify({ jsonrpc: '2.0', id: rounded, error: {} });
+    expect(putIdLiteral(out, rounded, '98765432109876543210')).toBe(out);
   });
 });
