@@ -3,7 +3,9 @@
  * reads an integer id past 2^53 as the nearest double (12345678901234567890 becomes 12345678901234567000), and a
  * client that sent the exact integer (a 64-bit id from a Go, Rust or Python client) could never match an
  * answer written from the parsed value. Every rewritten answer, alone or in a batch, whoever serialised it (this
- * thread or a worker), is written through `keepIdLiteral`: the one place this is decided.
+ * thread or a worker), is written through `keepIdLiteral` (the upstream's literal), and every error the gateway
+ * answers a proxied request with through `putIdLiteral` (the request's literal, read once by `withIdLiterals`):
+ * this file is where ids are kept exact.
  */
 import type { ClassifiedBody } from './classify.js';
 import { locateResponseId } from './sniff.js';
@@ -38,23 +40,40 @@ export function putIdLiteral<T extends string | Buffer>(out: T, id: unknown, lit
   return Buffer.concat([out.subarray(0, now.start), Buffer.from(literal, 'latin1'), out.subarray(now.end)]) as T;
 }
 
-type SourceReviver = (this: unknown, key: string, value: unknown, context?: { readonly source?: string }) => unknown;
+/** An `"id"` key and its number literal (a key inside a string is escaped, `\"id\"`, and never matches). */
+const ID_NUMBER = /"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
+
+/** The one literal in `text` that an `"id"` key holds and that reads as `id`; undefined when none is, or several differ. */
+function literalOf(text: string, id: number): string | undefined {
+  let found: string | undefined;
+  for (const m of text.matchAll(ID_NUMBER)) {
+    const literal = m[1]!;
+    if (Number(literal) !== id || literal === found) continue;
+    if (found !== undefined) return undefined;
+    found = literal;
+  }
+  return found;
+}
 
 /**
  * The id literal of each message of a request body (`text`, parsed as `parsed`), in order; undefined for a
- * message whose id reads back as written. Parses `text` again with a reviver that sees each value's source
- * (JSON.parse source text access): call it only when some id is inexact.
+ * message whose id reads back as written, or whose literal cannot be told apart (a nested `"id"` spelled
+ * differently that reads as the same double). Linear regular-expression scans, bounded by the body's limit
+ * (JSON.parse's source-text reviver would be exact, but costs ten times a parse): call it only when some id
+ * is inexact.
  */
 export function requestIdLiterals(text: string, parsed: unknown): (string | undefined)[] {
-  const literals = new Map<unknown, string>();
-  const reviver: SourceReviver = function (key, value, context) {
-    if (key === 'id' && inexactId(value) && context?.source !== undefined) literals.set(this, context.source);
-    return value;
-  };
-  const again = (JSON.parse as (text: string, reviver: SourceReviver) => unknown)(text, reviver);
-  const messages = Array.isArray(again) ? (again as unknown[]) : [again];
-  const count = Array.isArray(parsed) ? parsed.length : 1;
-  return messages.length === count ? messages.map((m) => literals.get(m)) : [];
+  const idOf = (m: unknown): unknown => (m !== null && typeof m === 'object' ? (m as { id?: unknown }).id : undefined);
+  if (!Array.isArray(parsed)) {
+    const id = idOf(parsed);
+    return [inexactId(id) ? literalOf(text, id as number) : undefined];
+  }
+  const elements = arrayElements(text);
+  if (elements?.length !== parsed.length) return [];
+  return parsed.map((m, i) => {
+    const id = idOf(m);
+    return inexactId(id) ? literalOf(elements[i]!, id as number) : undefined;
+  });
 }
 
 /** `body` with each message's `idLiteral` set where its id is inexact; `body` itself when none is (the usual case). */

@@ -55,13 +55,19 @@ describe('arrayElements', () => {
 });
 
 describe('request id literals', () => {
-  const call = (id: string): string => `{"method":"tools/call","params":{"name":"t","arguments":{"id":${BIG}}},"jsonrpc":"2.0","id":${id}}`;
+  // A nested "id" (another number) and one inside a string must not be taken for the message's.
+  const call = (id: string): string => `{"method":"tools/call","params":{"name":"t","arguments":{"id":98765432109876543210,"q":"\\"id\\":${BIG}1"}},"jsonrpc":"2.0","id":${id}}`;
 
-  it('reads each message\'s own id as written, wherever it stands, and nothing nested', () => {
+  it("reads each message's own id as written, wherever it stands", () => {
     const text = `[${call(BIG)},${call('7')},{"jsonrpc":"2.0","method":"notifications/initialized"}]`;
     expect(requestIdLiterals(text, JSON.parse(text))).toEqual([BIG, undefined, undefined]);
     const one = call('12345678901234567891');
     expect(requestIdLiterals(one, JSON.parse(one))).toEqual(['12345678901234567891']);
+  });
+
+  it('gives up (undefined) when a nested id spelled otherwise reads as the same double', () => {
+    const text = `{"jsonrpc":"2.0","id":${BIG},"method":"tools/call","params":{"arguments":{"id":12345678901234567891}}}`;
+    expect(requestIdLiterals(text, JSON.parse(text))).toEqual([undefined]);
   });
 
   it('withIdLiterals sets idLiteral only where an id is inexact, and returns the body itself otherwise', () => {
