@@ -3,7 +3,6 @@
  * the JSON-RPC error code in the body, and a message template. README.md's "Errors" table is checked
  * against this registry by test/unit/errors.test.ts.
  */
-import { putIdLiteral } from './jsonrpc/id-literal.js';
 
 export interface ErrorSpec {
   readonly status: number;
@@ -90,14 +89,5 @@ export class RetrofitError extends Error {
   /** The JSON-RPC error response body for this error. */
   toJsonRpc(id: string | number | null = null): { jsonrpc: '2.0'; id: string | number | null; error: { code: number; message: string; data: { code: ErrorCode } } } {
     return { jsonrpc: '2.0', id, error: { code: this.rpcCode, message: this.message, data: { ...this.data, code: this.code } } };
-  }
-
-  /**
-   * toJsonRpc as JSON text, its id written as `idLiteral` (the request's id as the client wrote it: see
-   * ClassifiedMessage.idLiteral) when JSON.parse could not read that id back exactly.
-   */
-  toJsonRpcText(id: string | number | null = null, idLiteral?: string): string {
-    const json = JSON.stringify(this.toJsonRpc(id));
-    return idLiteral === undefined ? json : putIdLiteral(json, id, idLiteral);
   }
 }

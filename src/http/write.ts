@@ -8,6 +8,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { RetrofitError } from '../errors.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
+import { errorAnswer } from '../jsonrpc/id-literal.js';
 
 /**
  * Headers of every SSE answer the gateway writes itself. No `Connection`: Node sets it per request (keep-alive,
@@ -36,7 +37,7 @@ export function writeJson(res: ServerResponse, status: number, value: unknown, h
  * `idLiteral`, the client's own spelling, when JSON.parse rounded it).
  */
 export function writeError(res: ServerResponse, error: RetrofitError, id: JsonRpcId = null, headers: OutgoingHttpHeaders = {}, idLiteral?: string): void {
-  writeBody(res, error.status, { ...headers, 'content-type': 'application/json' }, error.toJsonRpcText(id, idLiteral));
+  writeBody(res, error.status, { ...headers, 'content-type': 'application/json' }, errorAnswer(error, id, idLiteral));
 }
 
 /**

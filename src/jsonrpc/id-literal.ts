@@ -4,10 +4,11 @@
  * client that sent the exact integer (a 64-bit id from a Go, Rust or Python client) could never match an
  * answer written from the parsed value. Every rewritten answer, alone or in a batch, whoever serialised it (this
  * thread or a worker), is written through `keepIdLiteral` (the upstream's literal), and every error the gateway
- * answers a proxied request with through `putIdLiteral` (the request's literal, read once by `withIdLiterals`):
+ * answers a proxied request with through `errorAnswer` (the request's literal, read once by `withIdLiterals`):
  * this file is where ids are kept exact.
  */
-import type { ClassifiedBody } from './classify.js';
+import type { RetrofitError } from '../errors.js';
+import type { ClassifiedBody, JsonRpcId } from './classify.js';
 import { locateResponseId } from './sniff.js';
 
 /**
@@ -38,6 +39,15 @@ export function putIdLiteral<T extends string | Buffer>(out: T, id: unknown, lit
   if (!now || now.literal === literal || JSON.parse(literal) !== id || JSON.parse(now.literal) !== id) return out;
   if (typeof out === 'string') return `${out.slice(0, now.start)}${literal}${out.slice(now.end)}` as T;
   return Buffer.concat([out.subarray(0, now.start), Buffer.from(literal, 'latin1'), out.subarray(now.end)]) as T;
+}
+
+/**
+ * `error` as the JSON-RPC answer to request `id`, as JSON text, its id written as `idLiteral` (the request's id
+ * as the client wrote it: ClassifiedMessage.idLiteral) when JSON.parse could not read that id back exactly.
+ */
+export function errorAnswer(error: RetrofitError, id: JsonRpcId, idLiteral?: string): string {
+  const json = JSON.stringify(error.toJsonRpc(id));
+  return idLiteral === undefined ? json : putIdLiteral(json, id, idLiteral);
 }
 
 /** An `"id"` key and its number literal (a key inside a string is escaped, `\"id\"`, and never matches). */

@@ -10,6 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
+import { errorAnswer } from '../../jsonrpc/id-literal.js';
 import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
@@ -53,7 +54,7 @@ function tooDeep(event: SseEvent, data: string, ctx: RelayContext): Buffer {
   if (id === undefined || !ctx.state?.pending.has(id)) return event.raw;
   ctx.log.warn({ bytes: data.length, id }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
   ctx.state.pending.release(id);
-  return messageEvent(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]).toJsonRpcText(id, ctx.ownLiterals?.get(id)));
+  return messageEvent(errorAnswer(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]), id, ctx.ownLiterals?.get(id)));
 }
 
 /** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
@@ -164,7 +165,7 @@ class SseRelay {
     for (const id of this.#ctx.own) {
       if (!state?.pending.has(id)) continue;
       state.pending.release(id);
-      this.#out.push(messageEvent(error.toJsonRpcText(id, this.#ctx.ownLiterals?.get(id))));
+      this.#out.push(messageEvent(errorAnswer(error, id, this.#ctx.ownLiterals?.get(id))));
     }
     return this.#flush();
   }
@@ -284,7 +285,7 @@ class SseRelay {
     ctx.log.warn({ bytes, limit: ctx.max, id }, 'upstream SSE event over maxResultBytes dropped');
     ctx.state?.pending.release(id);
     const error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
-    this.#out.push(messageEvent(error.toJsonRpcText(id, ctx.ownLiterals?.get(id))));
+    this.#out.push(messageEvent(errorAnswer(error, id, ctx.ownLiterals?.get(id))));
   }
 
   /** Write the output so far, waiting while the client cannot take it; false once it is gone. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RetrofitError } from '../../../src/errors.js';
 import { classifyBody } from '../../../src/jsonrpc/classify.js';
-import { arrayElements, inexactId, keepIdLiteral, putIdLiteral, requestIdLiterals, withIdLiterals } from '../../../src/jsonrpc/id-literal.js';
+import { arrayElements, errorAnswer, inexactId, keepIdLiteral, putIdLiteral, requestIdLiterals, withIdLiterals } from '../../../src/jsonrpc/id-literal.js';
 
 const BIG = '12345678901234567890';
 const rounded = JSON.parse(BIG) as number;
@@ -81,9 +81,9 @@ describe('request id literals', () => {
 
   it("an error written for such a request carries the client's literal", () => {
     const error = new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', ['u', 1000]);
-    expect(error.toJsonRpcText(rounded, BIG)).toContain(`"id":${BIG},`);
-    expect(error.toJsonRpcText(rounded)).toContain(`"id":${JSON.stringify(rounded)},`);
-    expect(error.toJsonRpcText(5, '5')).toBe(JSON.stringify(error.toJsonRpc(5)));
+    expect(errorAnswer(error, rounded, BIG)).toContain(`"id":${BIG},`);
+    expect(errorAnswer(error, rounded)).toContain(`"id":${JSON.stringify(rounded)},`);
+    expect(errorAnswer(error, 5, '5')).toBe(JSON.stringify(error.toJsonRpc(5)));
   });
 
   it('putIdLiteral refuses a literal that does not read as the id', () => {
