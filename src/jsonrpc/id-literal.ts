@@ -93,6 +93,13 @@ export function withIdLiterals(body: ClassifiedBody, text: string, parsed: unkno
   return { ...body, messages: body.messages.map((m, i) => (literals[i] === undefined ? m : { ...m, idLiteral: literals[i] })) };
 }
 
+/** The id literals `body`'s messages carry (ClassifiedMessage.idLiteral), by parsed id; undefined when none does (the usual case). */
+export function idLiteralsOf(body: ClassifiedBody | undefined): Map<string | number, string> | undefined {
+  let out: Map<string | number, string> | undefined;
+  for (const m of body?.messages ?? []) if (m.idLiteral !== undefined && typeof m.id === 'number') (out ??= new Map()).set(m.id, m.idLiteral);
+  return out;
+}
+
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const OPEN_OBJECT = 0x7b;

@@ -9,7 +9,8 @@
 import type { ServerResponse } from 'node:http';
 import type { HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
-import type { ClassifiedBody, ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
+import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.js';
+import { idLiteralsOf } from '../../jsonrpc/id-literal.js';
 import { LazyLog, type Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
 import { listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
@@ -80,8 +81,6 @@ class ProxyExchange {
   #traces: Map<ClassifiedMessage, RequestTrace> | undefined;
   /** Ids of this exchange's own requests awaited in the session. */
   readonly #own: (string | number)[] = [];
-  /** Those ids as the client wrote them, for the few JSON.parse rounded (an integer past 2^53); usually none. */
-  #ownLiterals: Map<string | number, string> | undefined;
   #tracked: Tracked | undefined;
   #stream: ServerStream | undefined;
   #assigned: string | undefined;
@@ -133,7 +132,7 @@ class ProxyExchange {
     if (this.#verb !== 'POST' || !this.#options.mcp) return true;
     const read = parseBody(this.#request.headers, this.#request.body);
     if (read instanceof RetrofitError) {
-      this.#answer(read, null);
+      this.#answer(read);
       return false;
     }
     this.#body = read.bytes;
@@ -169,10 +168,7 @@ class ProxyExchange {
         this.#revision = registered;
         this.#profile = registered.profile;
       }
-      if (registered.pending) {
-        this.#own.push(registered.pending.id);
-        if (m.idLiteral !== undefined) (this.#ownLiterals ??= new Map()).set(registered.pending.id, m.idLiteral);
-      }
+      if (registered.pending) this.#own.push(registered.pending.id);
     }
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
   }
@@ -333,7 +329,7 @@ class ProxyExchange {
 
   #relayContext(): RelayContext {
     // A plain literal: an accessor here made V8 build the object the slow way.
-    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, ownLiterals: this.#ownLiterals, stream: this.#stream };
+    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, ownLiterals: idLiteralsOf(this.#classified), stream: this.#stream };
   }
 
   /** An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). */
@@ -349,20 +345,19 @@ class ProxyExchange {
       this.#res.destroy();
       return;
     }
-    this.#answer(mapped, this.#singleId());
+    this.#answer(mapped, this.#single());
   }
 
-  /** The whole answer is the gateway's own error. */
-  #answer(error: RetrofitError, id: JsonRpcId): void {
+  /** The whole answer is the gateway's own error, to `request` (its id as the client wrote it) or to nobody. */
+  #answer(error: RetrofitError, request?: ClassifiedMessage): void {
     this.#status = error.status;
     this.#error = error;
-    writeError(this.#res, error, id, {}, id === null ? undefined : this.#first?.idLiteral);
+    writeError(this.#res, error, request?.id ?? null, {}, request?.idLiteral);
   }
 
-  /** The id of the body's only request, for an error answer (null for a batch or a notification). */
-  #singleId(): JsonRpcId {
-    const first = this.#first;
-    return this.#classified && !this.#classified.batch && first?.kind === 'request' ? (first.id ?? null) : null;
+  /** The body's only request, for an error answer (none for a batch or a notification). */
+  #single(): ClassifiedMessage | undefined {
+    return !this.#classified?.batch && this.#first?.kind === 'request' ? this.#first : undefined;
   }
 
   #release(): void {
