@@ -3,9 +3,10 @@
  * reads an integer id past 2^53 as the nearest double (12345678901234567890 becomes 12345678901234567000), and a
  * client that sent the exact integer (a 64-bit id from a Go, Rust or Python client) could never match an
  * answer written from the parsed value. Every rewritten answer, alone or in a batch, whoever serialised it (this
- * thread or a worker), is written through `keepIdLiteral` (the upstream's literal), and every error the gateway
- * answers a proxied request with through `errorAnswer` (the request's literal, read once by `withIdLiterals`):
- * this file is where ids are kept exact.
+ * thread or a worker), is written through `putIdLiteral` with the upstream's literal (`responseIdLiterals`), and
+ * every error the gateway answers a proxied request with through `errorAnswer` (the request's literal, read once
+ * by `withIdLiterals`): this file is where ids are kept exact. The same literals tell apart two requests in
+ * flight whose ids read as the same double (src/session/pending.ts).
  */
 import type { RetrofitError } from '../errors.js';
 import type { ClassifiedBody, JsonRpcId } from './classify.js';
@@ -20,18 +21,33 @@ export function inexactId(id: unknown): boolean {
 }
 
 /**
- * `out` (a response written again from its parsed form, whose parsed id is `id`) with its id literal replaced
- * by the one `original` (the response as received) holds, when `id` is inexact and both literals sit at an
- * end of their message (as every serialiser writes them) and read as `id`. Anything else: `out` as it is.
+ * The literal of response id `id` in `original` (the response as received), when `id` is inexact and its
+ * literal sits at an end of the message (as every serialiser writes it) and reads as `id`.
  */
-export function keepIdLiteral<T extends string | Buffer>(out: T, id: unknown, original: string | Buffer | undefined): T {
-  if (original === undefined || !inexactId(id)) return out;
-  return putIdLiteral(out, id, locateResponseId(original)?.literal);
+export function responseIdLiteral(id: unknown, original: string | Buffer | undefined): string | undefined {
+  if (original === undefined || !inexactId(id)) return undefined;
+  const literal = locateResponseId(original)?.literal;
+  return literal !== undefined && Number(literal) === id ? literal : undefined;
 }
 
 /**
- * `out` (a response the gateway wrote for a request whose parsed id is `id`) with `literal` (that id as the
- * client wrote it) in place of the id JSON.stringify wrote, when `id` is inexact and `literal` reads as `id`.
+ * The id literal of each message of parsed response data (`parsed`, from `original`), in order, for the
+ * pending table's lookups and for writing a rewritten answer's id back; undefined when no id is inexact (the
+ * usual case, one check per message). A batch's own text is split into its elements for it.
+ */
+export function responseIdLiterals(parsed: unknown, original: string | Buffer | undefined): (string | undefined)[] | undefined {
+  if (original === undefined) return undefined;
+  if (!Array.isArray(parsed)) return inexactId(idOf(parsed)) ? [responseIdLiteral(idOf(parsed), original)] : undefined;
+  if (!parsed.some((m) => inexactId(idOf(m)))) return undefined;
+  const elements = typeof original === 'string' ? arrayElements(original) : undefined;
+  if (elements?.length !== parsed.length) return undefined;
+  return parsed.map((m, i) => responseIdLiteral(idOf(m), elements[i]));
+}
+
+/**
+ * `out` (a response written from its parsed form, whose parsed id is `id`) with `literal` (that id as written:
+ * by the upstream, for an answer rewritten; by the client, for the gateway's own error) in place of the id
+ * JSON.stringify wrote, when `id` is inexact and `literal` reads as `id`.
  */
 export function putIdLiteral<T extends string | Buffer>(out: T, id: unknown, literal: string | undefined): T {
   if (literal === undefined || !inexactId(id)) return out;
@@ -51,6 +67,10 @@ export function errorAnswer(error: RetrofitError, id: JsonRpcId, idLiteral?: str
 }
 
 /** An `"id"` key and its number literal (a key inside a string is escaped, `\"id\"`, and never matches). */
+function idOf(m: unknown): unknown {
+  return m !== null && typeof m === 'object' ? (m as { id?: unknown }).id : undefined;
+}
+
 const ID_NUMBER = /"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 
 /** The one literal in `text` that an `"id"` key holds and that reads as `id`; undefined when none is, or several differ. */
@@ -73,7 +93,6 @@ function literalOf(text: string, id: number): string | undefined {
  * is inexact.
  */
 export function requestIdLiterals(text: string, parsed: unknown): (string | undefined)[] {
-  const idOf = (m: unknown): unknown => (m !== null && typeof m === 'object' ? (m as { id?: unknown }).id : undefined);
   if (!Array.isArray(parsed)) {
     const id = idOf(parsed);
     return [inexactId(id) ? literalOf(text, id as number) : undefined];
@@ -91,13 +110,6 @@ export function withIdLiterals(body: ClassifiedBody, text: string, parsed: unkno
   if (!body.messages.some((m) => inexactId(m.id))) return body;
   const literals = requestIdLiterals(text, parsed);
   return { ...body, messages: body.messages.map((m, i) => (literals[i] === undefined ? m : { ...m, idLiteral: literals[i] })) };
-}
-
-/** The id literals `body`'s messages carry (ClassifiedMessage.idLiteral), by parsed id; undefined when none does (the usual case). */
-export function idLiteralsOf(body: ClassifiedBody | undefined): Map<string | number, string> | undefined {
-  let out: Map<string | number, string> | undefined;
-  for (const m of body?.messages ?? []) if (m.idLiteral !== undefined && typeof m.id === 'number') (out ??= new Map()).set(m.id, m.idLiteral);
-  return out;
 }
 
 const OPEN_ARRAY = 0x5b;

@@ -9,7 +9,7 @@
  */
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
-import { arrayElements, inexactId, keepIdLiteral } from '../jsonrpc/id-literal.js';
+import { putIdLiteral, responseIdLiteral, responseIdLiterals } from '../jsonrpc/id-literal.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { responseProblem } from '../jsonrpc/strict.js';
 import type { Log } from '../log.js';
@@ -53,27 +53,28 @@ export interface InboundOptions {
   readonly strict?: boolean;
 }
 
-function answerOf<S>(state: SessionState<S>, message: unknown): Pending<S> | undefined {
+/** The awaited request `message` answers (`literal`: its id as the upstream wrote it, when inexact), taken off the table. */
+function answerOf<S>(state: SessionState<S>, message: unknown, literal: string | undefined): Pending<S> | undefined {
   if (!isJsonObject(message) || message.method !== undefined || !('result' in message || 'error' in message)) return undefined;
   const id = message.id;
-  return typeof id === 'string' || typeof id === 'number' ? state.pending.answer(id) : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? state.pending.answer(id, literal) : undefined;
 }
 
 /** With `strict`: the awaited request `message` tries to answer though no strict client would take it, and why. */
-function invalidAnswer<S>(state: SessionState<S>, message: JsonObject): InboundMessage<S> | undefined {
+function invalidAnswer<S>(state: SessionState<S>, message: JsonObject, literal: string | undefined): InboundMessage<S> | undefined {
   const id = message.id;
-  if (typeof message.method === 'string' || (typeof id !== 'string' && typeof id !== 'number') || !state.pending.has(id)) return undefined;
+  if (typeof message.method === 'string' || (typeof id !== 'string' && typeof id !== 'number') || !state.pending.has(id, literal)) return undefined;
   const problem = responseProblem(message);
   if (problem === undefined) return undefined;
-  return { message, pending: state.pending.answer(id)!, problem };
+  return { message, pending: state.pending.answer(id, literal)!, problem };
 }
 
 /** Settle and rewrite one parsed message. */
-function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Log, strict: boolean): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
+function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Log, strict: boolean, literal: string | undefined): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
   if (!isJsonObject(message)) return undefined;
-  const invalid = strict ? invalidAnswer(state, message) : undefined;
+  const invalid = strict ? invalidAnswer(state, message, literal) : undefined;
   if (invalid) return invalid;
-  const pending = answerOf(state, message);
+  const pending = answerOf(state, message, literal);
   if (!pending) return { message };
   const settled = state.settle(pending, message);
   if (settled.message) return { message, pending, replaced: settled.message };
@@ -105,20 +106,16 @@ function stringify<S>(m: InboundMessage<S>, part: unknown): string {
 
 /**
  * What to send for `messages` when any of them changed: each written again (a worker's bytes as they are),
- * with its id as the upstream wrote it in `original` (the data as received: a batch's own text is split into
- * its elements only when an id needs it; see src/jsonrpc/id-literal.ts).
+ * with its id as the upstream wrote it (`literals`, when an id is inexact; see src/jsonrpc/id-literal.ts).
  */
-function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, original?: string | Buffer): string | Buffer | undefined {
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined): string | Buffer | undefined {
   if (!messages.some((m) => m.replaced !== undefined)) return undefined;
   const parts = messages.map((m) => m.replaced ?? m.message);
   if (!batch) {
     const only = parts[0]!;
-    return keepIdLiteral(Buffer.isBuffer(only) ? only : stringify(messages[0]!, only), messages[0]!.message.id, original);
+    return putIdLiteral(Buffer.isBuffer(only) ? only : stringify(messages[0]!, only), messages[0]!.message.id, literals?.[0]);
   }
-  // Only a parsed batch gets here, so its text is at hand; it is split only when an id may have been rounded.
-  const elements = typeof original === 'string' && messages.some((m) => inexactId(m.message.id)) ? arrayElements(original) : undefined;
-  const aligned = elements?.length === messages.length ? elements : undefined;
-  const written = parts.map((p, i) => keepIdLiteral(Buffer.isBuffer(p) ? p : Buffer.from(stringify(messages[i]!, p), 'utf8'), messages[i]!.message.id, aligned?.[i]));
+  const written = parts.map((p, i) => putIdLiteral(Buffer.isBuffer(p) ? p : Buffer.from(stringify(messages[i]!, p), 'utf8'), messages[i]!.message.id, literals?.[i]));
   // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
   return joinMessages(written, true);
 }
@@ -127,12 +124,13 @@ function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, or
 export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict = false, original?: string | Buffer): Inbound<S> | Promise<Inbound<S>> {
   const batch = Array.isArray(parsed);
   const items = batch ? (parsed as unknown[]) : [parsed];
-  const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m) => one(state, rewriter, m, log, strict));
+  const literals = responseIdLiterals(parsed, original);
+  const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m, i) => one(state, rewriter, m, log, strict, literals?.[i]));
   const done = (all: readonly (InboundMessage<S> | undefined)[]): Inbound<S> => {
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
     if (messages.length !== items.length) return { messages, batch };
-    const out = serialize(messages, batch, original);
+    const out = serialize(messages, batch, literals);
     return out === undefined ? { messages, batch } : { out, messages, batch };
   };
   return handled.some((h) => h instanceof Promise) ? Promise.all(handled).then(done) : done(handled as (InboundMessage<S> | undefined)[]);
@@ -152,14 +150,15 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
   const threshold = rewriter.rawThreshold;
   if (threshold !== undefined && data.length > threshold) {
     const id = sniffResponseId(endsOf(data));
-    const pending = id === undefined ? undefined : state.pending.peek(id);
+    const literal = responseIdLiteral(id, data);
+    const pending = id === undefined ? undefined : state.pending.peek(id, literal);
     if (id !== undefined && pending?.expect.kind === 'rewrite') {
       const out = rewriter.respond(pending.expect.request, { raw: data, id }, log);
       const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => {
         if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict, data);
         // The bookkeeping the parsed path does, on the original (or the worker's stub of it, which only a
         // valid response gets: the worker hands back any other as a mismatch, and the pipeline parses it).
-        const answered = state.pending.answer(id) ?? (strict ? undefined : pending);
+        const answered = state.pending.answer(id, literal) ?? (strict ? undefined : pending);
         // Strict: answered meanwhile (past its deadline, say) — nobody waits for it any more.
         if (!answered) return { messages: [{ message: r.original }], batch: false };
         const problem = strict ? responseProblem(r.original) : undefined;
@@ -167,7 +166,7 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
         state.settle(answered, r.original);
         const replaced = r.kind === 'message' ? r.message : r.kind === 'bytes' ? r.bytes : undefined;
         const message: InboundMessage<S> = { message: r.original, pending: answered, ...(replaced !== undefined && { replaced }) };
-        const json = serialize([message], false, data);
+        const json = serialize([message], false, [literal]);
         return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
       };
       return out instanceof Promise ? out.then(finish) : finish(out);

@@ -8,8 +8,14 @@
  *
  * An entry that leaves unanswered — evicted past `max`, or expired — is handed to `onDropped`, so whoever
  * keeps the request elsewhere (a client stream waiting for its answer, share mode's in-flight ids) hears of it.
+ *
+ * Ids past 2^53 (64-bit ids: 9007199254740993 and 9007199254740992 read as the same double) are told apart by
+ * their literal: an entry whose request's literal is known is kept under it, and a lookup that knows the
+ * answer's literal finds it. A lookup that does not (or whose upstream wrote the id back rounded, as a
+ * JavaScript server does) finds the oldest entry with that parsed id.
  */
 import { idKey, type JsonRpcId } from '../jsonrpc/classify.js';
+import { inexactId } from '../jsonrpc/id-literal.js';
 import type { PendingRequest } from '../pipeline/request.js';
 
 /** Why an unanswered entry left the table. */
@@ -31,6 +37,8 @@ export type Expectation =
 /** One request in flight. `S` is whatever the owner routes the answer to (a client stream). */
 export interface Pending<S = unknown> {
   readonly id: string | number;
+  /** The id as the client wrote it, when JSON.parse could not read it back exactly (ClassifiedMessage.idLiteral). */
+  readonly idLiteral?: string;
   readonly method: string;
   readonly expect: Expectation;
   /** performance.now() when it was sent (latency metric). */
@@ -43,6 +51,11 @@ export interface Pending<S = unknown> {
   deadline: number;
   /** Answered, kept only for replays (retainAnsweredMs). */
   answered: boolean;
+}
+
+/** The key an entry is kept under: its id's, or for an inexact id with a known literal, the literal's. */
+function entryKey(pending: Pending<unknown>): string {
+  return pending.idLiteral !== undefined && inexactId(pending.id) ? `n${pending.idLiteral}` : idKey(pending.id);
 }
 
 function isStrict(pending: Pending<unknown>): boolean {
@@ -109,7 +122,7 @@ export class PendingTable<S = unknown> {
 
   /** Register a request; the oldest entry is evicted past `max` (onDropped; an answer will pass through unchanged). */
   add(pending: Pending<S>): void {
-    const key = idKey(pending.id);
+    const key = entryKey(pending);
     if (this.#slots.has(key)) this.#remove(key);
     this.#slots.set(key, { pending, expires: this.#now() + this.#ttlMs });
     this.#open += 1;
@@ -120,21 +133,21 @@ export class PendingTable<S = unknown> {
     }
   }
 
-  /** The entry for `id` (answered ones included) without changing it. */
-  peek(id: JsonRpcId): Pending<S> | undefined {
-    const key = idKey(id);
-    const slot = this.#slots.get(key);
+  /** The entry for `id` (written as `literal`, when known: see the module comment; answered ones included) without changing it. */
+  peek(id: JsonRpcId, literal?: string): Pending<S> | undefined {
+    const key = this.#keyOf(id, literal);
+    const slot = key === undefined ? undefined : this.#slots.get(key);
     if (!slot) return undefined;
     if (this.#now() > slot.expires) {
-      this.#remove(key, 'expired');
+      this.#remove(key!, 'expired');
       return undefined;
     }
     return slot.pending;
   }
 
-  /** True while `id` waits for its answer. */
-  has(id: JsonRpcId): boolean {
-    const p = this.peek(id);
+  /** True while `id` (written as `literal`, when known) waits for its answer. */
+  has(id: JsonRpcId, literal?: string): boolean {
+    const p = this.peek(id, literal);
     return p !== undefined && !p.answered;
   }
 
@@ -142,10 +155,10 @@ export class PendingTable<S = unknown> {
    * The entry this response answers: removed, or with retainAnsweredMs kept (marked answered) for replays
    * of the same response, which must be treated the same way.
    */
-  answer(id: JsonRpcId): Pending<S> | undefined {
-    const key = idKey(id);
-    const pending = this.peek(id);
-    if (!pending) return undefined;
+  answer(id: JsonRpcId, literal?: string): Pending<S> | undefined {
+    const key = this.#keyOf(id, literal);
+    const pending = this.peek(id, literal);
+    if (!pending || key === undefined) return undefined;
     if (pending.answered) return pending;
     if (this.#retainMs <= 0) {
       this.#remove(key);
@@ -158,9 +171,21 @@ export class PendingTable<S = unknown> {
     return pending;
   }
 
-  /** Forget `id` (no answer will come, or it was given already). */
-  release(id: JsonRpcId): void {
-    this.#remove(idKey(id));
+  /** True while `pending` itself (not another request under its id) waits for its answer. */
+  holds(pending: Pending<S>): boolean {
+    return this.peek(pending.id, pending.idLiteral) === pending && !pending.answered;
+  }
+
+  /** Forget `pending` itself, when the table still holds it (answered or not): never another request under its id. */
+  forget(pending: Pending<S>): void {
+    const key = entryKey(pending);
+    if (this.#slots.get(key)?.pending === pending) this.#remove(key);
+  }
+
+  /** Forget `id`, written as `literal` when known (no answer will come, or it was given already). */
+  release(id: JsonRpcId, literal?: string): void {
+    const key = this.#keyOf(id, literal);
+    if (key !== undefined) this.#remove(key);
   }
 
   /** The requests still waiting, oldest first. */
@@ -194,6 +219,19 @@ export class PendingTable<S = unknown> {
   settled(): Promise<void> {
     if (this.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#settled.push(resolve));
+  }
+
+  /**
+   * The key of the entry for `id`: its own for an exact id; for an inexact one the entry kept under `literal`,
+   * else under the rounded id, else the oldest whose parsed id is `id` (a scan only inexact ids pay).
+   */
+  #keyOf(id: JsonRpcId, literal: string | undefined): string | undefined {
+    const key = idKey(id);
+    if (!inexactId(id)) return key;
+    if (literal !== undefined && this.#slots.has(`n${literal}`)) return `n${literal}`;
+    if (this.#slots.has(key)) return key;
+    for (const [k, slot] of this.#slots) if (slot.pending.id === id) return k;
+    return undefined;
   }
 
   /** `dropped`: it leaves unanswered (evicted, expired) rather than answered or released. */

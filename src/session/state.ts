@@ -142,6 +142,7 @@ export class SessionState<S = unknown> {
     const token = isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
     const pending: Pending<S> = {
       id: c.id,
+      ...(c.idLiteral !== undefined && { idLiteral: c.idLiteral }),
       method: c.method,
       expect: expect ?? { kind: 'route' },
       started: performance.now(),

@@ -19,6 +19,8 @@ const BIG2 = '12345678901234567891';
 // Past the 256 KiB at which a result is retrofitted on a worker.
 const PAD = 'x'.repeat(300 * 1024);
 const LARGE_RESULT = JSON.stringify({ content: [{ type: 'text', text: JSON.stringify({ city: 'Paris', t: 17, pad: PAD }) }] });
+const COUNT_SCHEMA: JsonObject = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+const RESULTS: Record<string, string> = { weather: RESULT, large: LARGE_RESULT, count: '{"content":[{"type":"text","text":"{\\"n\\":3}"}]}' };
 
 let upstream: Server;
 let port = 0;
@@ -46,8 +48,9 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(`event: message\ndata: {"result":${result},"jsonrpc":"2.0","id":${ids[0] ?? 'null'}}\n\n`);
       } else if (body.trimStart().startsWith('[')) {
+        const calls = [...body.matchAll(/"id":(\d+),"method":"tools\/call","params":\{"name":"(\w+)"/g)];
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(`[${ids.map((id) => `{"jsonrpc":"2.0","id":${id},"result":${result}}`).join(',')}]`);
+        res.end(`[${calls.map(([, id, tool]) => `{"jsonrpc":"2.0","id":${id},"result":${RESULTS[tool!]}}`).join(',')}]`);
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(`{"jsonrpc":"2.0","id":${ids[0] ?? 'null'},"result":${result}}`);
@@ -64,7 +67,7 @@ afterAll(async () => {
 });
 
 async function start(): Promise<TestGateway> {
-  const tools = { weather: { outputSchema: SCHEMA }, large: { outputSchema: SCHEMA } };
+  const tools = { weather: { outputSchema: SCHEMA }, large: { outputSchema: SCHEMA }, count: { outputSchema: COUNT_SCHEMA } };
   return startGateway(
     gatewayConfig([
       httpUpstream('json', `http://127.0.0.1:${port}/json/mcp`, { tools }),
@@ -108,6 +111,19 @@ describe('a retrofitted answer to an id past 2^53', () => {
     expect(answers.map((a) => a.result.structuredContent)).toEqual([
       { city: 'Paris', t: 17 },
       { city: 'Paris', t: 17 },
+    ]);
+  });
+
+  it('two requests whose ids read as the same double, to different tools: each answer retrofitted for its own request', async () => {
+    // JSON.parse reads 12345678901234567890 and …891 alike, as 12345678901234567000.
+    expect(JSON.parse(BIG)).toBe(JSON.parse(BIG2));
+    const gateway = await start();
+    const res = await fetch(gateway.url('/json/mcp'), { method: 'POST', headers: HEADERS, body: `[${call(BIG, 'weather')},${call(BIG2, 'count')}]` });
+    const text = await res.text();
+    expect(idLiterals(text)).toEqual([BIG, BIG2]);
+    expect((JSON.parse(text) as { result: { structuredContent?: unknown; isError?: boolean } }[]).map((a) => a.result)).toEqual([
+      expect.objectContaining({ structuredContent: { city: 'Paris', t: 17 } }),
+      expect.objectContaining({ structuredContent: { n: 3 } }),
     ]);
   });
 

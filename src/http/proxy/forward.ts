@@ -10,11 +10,11 @@ import type { ServerResponse } from 'node:http';
 import type { HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.js';
-import { idLiteralsOf } from '../../jsonrpc/id-literal.js';
 import { LazyLog, type Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
 import { listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
+import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
 import { SessionTable } from '../../session/table.js';
 import type { RequestTrace } from '../../telemetry/spans.js';
@@ -79,8 +79,8 @@ class ProxyExchange {
   #profile: string | undefined;
   /** The spans of this exchange's requests, when tracing is on. */
   #traces: Map<ClassifiedMessage, RequestTrace> | undefined;
-  /** Ids of this exchange's own requests awaited in the session. */
-  readonly #own: (string | number)[] = [];
+  /** This exchange's own requests awaited in the session. */
+  readonly #own: Pending[] = [];
   #tracked: Tracked | undefined;
   #stream: ServerStream | undefined;
   #assigned: string | undefined;
@@ -168,7 +168,7 @@ class ProxyExchange {
         this.#revision = registered;
         this.#profile = registered.profile;
       }
-      if (registered.pending) this.#own.push(registered.pending.id);
+      if (registered.pending) this.#own.push(registered.pending);
     }
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
   }
@@ -282,10 +282,7 @@ class ProxyExchange {
     }
     const ended = await relaySse(answer.body, res, this.#relayContext(), (err) => this.#mapFailure(err));
     // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
-    for (const id of this.#own) {
-      const p = this.#state?.pending.peek(id);
-      if (p?.expect.kind === 'rewrite' && p.expect.nativeOnly) this.#state?.pending.release(id);
-    }
+    for (const p of this.#own) if (p.expect.kind === 'rewrite' && p.expect.nativeOnly) this.#state?.pending.forget(p);
     if (ended.kind === 'complete') res.end();
     else if (ended.kind === 'failed' && ended.answered) res.end();
     else {
@@ -329,7 +326,7 @@ class ProxyExchange {
 
   #relayContext(): RelayContext {
     // A plain literal: an accessor here made V8 build the object the slow way.
-    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, ownLiterals: idLiteralsOf(this.#classified), stream: this.#stream };
+    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, stream: this.#stream };
   }
 
   /** An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). */
@@ -361,7 +358,7 @@ class ProxyExchange {
   }
 
   #release(): void {
-    for (const id of this.#own) this.#state?.pending.release(id);
+    for (const p of this.#own) this.#state?.pending.forget(p);
   }
 
   /** The one place an exchange ends. */

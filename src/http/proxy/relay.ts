@@ -9,6 +9,7 @@ import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
 import type { Log } from '../../log.js';
 import type { Rewriter } from '../../pipeline/rewrite.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
+import type { Pending } from '../../session/pending.js';
 import type { SessionState } from '../../session/state.js';
 import type { ServerStream } from './streams.js';
 
@@ -25,10 +26,11 @@ export interface RelayContext {
   /** limits.maxResultBytes. */
   readonly max: number;
   readonly upstream: string;
-  /** Ids of this exchange's own requests: the ones a failed stream still owes an answer. */
-  readonly own: readonly (string | number)[];
-  /** Some of those ids as the client wrote them, where JSON.parse rounded them: errors are written with these. */
-  readonly ownLiterals?: ReadonlyMap<string | number, string> | undefined;
+  /**
+   * This exchange's own requests awaited in the session (their ids, and literals where JSON.parse rounded
+   * them): the ones a failed stream still owes an answer.
+   */
+  readonly own: readonly Pending[];
   /** A server stream that takes the gateway's own events between blocks (list_changed after a reload). */
   readonly stream?: ServerStream | undefined;
 }
@@ -79,7 +81,7 @@ function rewriteJson(bytes: Buffer, ctx: RelayContext): Buffer | Promise<Buffer>
   if (bytes.length === 0 || !ctx.state) return bytes;
   const state = ctx.state;
   if (!mayChange(state, bytes)) return bytes;
-  const waiting = ctx.own.some((id) => state.pending.has(id));
+  const waiting = ctx.own.some((p) => state.pending.holds(p));
   // Nothing may recurse over JSON nested this deep (the stdio and legacy SSE links refuse it as well): an
   // answer awaited here becomes a JSON-RPC error, anything else passes as it came.
   if (nestedTooDeeply(bytes)) {

@@ -10,7 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
-import { errorAnswer } from '../../jsonrpc/id-literal.js';
+import { errorAnswer, responseIdLiteral } from '../../jsonrpc/id-literal.js';
 import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
@@ -51,10 +51,11 @@ function eventBytes(event: SseEvent, handled: Inbound): Buffer {
  */
 function tooDeep(event: SseEvent, data: string, ctx: RelayContext): Buffer {
   const id = sniffResponseId(endsOf(data));
-  if (id === undefined || !ctx.state?.pending.has(id)) return event.raw;
+  const pending = id === undefined ? undefined : ctx.state?.pending.peek(id, responseIdLiteral(id, data));
+  if (!pending || pending.answered) return event.raw;
   ctx.log.warn({ bytes: data.length, id }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
-  ctx.state.pending.release(id);
-  return messageEvent(errorAnswer(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]), id, ctx.ownLiterals?.get(id)));
+  ctx.state!.pending.forget(pending);
+  return messageEvent(errorAnswer(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]), pending.id, pending.idLiteral));
 }
 
 /** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
@@ -162,10 +163,10 @@ class SseRelay {
     this.#held = [];
     this.#mode = 'start';
     const state = this.#ctx.state;
-    for (const id of this.#ctx.own) {
-      if (!state?.pending.has(id)) continue;
-      state.pending.release(id);
-      this.#out.push(messageEvent(errorAnswer(error, id, this.#ctx.ownLiterals?.get(id))));
+    for (const p of this.#ctx.own) {
+      if (!state?.pending.holds(p)) continue;
+      state.pending.forget(p);
+      this.#out.push(messageEvent(errorAnswer(error, p.id, p.idLiteral)));
     }
     return this.#flush();
   }
@@ -219,19 +220,20 @@ class SseRelay {
     this.#mode = 'drop';
     this.#dropBytes = 0;
     this.#dropTail = EMPTY;
-    const found = sniffHead(dataHead(all.subarray(0, HEAD_BYTES)));
+    const head = dataHead(all.subarray(0, HEAD_BYTES));
+    const found = sniffHead(head);
     const state = this.#ctx.state;
     if (found?.kind === 'id') {
-      this.#tooLargeFor(found.id, all.length);
+      this.#tooLargeFor(found.id, all.length, responseIdLiteral(found.id, head));
       this.#dropHead = EMPTY;
       // It was the last answer this exchange owed: the rest of the block is not waited for.
-      if (this.#ctx.own.length > 0 && !this.#ctx.own.some((id) => state?.pending.has(id))) this.#stopped = true;
+      if (this.#ctx.own.length > 0 && !this.#ctx.own.some((p) => state?.pending.holds(p))) this.#stopped = true;
       return;
     }
-    const owed = this.#ctx.own.filter((id) => state?.pending.has(id));
+    const owed = this.#ctx.own.filter((p) => state?.pending.holds(p));
     if (owed.length > 0) {
-      for (const id of owed) this.#tooLargeFor(id, all.length);
-      this.#ctx.log.warn({ limit: this.#ctx.max, ids: owed }, 'upstream SSE event over maxResultBytes; stream ended');
+      for (const p of owed) this.#tooLargeFor(p.id, all.length, p.idLiteral);
+      this.#ctx.log.warn({ limit: this.#ctx.max, ids: owed.map((p) => p.id) }, 'upstream SSE event over maxResultBytes; stream ended');
       this.#stopped = true;
       return;
     }
@@ -279,13 +281,14 @@ class SseRelay {
     this.#tooLargeFor(id, this.#dropBytes);
   }
 
-  /** Request `id` gets RESULT_TOO_LARGE in place of its answer. */
-  #tooLargeFor(id: string | number, bytes: number): void {
+  /** Request `id` (written as `literal`, when known) gets RESULT_TOO_LARGE in place of its answer. */
+  #tooLargeFor(id: string | number, bytes: number, literal?: string): void {
     const ctx = this.#ctx;
     ctx.log.warn({ bytes, limit: ctx.max, id }, 'upstream SSE event over maxResultBytes dropped');
-    ctx.state?.pending.release(id);
+    const pending = ctx.state?.pending.peek(id, literal);
+    if (pending) ctx.state!.pending.forget(pending);
     const error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
-    this.#out.push(messageEvent(errorAnswer(error, id, ctx.ownLiterals?.get(id))));
+    this.#out.push(messageEvent(errorAnswer(error, id, pending?.idLiteral ?? literal)));
   }
 
   /** Write the output so far, waiting while the client cannot take it; false once it is gone. */

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RetrofitError } from '../../../src/errors.js';
 import { classifyBody } from '../../../src/jsonrpc/classify.js';
-import { arrayElements, errorAnswer, inexactId, keepIdLiteral, putIdLiteral, requestIdLiterals, withIdLiterals } from '../../../src/jsonrpc/id-literal.js';
+import { arrayElements, errorAnswer, inexactId, putIdLiteral, requestIdLiterals, responseIdLiteral, responseIdLiterals, withIdLiterals } from '../../../src/jsonrpc/id-literal.js';
 
 const BIG = '12345678901234567890';
 const rounded = JSON.parse(BIG) as number;
+/** How a rewritten answer keeps its id: the literal the upstream's answer (`original`) holds, put into `out`. */
+const keepIdLiteral = <T extends string | Buffer>(out: T, id: unknown, original: string | Buffer | undefined): T => putIdLiteral(out, id, responseIdLiteral(id, original));
 
 describe('inexactId', () => {
   it('is true only for integers past 2^53', () => {
@@ -16,7 +18,7 @@ describe('inexactId', () => {
   });
 });
 
-describe('keepIdLiteral', () => {
+describe('responseIdLiteral, then putIdLiteral (a rewritten answer keeps its id)', () => {
   const original = `{"jsonrpc":"2.0","id":${BIG},"result":{}}`;
   const out = JSON.stringify({ jsonrpc: '2.0', id: rounded, result: { structuredContent: {} } });
 
@@ -37,6 +39,25 @@ describe('keepIdLiteral', () => {
     expect(keepIdLiteral(out, rounded, middle)).toBe(out);
     expect(keepIdLiteral(out, rounded, '{"jsonrpc":"2.0","id":98765432109876543210,"result":{}}')).toBe(out);
     expect(keepIdLiteral(out, rounded, undefined)).toBe(out);
+  });
+});
+
+describe('responseIdLiterals', () => {
+  it('is undefined when no id is inexact (the usual case), without reading the text', () => {
+    expect(responseIdLiterals({ jsonrpc: '2.0', id: 1, result: {} }, 'not read')).toBeUndefined();
+    expect(responseIdLiterals([{ id: 1 }, { id: 'a' }], 'not read')).toBeUndefined();
+    expect(responseIdLiterals({ id: rounded }, undefined)).toBeUndefined();
+  });
+
+  it("reads each message's literal, from a single answer or a batch's elements, where its id is inexact", () => {
+    const two = `${BIG.slice(0, -1)}1`;
+    expect(responseIdLiterals({ id: rounded }, `{"jsonrpc":"2.0","id":${BIG},"result":{}}`)).toEqual([BIG]);
+    const batch = `[{"jsonrpc":"2.0","id":${BIG},"result":{}},{"jsonrpc":"2.0","id":3,"result":{}},{"result":{},"jsonrpc":"2.0","id":${two}}]`;
+    expect(responseIdLiterals(JSON.parse(batch), batch)).toEqual([BIG, undefined, two]);
+  });
+
+  it('leaves out a literal that does not read as the parsed id', () => {
+    expect(responseIdLiteral(rounded, '{"jsonrpc":"2.0","id":98765432109876543210,"result":{}}')).toBeUndefined();
   });
 });
 

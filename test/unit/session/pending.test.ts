@@ -58,6 +58,60 @@ describe('PendingTable', () => {
     expect(table.open().map((p) => p.method)).toEqual(['b']);
   });
 
+  describe('ids past 2^53: two that read as the same double are told apart by their literals', () => {
+    const A = '12345678901234567890';
+    const B = '12345678901234567891';
+    const id = JSON.parse(A) as number;
+
+    it('keeps both, and a lookup with the literal the answer holds finds its own request', () => {
+      expect(JSON.parse(B)).toBe(id);
+      const table = new PendingTable();
+      const a = entry(id, ROUTE, { idLiteral: A, method: 'a' });
+      const b = entry(id, ROUTE, { idLiteral: B, method: 'b' });
+      table.add(a);
+      table.add(b);
+      expect(table.size).toBe(2);
+      expect(table.has(id, B)).toBe(true);
+      expect(table.answer(id, B)).toBe(b);
+      expect(table.answer(id, A)).toBe(a);
+      expect(table.size).toBe(0);
+    });
+
+    it('without the literal, or with one written rounded (a JavaScript upstream writes the parsed id back), the oldest', () => {
+      const table = new PendingTable();
+      const a = entry(id, ROUTE, { idLiteral: A });
+      const b = entry(id, ROUTE, { idLiteral: B });
+      table.add(a);
+      table.add(b);
+      expect(table.peek(id)).toBe(a);
+      expect(table.answer(id, '12345678901234567000')).toBe(a);
+      expect(table.answer(id)).toBe(b);
+      expect(table.empty).toBe(true);
+    });
+
+    it('holds() and forget() act on the entry itself, never on another request under the same double', () => {
+      const table = new PendingTable();
+      const a = entry(id, ROUTE, { idLiteral: A });
+      const b = entry(id, ROUTE, { idLiteral: B });
+      table.add(a);
+      table.add(b);
+      expect(table.answer(id, A)).toBe(a);
+      expect(table.holds(a)).toBe(false);
+      expect(table.holds(b)).toBe(true);
+      table.forget(a);
+      expect(table.holds(b)).toBe(true);
+      table.forget(b);
+      expect(table.empty).toBe(true);
+    });
+
+    it('a request that repeats a literal replaces its entry, as any repeated id does', () => {
+      const table = new PendingTable();
+      table.add(entry(id, ROUTE, { idLiteral: A, method: 'a' }));
+      table.add(entry(id, ROUTE, { idLiteral: A, method: 'again' }));
+      expect(table.open().map((p) => p.method)).toEqual(['again']);
+    });
+  });
+
   it('evicts the oldest entry past max (its answer will pass through unchanged)', () => {
     const table = new PendingTable({ max: 2 });
     table.add(entry(1));
