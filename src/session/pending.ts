@@ -223,15 +223,21 @@ export class PendingTable<S = unknown> {
 
   /**
    * The key of the entry for `id`: its own for an exact id; for an inexact one the entry kept under `literal`,
-   * else under the rounded id, else the oldest whose parsed id is `id` (a scan only inexact ids pay).
+   * else under the rounded id, else the oldest still waiting whose parsed id is `id`, else the oldest answered
+   * one (a scan only inexact ids pay).
    */
   #keyOf(id: JsonRpcId, literal: string | undefined): string | undefined {
     const key = idKey(id);
     if (!inexactId(id)) return key;
     if (literal !== undefined && this.#slots.has(`n${literal}`)) return `n${literal}`;
     if (this.#slots.has(key)) return key;
-    for (const [k, slot] of this.#slots) if (slot.pending.id === id) return k;
-    return undefined;
+    let answered: string | undefined;
+    for (const [k, slot] of this.#slots) {
+      if (slot.pending.id !== id) continue;
+      if (!slot.pending.answered) return k;
+      answered ??= k;
+    }
+    return answered;
   }
 
   /** `dropped`: it leaves unanswered (evicted, expired) rather than answered or released. */

@@ -89,6 +89,18 @@ describe('PendingTable', () => {
       expect(table.empty).toBe(true);
     });
 
+    it('with answers kept for replays, a lookup without the literal finds the oldest request still waiting', () => {
+      const table = new PendingTable({ retainAnsweredMs: 60_000 });
+      const a = entry(id, ROUTE, { idLiteral: A });
+      const b = entry(id, ROUTE, { idLiteral: B });
+      table.add(a);
+      table.add(b);
+      expect(table.answer(id)).toBe(a);
+      expect(table.answer(id)).toBe(b);
+      expect(table.answer(id, A)).toBe(a);
+      expect(table.size).toBe(0);
+    });
+
     it('holds() and forget() act on the entry itself, never on another request under the same double', () => {
       const table = new PendingTable();
       const a = entry(id, ROUTE, { idLiteral: A });
