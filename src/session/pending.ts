@@ -135,14 +135,7 @@ export class PendingTable<S = unknown> {
 
   /** The entry for `id` (written as `literal`, when known: see the module comment; answered ones included) without changing it. */
   peek(id: JsonRpcId, literal?: string): Pending<S> | undefined {
-    const key = this.#keyOf(id, literal);
-    const slot = key === undefined ? undefined : this.#slots.get(key);
-    if (!slot) return undefined;
-    if (this.#now() > slot.expires) {
-      this.#remove(key!, 'expired');
-      return undefined;
-    }
-    return slot.pending;
+    return this.#live(this.#keyOf(id, literal))?.pending;
   }
 
   /** True while `id` (written as `literal`, when known) waits for its answer. */
@@ -157,23 +150,24 @@ export class PendingTable<S = unknown> {
    */
   answer(id: JsonRpcId, literal?: string): Pending<S> | undefined {
     const key = this.#keyOf(id, literal);
-    const pending = this.peek(id, literal);
-    if (!pending || key === undefined) return undefined;
+    const slot = this.#live(key);
+    if (!slot) return undefined;
+    const pending = slot.pending;
     if (pending.answered) return pending;
     if (this.#retainMs <= 0) {
-      this.#remove(key);
+      this.#remove(key!);
       return pending;
     }
     pending.answered = true;
     this.#open -= 1;
-    this.#slots.get(key)!.expires = this.#now() + this.#retainMs;
+    slot.expires = this.#now() + this.#retainMs;
     this.#wake();
     return pending;
   }
 
   /** True while `pending` itself (not another request under its id) waits for its answer. */
   holds(pending: Pending<S>): boolean {
-    return this.peek(pending.id, pending.idLiteral) === pending && !pending.answered;
+    return this.#live(entryKey(pending))?.pending === pending && !pending.answered;
   }
 
   /** Forget `pending` itself, when the table still holds it (answered or not): never another request under its id. */
@@ -219,6 +213,17 @@ export class PendingTable<S = unknown> {
   settled(): Promise<void> {
     if (this.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#settled.push(resolve));
+  }
+
+  /** The slot kept under `key`, unless it has expired (then it is removed, as expired). */
+  #live(key: string | undefined): Slot<S> | undefined {
+    const slot = key === undefined ? undefined : this.#slots.get(key);
+    if (!slot) return undefined;
+    if (this.#now() > slot.expires) {
+      this.#remove(key!, 'expired');
+      return undefined;
+    }
+    return slot;
   }
 
   /**
