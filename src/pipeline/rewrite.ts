@@ -260,16 +260,18 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
 
   /** A worker job for this result, when it should leave the event loop; undefined to run it inline. */
   function offload(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy, tool: string, result: JsonObject, log: Log): Promise<PoolAnswer> | undefined {
-    const bytes = textLength(result, entry.compiled?.isolate ? Infinity : threshold);
+    const isolate = Boolean(entry.compiled?.isolate);
+    const bytes = textLength(result, isolate ? Infinity : threshold);
+    // A small result (the usual case) runs inline: nothing is built for a job it will not need.
+    if (!isolate && bytes <= threshold) return undefined;
     const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result, ...(request.profile && { profile: request.profile }) };
-    if (entry.compiled?.isolate) {
+    if (isolate) {
       // Never inline on the event loop: without its worker (or over the queue bound) it is a failed reading.
       if (!isolated) return undefined;
       const pool = usable(isolated, 'isolated extractions', log);
       const job = pool?.run({ ...base, bytes, deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((bytes / 1024) * ISOLATE_MS_PER_KIB) });
       return job ?? Promise.reject(new IsolationUnavailable(pool ? 'its queue is full' : 'it is unavailable'));
     }
-    if (bytes <= threshold) return undefined;
     const pool = usable(large, 'large results', log);
     const job = pool?.run({ ...base, bytes });
     if (job) {

@@ -142,7 +142,6 @@ export class SessionState<S = unknown> {
     const token = isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
     const pending: Pending<S> = {
       id: c.id,
-      ...(c.idLiteral !== undefined && { idLiteral: c.idLiteral }),
       method: c.method,
       expect: expect ?? { kind: 'route' },
       started: performance.now(),
@@ -150,6 +149,7 @@ export class SessionState<S = unknown> {
       answered: false,
       ...(ctx.stream !== undefined && { stream: ctx.stream }),
       ...((typeof token === 'string' || typeof token === 'number') && { progressToken: token }),
+      ...(c.idLiteral !== undefined && { idLiteral: c.idLiteral }),
     };
     this.pending.add(pending);
     const profile = expect?.kind === 'rewrite' ? expect.request.profile?.name : undefined;
