@@ -31,8 +31,12 @@ export interface SseLinkOptions {
   readonly url: URL;
   /** The headers of the client request that opened the session (forwarded, filtered). */
   readonly clientHeaders: Record<string, string | string[] | undefined>;
-  /** The upstream's configured headers. */
-  readonly headers: Readonly<Record<string, string>>;
+  /**
+   * The upstream's configured headers, read for each request: after a reload that changes them (a rotated
+   * credential), the session's next message carries the new ones. Its event stream, open already, keeps
+   * those it was opened with.
+   */
+  readonly headers: () => Readonly<Record<string, string>>;
   /** Drop the client's Authorization (it carried the gateway's own token). */
   readonly dropAuthorization: boolean;
   readonly timeoutMs: number;
@@ -97,7 +101,7 @@ export class SseLink implements UpstreamLink {
   }
 
   #headers(client: Record<string, string | string[] | undefined>, host: string): Record<string, string | string[]> {
-    return toUpstreamHeaders(client, { host, configured: this.#options.headers, dropAuthorization: this.#options.dropAuthorization });
+    return toUpstreamHeaders(client, { host, configured: this.#options.headers(), dropAuthorization: this.#options.dropAuthorization });
   }
 
   async #run(): Promise<void> {

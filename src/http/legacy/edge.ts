@@ -144,7 +144,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
       upstream: name,
       url: new URL(upstream.sse),
       clientHeaders: req.headers,
-      headers: upstream.headers,
+      headers: () => snapshot<SseUpstreamConfig>(ctx, name).upstream.headers,
       dropAuthorization: snap.loaded.config.auth !== undefined,
       timeoutMs: upstream.timeoutMs,
       maxEventBytes: snap.loaded.config.limits.maxResultBytes,

@@ -50,7 +50,7 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
           upstream: name,
           url: new URL(sse(snap).sse),
           clientHeaders: headers,
-          headers: sse(snap).headers,
+          headers: () => sse(snapshot(ctx, name)).headers,
           dropAuthorization: snap.loaded.config.auth !== undefined,
           timeoutMs: snap.upstream.timeoutMs,
           maxEventBytes: snap.loaded.config.limits.maxResultBytes,
