@@ -37,8 +37,11 @@ export interface SseLinkOptions {
    * those it was opened with.
    */
   readonly headers: () => Readonly<Record<string, string>>;
-  /** Drop the client's Authorization (it carried the gateway's own token). */
-  readonly dropAuthorization: boolean;
+  /**
+   * Drop the client's Authorization (it carries the gateway's own token), read for each request like
+   * `headers`: a reload that turns on `auth` stops the token reaching the upstream at once.
+   */
+  readonly dropAuthorization: () => boolean;
   readonly timeoutMs: number;
   /** limits.maxResultBytes. */
   readonly maxEventBytes: number;
@@ -101,7 +104,7 @@ export class SseLink implements UpstreamLink {
   }
 
   #headers(client: Record<string, string | string[] | undefined>, host: string): Record<string, string | string[]> {
-    return toUpstreamHeaders(client, { host, configured: this.#options.headers(), dropAuthorization: this.#options.dropAuthorization });
+    return toUpstreamHeaders(client, { host, configured: this.#options.headers(), dropAuthorization: this.#options.dropAuthorization() });
   }
 
   async #run(): Promise<void> {

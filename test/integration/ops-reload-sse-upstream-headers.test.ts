@@ -1,7 +1,8 @@
 /**
- * A reload that rotates an `sse:` upstream's configured credential (`headers`) reaches the sessions already
- * open: their next message carries the new one, for a Streamable HTTP client of the gateway and for a legacy
- * HTTP+SSE client alike. (Each held its own link to the upstream, opened with the headers of its time, and
+ * A reload that rotates an `sse:` upstream's configured credential (`headers`), or turns on the gateway's own
+ * bearer tokens, reaches the sessions already open: their next message carries the new credential, or no
+ * longer the client's Authorization (the gateway's token from then on), for a Streamable HTTP client of the
+ * gateway and for a legacy HTTP+SSE client alike. (Each held its own link to the upstream, opened with the headers of its time, and
  * used them until it ended.) The upstream is a legacy HTTP+SSE server whose one tool answers with the
  * Authorization its message arrived with.
  */
@@ -68,11 +69,13 @@ async function whoami(client: Client): Promise<string> {
   return result.content[0]!.text;
 }
 
+const TRANSPORTS: [string, (url: URL, headers?: Record<string, string>) => Transport][] = [
+  ['a Streamable HTTP client', (url, headers) => new StreamableHTTPClientTransport(url, headers && { requestInit: { headers } })],
+  ['a legacy HTTP+SSE client', (url, headers) => new SSEClientTransport(url, headers && { requestInit: { headers } })],
+];
+
 describe('a reload that rotates an sse: upstream credential', () => {
-  it.each([
-    ['a Streamable HTTP client', (url: URL): Transport => new StreamableHTTPClientTransport(url)],
-    ['a legacy HTTP+SSE client', (url: URL): Transport => new SSEClientTransport(url)],
-  ])('%s: the open session’s next message carries the new one', async (_label, transport) => {
+  it.each(TRANSPORTS)('%s: the open session’s next message carries the new one', async (_label, transport) => {
     const served = await startServe(config('tokA'));
     const client = new Client({ name: 'rotation', version: '1.0.0' });
     await client.connect(transport(new URL(`${served.origin}/up/mcp`)));
@@ -81,6 +84,28 @@ describe('a reload that rotates an sse: upstream credential', () => {
       served.write(config('tokB'));
       expect(await served.sighup()).toMatchObject({ ok: true });
       expect(await whoami(client)).toBe('Bearer tokB');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('a reload that turns on the gateway\'s own bearer tokens', () => {
+  it.each(TRANSPORTS)('%s: the open session’s next message no longer carries the client’s Authorization (now the gateway’s token)', async (_label, transport) => {
+    const open = `
+upstreams:
+  up:
+    sse: http://127.0.0.1:${port}/sse
+`;
+    const served = await startServe(open);
+    const client = new Client({ name: 'rotation', version: '1.0.0' });
+    await client.connect(transport(new URL(`${served.origin}/up/mcp`), { Authorization: 'Bearer gateway-token' }));
+    try {
+      // Without auth: the client's Authorization is the upstream's business, and forwarded.
+      expect(await whoami(client)).toBe('Bearer gateway-token');
+      served.write(`auth: { bearerTokens: ["gateway-token"] }\n${open}`);
+      expect(await served.sighup()).toMatchObject({ ok: true });
+      expect(await whoami(client)).toBe('(none)');
     } finally {
       await client.close();
     }

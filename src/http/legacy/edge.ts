@@ -145,7 +145,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
       url: new URL(upstream.sse),
       clientHeaders: req.headers,
       headers: () => snapshot<SseUpstreamConfig>(ctx, name).upstream.headers,
-      dropAuthorization: snap.loaded.config.auth !== undefined,
+      dropAuthorization: () => snapshot(ctx, name).loaded.config.auth !== undefined,
       timeoutMs: upstream.timeoutMs,
       maxEventBytes: snap.loaded.config.limits.maxResultBytes,
       log,

@@ -51,7 +51,7 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
           url: new URL(sse(snap).sse),
           clientHeaders: headers,
           headers: () => sse(snapshot(ctx, name)).headers,
-          dropAuthorization: snap.loaded.config.auth !== undefined,
+          dropAuthorization: () => snapshot(ctx, name).loaded.config.auth !== undefined,
           timeoutMs: snap.upstream.timeoutMs,
           maxEventBytes: snap.loaded.config.limits.maxResultBytes,
           log,

@@ -20,7 +20,7 @@ describe('SseLink', () => {
       res.write('event: message\ndata: {"jsonrpc":"2.0","id":3,"result":{}}\n\n');
     });
     const logs: Record<string, unknown>[] = [];
-    const link = new SseLink({ upstream: 'up', url: new URL(`${up.origin}/sse`), clientHeaders: {}, headers: () => ({}), dropAuthorization: false, timeoutMs: 5_000, maxEventBytes: 1 << 20, log: captureLogger(logs) });
+    const link = new SseLink({ upstream: 'up', url: new URL(`${up.origin}/sse`), clientHeaders: {}, headers: () => ({}), dropAuthorization: () => false, timeoutMs: 5_000, maxEventBytes: 1 << 20, log: captureLogger(logs) });
     onTestFinished(() => link.close());
     const frames: string[] = [];
     const dropped: LinkDropped[] = [];
@@ -52,7 +52,7 @@ describe('SseLink', () => {
       res.write(`event: endpoint\ndata: ${other.origin.replace('127.0.0.1', 'localhost')}/internal/admin\n\n`);
     });
     const logs: Record<string, unknown>[] = [];
-    const link = new SseLink({ upstream: 'up', url: new URL(`${up.origin}/sse`), clientHeaders: {}, headers: () => ({ authorization: 'Bearer UPSTREAM-SECRET' }), dropAuthorization: false, timeoutMs: 5_000, maxEventBytes: 1 << 20, log: captureLogger(logs) });
+    const link = new SseLink({ upstream: 'up', url: new URL(`${up.origin}/sse`), clientHeaders: {}, headers: () => ({ authorization: 'Bearer UPSTREAM-SECRET' }), dropAuthorization: () => false, timeoutMs: 5_000, maxEventBytes: 1 << 20, log: captureLogger(logs) });
     onTestFinished(() => link.close());
     const closed = new Promise<{ kind: string; reason: string }>((resolve) => (link.onclose = resolve));
     expect(await closed).toMatchObject({ kind: 'protocol', reason: expect.stringContaining('another origin') });
@@ -74,7 +74,7 @@ describe('SseLink', () => {
       res.write('event: endpoint\ndata: /first\n\nevent: endpoint\ndata: /second\n\n');
     });
     const logs: Record<string, unknown>[] = [];
-    const link = new SseLink({ upstream: 'up', url: new URL(`${up.origin}/sse`), clientHeaders: {}, headers: () => ({}), dropAuthorization: false, timeoutMs: 5_000, maxEventBytes: 1 << 20, log: captureLogger(logs) });
+    const link = new SseLink({ upstream: 'up', url: new URL(`${up.origin}/sse`), clientHeaders: {}, headers: () => ({}), dropAuthorization: () => false, timeoutMs: 5_000, maxEventBytes: 1 << 20, log: captureLogger(logs) });
     onTestFinished(() => link.close());
     await link.ready;
     await expect.poll(() => logs.some((l) => l.msg === 'upstream announced a second endpoint; the first is kept')).toBe(true);
