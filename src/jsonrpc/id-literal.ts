@@ -36,12 +36,25 @@ export function responseIdLiteral(id: unknown, original: string | Buffer | undef
  * usual case, one check per message). A batch's own text is split into its elements for it.
  */
 export function responseIdLiterals(parsed: unknown, original: string | Buffer | undefined): (string | undefined)[] | undefined {
-  if (original === undefined) return undefined;
-  if (!Array.isArray(parsed)) return inexactId(idOf(parsed)) ? [responseIdLiteral(idOf(parsed), original)] : undefined;
+  return original === undefined ? undefined : literalsOf(parsed, original, responseIdLiteral);
+}
+
+/**
+ * `read`'s literal for each message of `parsed` (from `text`) whose id is inexact, in order; undefined when
+ * none is (one check per message), or when a batch's text cannot be split into its elements (bytes are not).
+ */
+function literalsOf(parsed: unknown, text: string | Buffer, read: (id: number, text: string | Buffer) => string | undefined): (string | undefined)[] | undefined {
+  if (!Array.isArray(parsed)) {
+    const id = idOf(parsed);
+    return inexactId(id) ? [read(id as number, text)] : undefined;
+  }
   if (!parsed.some((m) => inexactId(idOf(m)))) return undefined;
-  const elements = typeof original === 'string' ? arrayElements(original) : undefined;
+  const elements = typeof text === 'string' ? arrayElements(text) : undefined;
   if (elements?.length !== parsed.length) return undefined;
-  return parsed.map((m, i) => responseIdLiteral(idOf(m), elements[i]));
+  return parsed.map((m, i) => {
+    const id = idOf(m);
+    return inexactId(id) ? read(id as number, elements[i]!) : undefined;
+  });
 }
 
 /**
@@ -66,15 +79,15 @@ export function errorAnswer(error: RetrofitError, id: JsonRpcId, idLiteral?: str
   return idLiteral === undefined ? json : putIdLiteral(json, id, idLiteral);
 }
 
-/** An `"id"` key and its number literal (a key inside a string is escaped, `\"id\"`, and never matches). */
 function idOf(m: unknown): unknown {
   return m !== null && typeof m === 'object' ? (m as { id?: unknown }).id : undefined;
 }
 
+/** An `"id"` key and its number literal (a key inside a string is escaped, `\"id\"`, and never matches). */
 const ID_NUMBER = /"id"\s*:\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 
 /** The one literal in `text` that an `"id"` key holds and that reads as `id`; undefined when none is, or several differ. */
-function literalOf(text: string, id: number): string | undefined {
+function literalOf(id: number, text: string): string | undefined {
   let found: string | undefined;
   for (const m of text.matchAll(ID_NUMBER)) {
     const literal = m[1]!;
@@ -88,27 +101,19 @@ function literalOf(text: string, id: number): string | undefined {
 /**
  * The id literal of each message of a request body (`text`, parsed as `parsed`), in order; undefined for a
  * message whose id reads back as written, or whose literal cannot be told apart (a nested `"id"` spelled
- * differently that reads as the same double). Linear regular-expression scans, bounded by the body's limit
- * (JSON.parse's source-text reviver would be exact, but costs ten times a parse): call it only when some id
- * is inexact.
+ * differently that reads as the same double); undefined as a whole when no id is inexact. Linear
+ * regular-expression scans, bounded by the body's limit (JSON.parse's source-text reviver would be exact, but
+ * costs ten times a parse).
  */
-export function requestIdLiterals(text: string, parsed: unknown): (string | undefined)[] {
-  if (!Array.isArray(parsed)) {
-    const id = idOf(parsed);
-    return [inexactId(id) ? literalOf(text, id as number) : undefined];
-  }
-  const elements = arrayElements(text);
-  if (elements?.length !== parsed.length) return [];
-  return parsed.map((m, i) => {
-    const id = idOf(m);
-    return inexactId(id) ? literalOf(elements[i]!, id as number) : undefined;
-  });
+export function requestIdLiterals(text: string, parsed: unknown): (string | undefined)[] | undefined {
+  return literalsOf(parsed, text, (id, element) => literalOf(id, element as string));
 }
 
 /** `body` with each message's `idLiteral` set where its id is inexact; `body` itself when none is (the usual case). */
 export function withIdLiterals(body: ClassifiedBody, text: string, parsed: unknown): ClassifiedBody {
   if (!body.messages.some((m) => inexactId(m.id))) return body;
   const literals = requestIdLiterals(text, parsed);
+  if (!literals) return body;
   return { ...body, messages: body.messages.map((m, i) => (literals[i] === undefined ? m : { ...m, idLiteral: literals[i] })) };
 }
 

@@ -16,7 +16,7 @@ import { SessionState } from '../../session/state.js';
 import { encodeEvent, messageEvent } from '../../stream/sse.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { SendOutcome } from '../../upstream/link.js';
-import { LinkRefused, SseLink } from '../../upstream/sse-link.js';
+import { LinkRefused } from '../../upstream/sse-link.js';
 import type { RequestTrace } from '../../telemetry/spans.js';
 import { negotiatedReporter, snapshot, type GatewayContext } from '../context.js';
 import { traceRequest, tracedText } from '../trace.js';
@@ -27,6 +27,7 @@ import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '.
 import type { Gate, GatewayRequest } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
 import { writeBody, writeError } from '../write.js';
+import { sseLink } from './link.js';
 
 /** Most traced requests a legacy connection keeps a span open for. */
 const MAX_TRACED = 1000;
@@ -140,16 +141,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     const release = sessions().hold();
     const snap = snapshot<SseUpstreamConfig>(ctx, name, req);
     const upstream = snap.upstream;
-    const link = new SseLink({
-      upstream: name,
-      url: new URL(upstream.sse),
-      clientHeaders: req.headers,
-      headers: () => snapshot<SseUpstreamConfig>(ctx, name).upstream.headers,
-      dropAuthorization: () => snapshot(ctx, name).loaded.config.auth !== undefined,
-      timeoutMs: upstream.timeoutMs,
-      maxEventBytes: snap.loaded.config.limits.maxResultBytes,
-      log,
-    });
+    const link = sseLink(ctx, name, snap, req.headers, log);
     // Set once the client's stream is open: before that, the GET is answered with the upstream's refusal.
     let streaming = false;
     const owned = new OwnedSession<undefined>({

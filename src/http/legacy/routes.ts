@@ -8,13 +8,13 @@ import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { credentialKey } from '../../upstream/headers.js';
-import { SseLink } from '../../upstream/sse-link.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { registerFront } from '../front/route.js';
 import type { Gate } from '../server/gate.js';
 import { TOOLS_LIST_CHANGED } from '../../protocol/list-changed.js';
 import type { FrontSessions } from '../front/registry.js';
 import { registerLegacy } from './edge.js';
+import { sseLink } from './link.js';
 import type { UpstreamRoutes } from '../upstream-routes.js';
 
 const READY_TIMEOUT_MS = 2_000;
@@ -45,17 +45,7 @@ export function registerSseRoutes(app: FastifyInstance, gate: Gate, name: string
     {
       name,
       path: snapshot(ctx, name).upstream.path,
-      link: (snap, headers, log) =>
-        new SseLink({
-          upstream: name,
-          url: new URL(sse(snap).sse),
-          clientHeaders: headers,
-          headers: () => sse(snapshot(ctx, name)).headers,
-          dropAuthorization: () => snapshot(ctx, name).loaded.config.auth !== undefined,
-          timeoutMs: snap.upstream.timeoutMs,
-          maxEventBytes: snap.loaded.config.limits.maxResultBytes,
-          log,
-        }),
+      link: (snap, headers, log) => sseLink(ctx, name, snap, headers, log),
       maxSessions: (snap) => sse(snap).maxSessions,
       idleTimeoutMs: (snap) => sse(snap).idleTimeoutMs,
       bridge: (snap) => snap.upstream.bridge,
