@@ -10,6 +10,7 @@
  *   one is, or its deadline passes (RETROFIT_ERR_UPSTREAM_BUSY). An idle session of another key gives way;
  * - a session unused for `idleTimeoutMs()` is closed; one whose link ended is dropped, and the next request
  *   that needs it starts a new one (its requests were answered with the link's error by the session core);
+ *   one whose request was given up (cancelled, timed out) is closed rather than lent again;
  * - a message of a pooled session that belongs to no request (a list change, a resource update) goes to
  *   `onNotification`; a server→client request outside any request is refused (ping is answered).
  */
@@ -164,11 +165,20 @@ export class SessionPool {
     });
   }
 
-  /** The request is done with `session`: the next in line gets it, or it rests. */
-  release(session: PooledSession): void {
+  /**
+   * The request is done with `session`: the next in line gets it, or it rests. Not `reusable` (its request was
+   * cancelled or timed out, and the upstream may still send messages about it, which the next request would
+   * take for its own): it is closed instead, and the next in line gets a new one.
+   */
+  release(session: PooledSession, reusable = true): void {
     if (!this.#sessions.has(session)) return;
     if (!session.alive) {
       this.#drop(session);
+      return;
+    }
+    if (!reusable) {
+      void this.#close(session, 'its request was given up: what the upstream still sends about it is for nobody');
+      this.#wake();
       return;
     }
     session.rest(this.#options.idleTimeoutMs(), () => {

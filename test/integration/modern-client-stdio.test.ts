@@ -142,16 +142,37 @@ describe('2026-07-28 clients in front of a stdio upstream', () => {
     expect(await res.json()).toMatchObject({ id: 1, error: { code: -32602, data: { code: 'RETROFIT_ERR_REQUEST_STATE' } } });
   });
 
-  it('cancels the upstream request when the client closes the response stream, and lends the session again', async () => {
+  it('cancels the upstream request when the client closes the response stream, and lends that session to nobody else', async () => {
     const gateway = await startStdioGateway();
+    const pidOf = async (id: number): Promise<number> => {
+      const res = (await (await post(gateway.url, { id, method: 'tools/call', params: { name: 'pid', arguments: {}, _meta: META } })).json()) as { result: { content: [{ text: string }] } };
+      return Number(res.result.content[0].text);
+    };
+    const before = await pidOf(1);
     const controller = new AbortController();
-    const blocked = post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'block', arguments: {}, _meta: META } }, {}, controller.signal);
+    const blocked = post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'block', arguments: {}, _meta: META } }, {}, controller.signal);
     await gateway.waitForLog((l) => l.line === 'blocking');
     controller.abort();
     await expect(blocked).rejects.toThrow();
-    await gateway.waitForLog((l) => typeof l.line === 'string' && l.line.startsWith('block cancelled'));
-    const echo = await post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'again' }, _meta: META } });
+    // The upstream may still send messages about the cancelled call: its session is closed (the child with it),
+    // and the next request gets a session of its own.
+    await gateway.waitForLog((l) => l.msg === 'pooled session closed');
+    const echo = await post(gateway.url, { id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 'again' }, _meta: META } });
     expect(((await echo.json()) as { result: { content: unknown } }).result.content).toEqual([{ type: 'text', text: 'again' }]);
+    expect(await pidOf(4)).not.toBe(before);
+    expect(gateway.routes.pids()).toHaveLength(1);
+  });
+
+  it('lends a session whose request timed out to nobody else: a late message of it reaches no other client', async () => {
+    const gateway = await startStdioGateway({ upstream: { timeoutMs: 1000 } });
+    const pidOf = async (id: number): Promise<number> => {
+      const res = (await (await post(gateway.url, { id, method: 'tools/call', params: { name: 'pid', arguments: {}, _meta: META } })).json()) as { result: { content: [{ text: string }] } };
+      return Number(res.result.content[0].text);
+    };
+    const before = await pidOf(1);
+    const timedOut = await post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'block', arguments: {}, _meta: META } });
+    expect(await timedOut.json()).toMatchObject({ id: 2, error: { data: { code: 'RETROFIT_ERR_UPSTREAM_TIMEOUT' } } });
+    expect(await pidOf(3)).not.toBe(before);
     expect(gateway.routes.pids()).toHaveLength(1);
   });
 

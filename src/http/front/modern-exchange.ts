@@ -82,8 +82,11 @@ export interface ExchangeOptions {
   readonly timeoutMs: number;
   readonly held: HeldExchanges;
   readonly log: Logger;
-  /** The pool takes the session back. */
-  readonly release: (session: PooledSession) => void;
+  /**
+   * The pool takes the session back; `reusable` false when the upstream request was given up (cancelled, or
+   * not answered in time): the upstream may still be working on it, so the session is lent to nobody else.
+   */
+  readonly release: (session: PooledSession, reusable: boolean) => void;
   /** A list change or resource update that arrived during the request (for listeners). */
   readonly onNotification: (method: string, json: string) => void;
   /** What the client got, for the exchange's log line. */
@@ -298,7 +301,8 @@ export class ModernExchange implements PoolStream {
       status = error.status;
     }
     this.#write(out, status);
-    this.#end();
+    // The gateway's own timeout answered it: the upstream was told to cancel, but may still be at work on it.
+    this.#end(delivery.error?.data !== 'RETROFIT_ERR_UPSTREAM_TIMEOUT');
   }
 
   /** Write the final message: a JSON answer when nothing was streamed, else the stream's last event. */
@@ -342,17 +346,18 @@ export class ModernExchange implements PoolStream {
       const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } };
       this.#toUpstream(cancel);
     }
-    this.#end();
+    this.#end(false);
   }
 
-  #end(): void {
+  /** The exchange is over; `reusable` false when its upstream request was given up (see ExchangeOptions.release). */
+  #end(reusable = true): void {
     if (this.#done) return;
     this.#done = true;
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     if (this.#token !== undefined) this.#o.held.forget(this.#token);
     if (this.#released) return;
     this.#released = true;
-    this.#o.release(this.#o.session);
+    this.#o.release(this.#o.session, reusable);
   }
 }
 

@@ -261,7 +261,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       timeoutMs,
       held,
       log,
-      release: (s) => pool.release(s),
+      release: (s, reusable) => pool.release(s, reusable),
       // A resource update that arrives during the request is its key's (credentials): only that key's listeners hear it.
       onNotification: (m, json) => listeners.publish(m, json, lent.key),
       outcome: facts,
