@@ -3,6 +3,11 @@
  * says so, formats on, strict mode off and silent, no network `$ref` loading (only `compile`, never
  * `compileAsync`, so an external ref is a compile error). Every schema is compiled once, at config load or on
  * first sight of an upstream-declared schema.
+ *
+ * A validator stops at a value's first problem: with ajv's `allErrors` an upstream's 5,000,000-item array that
+ * fails everywhere builds millions of error objects (seconds of CPU and gigabytes) to report ten. A value that
+ * fails is then checked again for all its problems only when it is small (FULL_REASONS_NODES), by a twin
+ * validator compiled on the first such failure; a larger one reports its first problem.
  */
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
@@ -36,14 +41,20 @@ const DIALECTS: ReadonlyMap<string, Dialect> = new Map([
   ['http://json-schema.org/draft-06/schema', 'draft-07'],
 ]);
 
-const OPTIONS: Options = { strict: false, allErrors: true, logger: false, validateFormats: true };
+const OPTIONS: Options = { strict: false, allErrors: false, logger: false, validateFormats: true };
+/** The instances that list every problem: meta-validation (a schema's every mistake) and small failing values. */
+const ALL_ERRORS: Options = { ...OPTIONS, allErrors: true };
+
+/** The most values and containers a failing value may hold to have all its problems listed (see above). */
+export const FULL_REASONS_NODES = 2000;
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
 
-function createAjv(dialect: Dialect, removeAdditional: RemoveAdditional): Ajv {
-  // removeAdditional is an instance option: one instance per dialect and mode.
-  const options: Options = removeAdditional === false ? OPTIONS : { ...OPTIONS, removeAdditional };
+function createAjv(dialect: Dialect, removeAdditional: RemoveAdditional, allErrors: boolean): Ajv {
+  // removeAdditional and allErrors are instance options: one instance per dialect and modes.
+  const base = allErrors ? ALL_ERRORS : OPTIONS;
+  const options: Options = removeAdditional === false ? base : { ...base, removeAdditional };
   let ajv: Ajv;
   if (dialect === '2020-12') ajv = new Ajv2020(options);
   else if (dialect === '2019-09') ajv = new Ajv2019(options);
@@ -109,25 +120,81 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
   }
   const key = `${dialect} ${String(removeAdditional)}`;
   const instances = keep ? shared : transientInstances();
-  let ajv = instances.get(key);
-  if (!ajv || mentionsId(schema)) {
-    ajv = createAjv(dialect, removeAdditional);
-    if (!mentionsId(schema)) instances.set(key, ajv);
-  }
+  // A schema with `$id`s gets instances of its own (see above).
+  const own = mentionsId(schema);
+  const instance = (allErrors: boolean): Ajv => {
+    const k = `${key} ${allErrors}`;
+    let ajv = own ? undefined : instances.get(k);
+    if (!ajv) {
+      ajv = createAjv(dialect, removeAdditional, allErrors);
+      if (!own) instances.set(k, ajv);
+    }
+    return ajv;
+  };
   try {
-    if (!ajv.validateSchema(schema)) {
-      const problems = schemaProblems(ajv.errors ?? []);
+    // Every mistake of the schema, not the first only (`check` reports them all).
+    const meta = instance(true);
+    if (!meta.validateSchema(schema)) {
+      const problems = schemaProblems(meta.errors ?? []);
       const first = problems[0] ?? { message: 'schema is invalid', path: [] };
       return { ok: false, message: first.message, path: first.path, problems };
     }
+    const ajv = instance(false);
     const validate = ajv.compile(schema);
     // ajv keeps every schema it compiled: one compiled only for its verdict (an upstream's) must not stay.
     if (!keep && typeof schema === 'object') ajv.removeSchema(schema);
+    // Its twin that lists every problem, compiled when a small value first fails (never for a verdict only).
+    else twins.set(validate, { schema, removeAdditional, own, dialect });
     return { ok: true, validate, dialect };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return { ok: false, message, problems: [{ message, path: [] }] };
   }
+}
+
+/** What compiles a validator's twin that lists every problem (see the module comment), and then the twin. */
+interface Twin {
+  readonly schema: JsonSchema;
+  readonly removeAdditional: RemoveAdditional;
+  readonly own: boolean;
+  readonly dialect: Dialect;
+  /** Compiled on first need; null when it does not compile. */
+  validate?: Validator | null;
+}
+
+const twins = new WeakMap<Validator, Twin>();
+
+/** The twin of `validate` that lists every problem; undefined when it has none (or it does not compile). */
+function twinOf(twin: Twin): Validator | undefined {
+  if (twin.validate !== undefined) return twin.validate ?? undefined;
+  const { schema, removeAdditional, own, dialect } = twin;
+  const key = `${dialect} ${String(removeAdditional)} all`;
+  let ajv = own ? undefined : shared.get(key);
+  if (!ajv) {
+    ajv = createAjv(dialect, removeAdditional, true);
+    if (!own) shared.set(key, ajv);
+  }
+  try {
+    twin.validate = ajv.compile(schema);
+  } catch {
+    twin.validate = null;
+  }
+  return twin.validate ?? undefined;
+}
+
+/** Whether `value` holds at most `limit` values and containers (counted as they are reached, never past it). */
+function atMost(value: unknown, limit: number): boolean {
+  let seen = 1;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    seen += children.length;
+    if (seen > limit) return false;
+    for (const child of children) stack.push(child);
+  }
+  return true;
 }
 
 /** A meta-validation's errors, the first per place in the schema (ajv reports `anyOf`'s branches too). */
@@ -148,7 +215,15 @@ function schemaProblems(errors: readonly ErrorObject[]): { message: string; path
 export function check(validate: Validator, value: unknown): { readonly ok: true } | { readonly ok: false; readonly reasons: string[] } {
   try {
     if (validate(value)) return { ok: true };
-    return { ok: false, reasons: describeErrors(validate.errors) };
+    const first = describeErrors(validate.errors);
+    const twin = twins.get(validate);
+    if (!twin) return { ok: false, reasons: first };
+    if (!atMost(value, FULL_REASONS_NODES)) return { ok: false, reasons: [...first, `(only the first problem is listed: the value holds more than ${FULL_REASONS_NODES} values)`] };
+    const all = twinOf(twin);
+    if (!all) return { ok: false, reasons: first };
+    // A twin that removes properties works on a copy: the value is the caller's.
+    all(twin.removeAdditional !== false && typeof value === 'object' && value !== null ? structuredClone(value) : value);
+    return { ok: false, reasons: all.errors ? describeErrors(all.errors) : first };
   } catch (err) {
     return { ok: false, reasons: [`/ cannot be validated (${err instanceof Error ? err.message : String(err)})`] };
   }

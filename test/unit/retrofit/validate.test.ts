@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileSchema, describeErrors, dialectOf } from '../../../src/retrofit/validate.js';
+import { check, compileSchema, dialectOf, FULL_REASONS_NODES } from '../../../src/retrofit/validate.js';
 
 describe('compileSchema', () => {
   it('compiles 2020-12 by default and validates', () => {
@@ -53,9 +53,39 @@ describe('compileSchema', () => {
   it('describes errors with pointers, deduplicated', () => {
     const r = compileSchema({ type: 'object', properties: { a: { type: 'integer' } }, additionalProperties: false });
     if (!r.ok) throw new Error(r.message);
-    r.validate({ a: 'x', b: 1 });
-    const lines = describeErrors(r.validate.errors);
+    const verdict = check(r.validate, { a: 'x', b: 1 });
+    const lines = verdict.ok ? [] : verdict.reasons;
     expect(lines).toContain('/a must be integer');
     expect(lines.some((l) => l.startsWith('/ must NOT have additional properties "b"'))).toBe(true);
+  });
+
+  it('stops at a value\'s first problem, and lists them all only for a small value', () => {
+    const r = compileSchema({ type: 'array', items: { type: 'object', required: ['name', 'id'] } });
+    if (!r.ok) throw new Error(r.message);
+    // The verdict alone: ajv stopped at the first problem.
+    expect(r.validate([{}, {}, {}])).toBe(false);
+    expect(r.validate.errors).toHaveLength(1);
+    const small = check(r.validate, [{}, {}, {}]);
+    expect(small.ok ? [] : small.reasons).toEqual([
+      "/0 must have required property 'name'",
+      "/0 must have required property 'id'",
+      "/1 must have required property 'name'",
+      "/1 must have required property 'id'",
+      "/2 must have required property 'name'",
+      "/2 must have required property 'id'",
+    ]);
+    // An upstream's array that fails everywhere: its first problem, not millions of error objects.
+    const large = check(r.validate, Array.from({ length: FULL_REASONS_NODES }, () => ({})));
+    expect(large.ok ? [] : large.reasons).toEqual(["/0 must have required property 'name'", `(only the first problem is listed: the value holds more than ${FULL_REASONS_NODES} values)`]);
+  });
+
+  it('lists every problem of a value without removing anything from it, whatever the validator removes', () => {
+    const r = compileSchema({ type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, additionalProperties: false }, 'all');
+    if (!r.ok) throw new Error(r.message);
+    const value = { a: 'x', b: 'y', extra: 1 };
+    const verdict = check(r.validate, value);
+    expect(verdict.ok ? [] : verdict.reasons).toEqual(['/a must be integer', '/b must be integer']);
+    // The first validation removed `extra` (ajv's semantics; callers hand it a copy); the listing run changed nothing more.
+    expect(value).toEqual({ a: 'x', b: 'y' });
   });
 });
