@@ -3,8 +3,8 @@
  * - refused (nothing answers at the address: ECONNREFUSED, an unknown host …) → 502 UPSTREAM_UNREACHABLE;
  * - reset (the connection ended before the answer was complete) → 502 UPSTREAM_RESET;
  * - timed out (no answer within timeoutMs, or no connection) → 504 UPSTREAM_TIMEOUT;
- * - not HTTP / not MCP (a parser error, headers too large, a compressed body that does not decode) → 502
- *   UPSTREAM_PROTOCOL;
+ * - not HTTP / not MCP (a parser error, a status below 100, headers too large, a compressed body that does
+ *   not decode) → 502 UPSTREAM_PROTOCOL;
  * - our own fault (a request the HTTP client refused to send, a closed pool) → 500 INTERNAL, never counted as
  *   the upstream's, logged as an error;
  * - the client went away (we aborted it) → nothing to answer.
@@ -32,6 +32,12 @@ function codeOf(err: unknown, depth = 0): string | undefined {
   return codeOf((err as { cause?: unknown }).cause, depth + 1);
 }
 
+/** The name of `err` or of the first cause that is an HTTPParserError. */
+function nameOf(err: unknown, depth = 0): string | undefined {
+  if (!(err instanceof Error) || depth > 4) return undefined;
+  return err.name === 'HTTPParserError' ? err.name : nameOf(err.cause, depth + 1);
+}
+
 /** Classify an error of an upstream exchange (before or while reading the answer). */
 export function failureKind(err: unknown): UpstreamFailureKind {
   if (err instanceof RetrofitError) {
@@ -53,6 +59,9 @@ export function failureKind(err: unknown): UpstreamFailureKind {
   }
   const code = codeOf(err);
   if ((err instanceof Error && err.name === 'AbortError') || (code !== undefined && ABORTED.has(code))) return 'aborted';
+  // undici's parser errors carry no code (it names them `HPE_undefined` at best), and its parser asserts on a
+  // status line below 100: both are the upstream's bytes, not HTTP. No code of the gateway's asserts.
+  if (nameOf(err) === 'HTTPParserError' || code === 'ERR_ASSERTION') return 'protocol';
   if (code === undefined) return 'internal';
   if (TIMEOUT.has(code)) return 'timeout';
   if (REFUSED.has(code)) return 'unreachable';

@@ -21,6 +21,8 @@ describe('failureKind', () => {
     expect(failureKind(new undiciErrors.InvalidArgumentError('invalid expect header'))).toBe('internal');
     expect(failureKind(new undiciErrors.BodyTimeoutError())).toBe('timeout');
     expect(failureKind(Object.assign(new Error('bad'), { code: 'HPE_INVALID_CONSTANT' }))).toBe('protocol');
+    // undici's own parser errors carry no code.
+    expect(failureKind(new undiciErrors.HTTPParserError('Response does not match the HTTP/1.1 protocol'))).toBe('protocol');
     expect(failureKind(new undiciErrors.RequestAbortedError())).toBe('aborted');
     expect(failureKind(new DOMException('aborted', 'AbortError'))).toBe('aborted');
     expect(failureKind(new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', ['u', 1]))).toBe('too_large');
