@@ -181,13 +181,17 @@ export class UpstreamBody implements AsyncIterableIterator<Buffer> {
     return chunks;
   }
 
-  /** Stop reading and abort the upstream request (no-op once the body is complete). */
+  /** Stop reading and abort the upstream request (no-op once the body is complete); a pending read fails with `err`. */
   destroy(err?: Error): void {
     this.#queue = [];
     this.#queued = 0;
     if (this.#ended || this.#error) return;
-    this.#error = err ?? new errors.RequestAbortedError();
-    this.#abort(this.#error);
+    const error = err ?? new errors.RequestAbortedError();
+    this.#error = error;
+    const waiter = this.#waiter;
+    this.#waiter = undefined;
+    this.#abort(error);
+    waiter?.reject(error);
   }
 
   /** Read and discard the rest. */

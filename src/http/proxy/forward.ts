@@ -326,7 +326,7 @@ class ProxyExchange {
 
   #relayContext(): RelayContext {
     // A plain literal: an accessor here made V8 build the object the slow way.
-    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, own: this.#own, stream: this.#stream };
+    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, timeoutMs: this.#snap.upstream.timeoutMs, own: this.#own, stream: this.#stream };
   }
 
   /** An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). */

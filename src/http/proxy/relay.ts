@@ -26,6 +26,8 @@ export interface RelayContext {
   /** limits.maxResultBytes. */
   readonly max: number;
   readonly upstream: string;
+  /** The upstream's timeoutMs: how long a JSON body that must be held may take to arrive after its headers. */
+  readonly timeoutMs: number;
   /**
    * This exchange's own requests awaited in the session (their ids, and literals where JSON.parse rounded
    * them): the ones a failed stream still owes an answer.
@@ -63,16 +65,32 @@ export function readAndRewriteJson(body: RelayBody, ctx: RelayContext): Buffer |
   return rewriteJson(complete.length === 1 ? complete[0]! : Buffer.concat(complete, size), ctx);
 }
 
+/**
+ * The rest of a body that is held whole, within `max` bytes and `timeoutMs` (an upstream that sends its
+ * headers and then stalls, or declares more bytes than it sends, would otherwise hold its client forever):
+ * past the deadline the upstream request is aborted and the client gets RETROFIT_ERR_UPSTREAM_TIMEOUT.
+ */
 async function readAll(body: RelayBody, ctx: RelayContext): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > ctx.max) {
-      body.destroy?.();
-      throw new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
+  let late: RetrofitError | undefined;
+  const timer = setTimeout(() => {
+    late = new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [ctx.upstream, ctx.timeoutMs]);
+    body.destroy?.(late);
+  }, ctx.timeoutMs);
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > ctx.max) {
+        body.destroy?.();
+        throw new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
+      }
+      parts.push(chunk);
     }
-    parts.push(chunk);
+  } catch (err) {
+    throw late ?? err;
+  } finally {
+    clearTimeout(timer);
   }
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
