@@ -40,6 +40,8 @@ export interface StdioChildOptions extends ChildSpec {
   readonly onOverlong: (line: OverlongLine) => void;
   /** Called exactly once, after the process is gone and its stdout drained. */
   readonly onExit: (exit: ChildExit) => void;
+  /** The child closed its stdout (it can never answer again), whether or not it exits. */
+  readonly onStdoutEnd?: () => void;
 }
 
 const LOG_SAMPLE = 200;
@@ -140,7 +142,10 @@ export class StdioChild {
     });
     const child = this.#group.child;
     child.stdout.on('data', guarded('upstream stdout', (chunk: Buffer) => stdout.push(chunk)));
-    child.stdout.on('end', guarded('the end of upstream stdout', () => stdout.end()));
+    child.stdout.on('end', guarded('the end of upstream stdout', () => {
+      stdout.end();
+      options.onStdoutEnd?.();
+    }));
   }
 
   /** True until the child has exited or failed to spawn. */

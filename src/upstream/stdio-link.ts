@@ -24,6 +24,9 @@ export interface StdioLinkOptions extends ChildSpec {
 
 const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
 
+/** How long a child that closed its stdout may take to exit on its own before it is stopped. */
+export const STDOUT_END_GRACE_MS = 1000;
+
 export class StdioLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
   ondropped: (dropped: LinkDropped) => void = () => {};
@@ -33,6 +36,12 @@ export class StdioLink implements UpstreamLink {
   #closed: LinkClosed | undefined;
   /** The last send was refused for the child's full stdin (said once per episode in the logs). */
   #full = false;
+  /** Stops a child that closed its stdout and did not exit within STDOUT_END_GRACE_MS. */
+  #stdoutTimer: NodeJS.Timeout | undefined;
+  /** The child was stopped for that: its end is its own failure, not a stop the gateway asked for. */
+  #stdoutClosed = false;
+  /** close() was called: the child's stdout ends because the gateway stops it. */
+  #stopping = false;
 
   constructor(options: StdioLinkOptions) {
     this.#options = options;
@@ -47,6 +56,7 @@ export class StdioLink implements UpstreamLink {
         onLine: (line) => this.#line(line),
         onOverlong: (line) => this.#dropped('size', line.bytes, line.head.length >= line.bytes ? line.head : `${line.head}${line.tail}`),
         onExit: (exit) => this.#exited(exit),
+        onStdoutEnd: () => this.#stdoutEnded(),
       });
     } catch (err) {
       // spawn() throws synchronously only for invalid arguments: the same as any failure to start.
@@ -91,6 +101,7 @@ export class StdioLink implements UpstreamLink {
   }
 
   async close(): Promise<void> {
+    this.#stopping = true;
     await this.#child?.stop();
   }
 
@@ -114,14 +125,31 @@ export class StdioLink implements UpstreamLink {
     }
   }
 
+  /**
+   * The child closed its stdout: it can never answer again. One that exits soon after is the usual end (its
+   * exit says why); one still running after STDOUT_END_GRACE_MS is stopped, and its session ends as if it had
+   * exited, so its requests are answered at once rather than each at timeoutMs.
+   */
+  #stdoutEnded(): void {
+    if (this.#closed || this.#stopping || !this.#child?.alive) return;
+    this.#stdoutTimer = setTimeout(() => {
+      if (this.#closed || this.#stopping || !this.#child?.alive) return;
+      this.#stdoutClosed = true;
+      this.#options.log.warn('upstream child closed its stdout but kept running; stopped');
+      void this.#child.stop();
+    }, STDOUT_END_GRACE_MS);
+    this.#stdoutTimer.unref();
+  }
+
   #exited(exit: ChildExit): void {
+    if (this.#stdoutTimer) clearTimeout(this.#stdoutTimer);
     if (this.#closed) return;
     // Already scrubbed line by line as it was kept (StdioChild's redact).
     const tail = this.#child?.stderrTail() ?? '';
     const stderr = tail === '' ? undefined : tail;
     this.#closed = {
-      kind: exit.requested ? 'requested' : exit.kind,
-      reason: exit.reason,
+      kind: exit.requested && !this.#stdoutClosed ? 'requested' : exit.kind,
+      reason: this.#stdoutClosed ? 'closed its stdout' : exit.reason,
       ...(stderr !== undefined && { stderr }),
       ...(exit.error && { error: exit.error }),
     };
