@@ -145,6 +145,11 @@ export class SessionPool {
     return undefined;
   }
 
+  /** Requests waiting in line for a session. */
+  get waiting(): number {
+    return this.#waiters.length;
+  }
+
   /** A session for `request`, lent to it until release(); or why not. */
   lease(request: LeaseRequest): Promise<PooledSession | PoolRefusal> | PooledSession | PoolRefusal {
     if (this.#closed) return refusal(new RetrofitError('RETROFIT_ERR_SHUTTING_DOWN'));

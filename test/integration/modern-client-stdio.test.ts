@@ -301,6 +301,26 @@ describe('2026-07-28 clients: what the revision asks of a server, on behalf of s
   });
 });
 
+describe('2026-07-28 clients: a request in line for a pooled session', () => {
+  it('gets the session of a request that starts waiting for its client\'s retry after it lined up', async () => {
+    const gateway = await startStdioGateway({ upstream: { timeoutMs: 5000, stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });
+    const sampling = { ...META, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    // Warm the one session, so the next request is lent it at once.
+    await (await post(gateway.url, { id: 0, method: 'tools/call', params: { name: 'echo', arguments: { text: 'warm' }, _meta: META } })).json();
+    const first = post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'ask-later', arguments: { ms: 500 }, _meta: sampling } });
+    await expect.poll(() => gateway.routes.counts!().pooledBusy).toBe(1);
+    // The one session is busy (its tool has not asked yet): this request lines up.
+    const other = post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta: META } });
+    await expect.poll(() => gateway.routes.counts!().poolWaiting).toBe(1);
+    const asked = (await (await first).json()) as { result: { resultType: string } };
+    expect(asked.result.resultType).toBe('input_required');
+    // Once the first only waits for its client, the request in line takes its session (not a 503 at timeoutMs).
+    const answered = await other;
+    expect(answered.status).toBe(200);
+    expect(((await answered.json()) as { result: { content: unknown } }).result.content).toEqual([{ type: 'text', text: 'hi' }]);
+  });
+});
+
 describe('client libraries with their defaults, 2026-07-28 served', () => {
   it('@ai-sdk/mcp connects at 2026-07-28, lists and gets the validated structured value', async () => {
     const { createMCPClient } = await import('@ai-sdk/mcp');

@@ -87,6 +87,11 @@ export interface ExchangeOptions {
    * not answered in time): the upstream may still be working on it, so the session is lent to nobody else.
    */
   readonly release: (session: PooledSession, reusable: boolean) => void;
+  /**
+   * It now waits for its client's retry, holding its session: a request already waiting for a session may take
+   * it (the pool decides; see HeldExchanges.reclaimOldest).
+   */
+  readonly onHeld: () => void;
   /** A list change or resource update that arrived during the request (for listeners). */
   readonly onNotification: (method: string, json: string) => void;
   /** What the client got, for the exchange's log line. */
@@ -267,6 +272,7 @@ export class ModernExchange implements PoolStream {
         this.#cancel('the client did not retry with the input it was asked for');
       }, this.#o.timeoutMs);
       this.#retryTimer.unref();
+      this.#o.onHeld();
     }, INPUT_WINDOW_MS);
   }
 

@@ -56,6 +56,9 @@ export interface ModernTarget {
   stateless(snap: Snapshot): StatelessServing;
 }
 
+/** Why a request waiting for its client's retry was cancelled to free its pooled session. */
+const RECLAIMED = 'its pooled session was needed by another request (stateless.poolSize)';
+
 /** What the exchange's log line learns. */
 export interface ModernFacts {
   revision?: string | undefined;
@@ -135,7 +138,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     onNotification: (method, json, scope) => listeners.publish(method, json, scope),
     onEnded: (session) => subscriptions.current?.lost(session),
     // Requests waiting for their client's retry give way to requests that cannot be served otherwise.
-    reclaim: () => held.reclaimOldest('its pooled session was needed by another request (stateless.poolSize)'),
+    reclaim: () => held.reclaimOldest(RECLAIMED),
   });
   subscriptions.current = new ResourceSubscriptions(pool, log);
   const resources = subscriptions.current;
@@ -262,6 +265,10 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       held,
       log,
       release: (s, reusable) => pool.release(s, reusable),
+      // Requests already in line for a session take one that now only waits for its client (the oldest such).
+      onHeld: () => {
+        if (pool.waiting > 0) held.reclaimOldest(RECLAIMED);
+      },
       // A resource update that arrives during the request is its key's (credentials): only that key's listeners hear it.
       onNotification: (m, json) => listeners.publish(m, json, lent.key),
       outcome: facts,
