@@ -48,6 +48,7 @@ export const ERRORS = {
   RETROFIT_ERR_MISSING_META: { status: 400, rpcCode: -32602, message: 'invalid params: %s' },
   RETROFIT_ERR_METHOD_NOT_FOUND: { status: 404, rpcCode: -32601, message: 'method not found: %s' },
   RETROFIT_ERR_REQUEST_STATE: { status: 400, rpcCode: -32602, message: 'invalid params: requestState %s' },
+  RETROFIT_ERR_INPUT_RESPONSES: { status: 400, rpcCode: -32602, message: 'invalid params: inputResponses %s' },
   // The operator console (/ui, docs/console.md).
   RETROFIT_ERR_UI_NOT_FOUND: { status: 404, rpcCode: -32600, message: 'the console knows no %s' },
   RETROFIT_ERR_UI_REMOTE: { status: 403, rpcCode: -32600, message: 'the console serves loopback peers only (ui.remote is false)' },

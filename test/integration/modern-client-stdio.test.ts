@@ -301,6 +301,27 @@ describe('2026-07-28 clients: what the revision asks of a server, on behalf of s
   });
 });
 
+describe('2026-07-28 clients: a retry whose answers are not results', () => {
+  it('gets 400 -32602 RETROFIT_ERR_INPUT_RESPONSES at once, and its requestState stays good for a corrected retry', async () => {
+    const gateway = await startStdioGateway({ name: 'everything', args: [EVERYTHING_SERVER, 'stdio'] });
+    const sampling = { ...META, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    const call = { name: 'trigger-sampling-request', arguments: { prompt: 'x', maxTokens: 5 } };
+    const first = await post(gateway.url, { id: 1, method: 'tools/call', params: { ...call, _meta: sampling } });
+    const asked = (await first.json()) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
+    const key = Object.keys(asked.result.inputRequests)[0]!;
+    for (const [id, inputResponses] of [[2, { [key]: 'garbage' }], [3, { [key]: null }], [4, { [key]: [1] }], [5, 'garbage']] as const) {
+      // Before, the string went upstream as a result its SDK never accepts, and the client waited for timeoutMs.
+      const bad = await post(gateway.url, { id, method: 'tools/call', params: { ...call, requestState: asked.result.requestState, inputResponses, _meta: sampling } });
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ id, error: { code: -32602, data: { code: 'RETROFIT_ERR_INPUT_RESPONSES' } } });
+    }
+    const good = await post(gateway.url, { id: 6, method: 'tools/call', params: { ...call, requestState: asked.result.requestState, inputResponses: { [key]: { role: 'assistant', model: 'm', content: { type: 'text', text: 'fine' } } }, _meta: sampling } });
+    const text = await good.text();
+    expect(text).not.toContain('notifications/cancelled');
+    expect(JSON.parse(text)).toMatchObject({ id: 6, result: { resultType: 'complete' } });
+  });
+});
+
 describe('2026-07-28 clients: a request in line for a pooled session', () => {
   it('gets the session of a request that starts waiting for its client\'s retry after it lined up', async () => {
     const gateway = await startStdioGateway({ upstream: { timeoutMs: 5000, stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });

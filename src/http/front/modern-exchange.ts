@@ -180,6 +180,8 @@ export class ModernExchange implements PoolStream {
     if (typeof message.method !== 'string') return;
     if (message.id !== undefined) return this.#upstreamRequest(message);
     if (LISTENED.has(message.method)) return this.#o.onNotification(message.method, text);
+    // Its ids are the upstream session's, which the client never saw: the question it withdraws is not asked again.
+    if (message.method === 'notifications/cancelled') return this.#withdrawn(isJsonObject(message.params) ? message.params.requestId : undefined);
     if (message.method === 'notifications/message' && !logPasses(isJsonObject(message.params) ? message.params.level : undefined, this.#o.logLevel)) return;
     // Progress and log messages of this request, while the client listens.
     if (this.#attached()) this.#event(text);
@@ -220,6 +222,11 @@ export class ModernExchange implements PoolStream {
   }
 
   /** A request of the upstream during this one. */
+  /** The upstream cancelled its request `id` to the client: it leaves the questions not yet answered. */
+  #withdrawn(id: unknown): void {
+    for (const [key, item] of this.#outstanding) if (item.id === id) this.#outstanding.delete(key);
+  }
+
   #upstreamRequest(message: JsonObject): void {
     const id = message.id as JsonRpcId;
     const method = message.method as string;

@@ -56,6 +56,18 @@ export interface ModernTarget {
   stateless(snap: Snapshot): StatelessServing;
 }
 
+/**
+ * Why a retry's `inputResponses` cannot be answers, or undefined: each is the result of the request its key
+ * names (a sampling, elicitation or roots result), so an object; anything else would reach the upstream as a
+ * result its SDK never accepts, and its request would wait for timeoutMs.
+ */
+function inputResponsesProblem(responses: unknown): string | undefined {
+  if (responses === undefined) return undefined;
+  if (!isJsonObject(responses)) return 'must be an object of results by input key';
+  for (const [key, value] of Object.entries(responses)) if (!isJsonObject(value)) return `${JSON.stringify(key.slice(0, 64))} must be an object: the result of the request it answers`;
+  return undefined;
+}
+
 /** Why a request waiting for its client's retry was cancelled to free its pooled session. */
 const RECLAIMED = 'its pooled session was needed by another request (stateless.poolSize)';
 
@@ -235,8 +247,11 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
   }
 
   function retry(res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, token: string): void {
-    const exchange = held.take(token);
     const params = isJsonObject(message.params) ? message.params : {};
+    // Checked before the requestState is taken: a corrected retry may still use it.
+    const problem = inputResponsesProblem(params.inputResponses);
+    if (problem !== undefined) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_INPUT_RESPONSES', [problem]), id);
+    const exchange = held.take(token);
     const targetOf = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
     if (!exchange) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_REQUEST_STATE', ['is unknown or expired: it is good for one retry, within timeoutMs, on the gateway that issued it']), id);
     if (exchange.method !== message.method || exchange.target !== targetOf) {
