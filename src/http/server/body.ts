@@ -50,6 +50,12 @@ export function readRequestBody(req: IncomingMessage, limit: number, done: (read
   req.on('close', onGone);
 }
 
+/**
+ * Most messages in one batch: as many requests as a session keeps in flight (src/session/pending.ts). A 4 MB
+ * batch of 80,000 pings, each one evicting the oldest, held the event loop for ten seconds; no client needs more.
+ */
+export const MAX_BATCH = 1000;
+
 /** A parsed body with the bytes it came in. */
 export interface ParsedBody {
   readonly bytes: Buffer;
@@ -60,7 +66,8 @@ export interface ParsedBody {
 
 /**
  * Parse a POST body: 415 unless JSON, 400 -32700 when it does not parse or nests deeper than MAX_DEPTH (on
- * every route: the gateway recurses over none of it, but the upstream it would reach may, and die of it).
+ * every route: the gateway recurses over none of it, but the upstream it would reach may, and die of it), 400
+ * -32600 for a batch of more than MAX_BATCH messages.
  */
 export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefined): ParsedBody | RetrofitError {
   if (mediaType(headers['content-type']) !== 'application/json') return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE');
@@ -69,6 +76,7 @@ export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefine
   const text = raw.toString('utf8');
   try {
     const parsed: unknown = JSON.parse(text);
+    if (Array.isArray(parsed) && parsed.length > MAX_BATCH) return new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [`a batch of ${parsed.length} messages (at most ${MAX_BATCH})`]);
     return { bytes: raw, text, body: withIdLiterals(classifyBody(parsed), text, parsed) };
   } catch (err) {
     return new RetrofitError('RETROFIT_ERR_PARSE', [err instanceof Error ? err.message : String(err)], { cause: err });
