@@ -73,22 +73,36 @@ const nativeChecks = new Lru<string, string | null>(NATIVE_CACHE_SIZE);
  */
 export const COMPILES_PER_LIST = 128;
 
-/** The compilations one tools/list may still do (see COMPILES_PER_LIST). */
+/**
+ * The JSON text of new schemas one tools/list answer may have compiled, and the largest one compiled at all.
+ * Compiling costs with the schema's size, not its count: one schema of 4,000 properties, each with a pattern
+ * and a format (330 KB), took ajv 18 s, and 700 of them (57 KB) 0.5–0.9 s. A larger schema is never served;
+ * one past the list's bytes waits for a later list, as past the count.
+ */
+export const COMPILE_BYTES_PER_LIST = 96 * 1024;
+export const MAX_DECLARED_SCHEMA_BYTES = 32 * 1024;
+
+/** The compilations one tools/list may still do (see COMPILES_PER_LIST and COMPILE_BYTES_PER_LIST). */
 export interface CompileBudget {
   left: number;
+  bytes: number;
 }
 
-export const compileBudget = (): CompileBudget => ({ left: COMPILES_PER_LIST });
+export const compileBudget = (): CompileBudget => ({ left: COMPILES_PER_LIST, bytes: COMPILE_BYTES_PER_LIST });
 
 /** Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect, not checked in time), or undefined. */
 export function outputSchemaProblem(schema: Json, budget?: CompileBudget): string | undefined {
   if (!isJsonObject(schema) && typeof schema !== 'boolean') return 'outputSchema is not a schema';
-  const key = createHash('sha256').update(JSON.stringify(schema)).digest('base64');
+  const text = JSON.stringify(schema);
+  if (text.length > MAX_DECLARED_SCHEMA_BYTES) return `outputSchema is ${text.length} characters of JSON, more than the ${MAX_DECLARED_SCHEMA_BYTES} the gateway compiles`;
+  const key = createHash('sha256').update(text).digest('base64');
   let problem = nativeChecks.get(key);
   if (problem === undefined) {
     if (budget) {
       if (budget.left <= 0) return `not checked yet: this list had more than ${COMPILES_PER_LIST} schemas new to the gateway`;
+      if (budget.bytes < text.length) return `not checked yet: this list had more than ${COMPILE_BYTES_PER_LIST} characters of schemas new to the gateway`;
       budget.left--;
+      budget.bytes -= text.length;
     }
     const compiled = compileSchema(schema, false, false);
     problem = compiled.ok ? null : compiled.message;

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
 import { injectToolsList } from '../../../src/retrofit/inject.js';
 import { createNativeMemory } from '../../../src/retrofit/native-memory.js';
-import { COMPILES_PER_LIST, compileBudget, outputSchemaProblem } from '../../../src/retrofit/repair.js';
+import { COMPILE_BYTES_PER_LIST, COMPILES_PER_LIST, compileBudget, MAX_DECLARED_SCHEMA_BYTES, outputSchemaProblem } from '../../../src/retrofit/repair.js';
 
-const SPENT = { left: 0 };
+const SPENT = { left: 0, bytes: 0 };
 
 describe('compiling the schemas an upstream declares', () => {
   it('a schema not yet checked when the list`s budget is spent is not served, and is served once checked', () => {
@@ -40,5 +40,26 @@ describe('compiling the schemas an upstream declares', () => {
     const served = (): number => (injectToolsList({ tools }, ctx).result.tools as JsonObject[]).filter((t) => 'outputSchema' in t).length;
     expect(served()).toBe(COMPILES_PER_LIST);
     expect(served()).toBe(COMPILES_PER_LIST + 3);
+  });
+
+  it('a schema larger than MAX_DECLARED_SCHEMA_BYTES is never compiled nor served; a list compiles at most COMPILE_BYTES_PER_LIST', () => {
+    // The shape that took ajv 18 s at 4,000 properties: a pattern and a format on each.
+    const heavy = (n: number, salt: string): JsonObject => ({ type: 'object', description: salt, properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string', pattern: `^(a|b)*c${i}$`, format: 'email', minLength: 1 }])) });
+    const salt = Math.random().toString(36);
+    const huge = heavy(4000, salt);
+    expect(JSON.stringify(huge).length).toBeGreaterThan(MAX_DECLARED_SCHEMA_BYTES);
+    expect(outputSchemaProblem(huge, compileBudget())).toMatch(/more than the 32768 the gateway compiles/);
+    expect(outputSchemaProblem(huge)).toMatch(/more than the 32768 the gateway compiles/);
+    // Four of ~30 KB each: the list's bytes run out after three; the fourth waits for the next list.
+    const tools = [0, 1, 2, 3].map((i): JsonObject => ({ name: `h${i}`, inputSchema: { type: 'object' }, outputSchema: heavy(380, `${salt}${i}`) }));
+    const size = JSON.stringify(tools[0]!.outputSchema).length;
+    expect(size).toBeLessThan(MAX_DECLARED_SCHEMA_BYTES);
+    expect(size * 3).toBeLessThan(COMPILE_BYTES_PER_LIST);
+    expect(size * 4).toBeGreaterThan(COMPILE_BYTES_PER_LIST);
+    const ctx = { compiledFor: () => undefined, memory: createNativeMemory(), legacyRoots: 'wrap' as const, revision: '2026-07-28' };
+    const first = injectToolsList({ tools }, ctx);
+    expect((first.result.tools as JsonObject[]).filter((t) => 'outputSchema' in t)).toHaveLength(3);
+    expect(first.repairs).toMatchObject([{ tool: 'h3', kind: 'output_removed', detail: expect.stringContaining(`more than ${COMPILE_BYTES_PER_LIST} characters`) }]);
+    expect((injectToolsList({ tools }, ctx).result.tools as JsonObject[]).filter((t) => 'outputSchema' in t)).toHaveLength(4);
   });
 });
