@@ -12,15 +12,18 @@ import { RAW_INIT_RESULT, rawArgs } from '../helpers/raw-child.js';
 import { ACCEPT_BOTH, echoCall, echoed, openSession, post, sessionHeaders } from './harness.js';
 
 const HELD = 1001;
-// Answers initialize and `echo` (one message or a batch); `hold` is never answered; a cancellation is told on stderr.
+// Answers initialize and `echo` (one message or a batch); `hold` is never answered (the 1000th is told on
+// stderr); a cancellation is told on stderr.
 const child = `
   const out = (v) => process.stdout.write(JSON.stringify(v) + '\\n');
+  let held = 0;
   require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
     const parsed = JSON.parse(line);
     for (const m of Array.isArray(parsed) ? parsed : [parsed]) {
       if (m.method === 'notifications/cancelled') process.stderr.write('cancelled ' + JSON.stringify(m.params.requestId) + '\\n');
       if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: ${JSON.stringify(RAW_INIT_RESULT)} });
       if (m.method === 'tools/call' && m.params.name === 'echo') out({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: m.params.arguments.text }] } });
+      if (m.method === 'tools/call' && m.params.name === 'hold' && ++held === 1000) process.stderr.write('held 1000\\n');
     }
   });`;
 
@@ -49,9 +52,16 @@ describe.each([
     const gateway = await startStdioGateway({ args: rawArgs(child), upstream: { share, timeoutMs: 120_000 }, stdio: { killTimeoutMs: 1_000 }, shutdownGraceMs: 0 });
     const session = await openSession(gateway.url);
     const h = sessionHeaders(session);
-    // One POST, one batch: 1001 requests the child holds; the first is evicted as the last registers.
-    const batch = Array.from({ length: HELD }, (_, i) => ({ jsonrpc: '2.0', id: `h${i}`, method: 'tools/call', params: { name: 'hold', arguments: {} } }));
-    const res = await fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...h }, body: JSON.stringify(batch) });
+    // A batch of 1000 requests the child holds (the most one batch may have), then one more on its own POST:
+    // the first is evicted as the last registers.
+    const hold = (i: number) => ({ jsonrpc: '2.0', id: `h${i}`, method: 'tools/call', params: { name: 'hold', arguments: {} } });
+    const gone = new AbortController();
+    const send = (body: unknown) => fetch(gateway.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...h }, body: JSON.stringify(body), signal: gone.signal });
+    // (Neither answer's headers come before its first event.)
+    const first = send(Array.from({ length: HELD - 1 }, (_, i) => hold(i)));
+    await gateway.waitForLog((l) => l.line === 'held 1000');
+    const last = send(hold(HELD - 1)).catch(() => undefined);
+    const res = await first;
     const evicted = await readUntil(res, (m) => m.id === 'h0');
     expect(evicted).toEqual({
       jsonrpc: '2.0',
@@ -64,5 +74,7 @@ describe.each([
     // The session goes on (each new request evicts the next oldest held one).
     expect(echoed((await post(gateway.url, echoCall('e', 'still here'), h)).messages.find((m) => m.id === 'e'))).toBe('still here');
     await res.body?.cancel();
+    gone.abort();
+    await last;
   });
 });
