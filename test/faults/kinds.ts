@@ -46,7 +46,7 @@ export const KINDS = {
   'duplicate-id': { summary: 'the client sends two requests with the same id at once', targets: ALL, clean: false },
   'random-methods': { summary: 'requests with client-chosen random method names', targets: ALL, clean: true },
   'expect-continue': { summary: 'a POST with Expect: 100-continue', targets: ALL, clean: true },
-  'pending-flood': { summary: 'a batch of 1,000+ requests in flight at once in one session', targets: ALL, clean: false },
+  'pending-flood': { summary: 'a batch of ~1,000 requests in flight at once in one session (past 1,000, refused whole)', targets: ALL, clean: false },
 } as const satisfies Record<string, KindSpec>;
 
 export type FaultKind = keyof typeof KINDS;

@@ -189,7 +189,8 @@ function faulted(kind: FaultKind, b: Builder, rng: Rng, progress: boolean, targe
     case 'expect-continue':
       return [{ messages: [b.call(b.directive({}), progress, rng.pick(['echo', 'native']))], client: { kind: 'expect-continue' }, compare: true }];
     case 'pending-flood': {
-      const n = rng.int(1001, 1100);
+      // Up to the 1000 a session keeps in flight (and a batch may hold); past it, the whole POST is refused.
+      const n = rng.int(990, 1100);
       const first = b.call(b.directive({ delayMs: 300 }, true), false, 'echo');
       const rest = Array.from({ length: n - 1 }, () => b.request('ping', {}, b.bare(), false));
       return [{ messages: [first, ...rest], compare: false }];
