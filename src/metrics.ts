@@ -231,7 +231,7 @@ export interface Metrics {
   readonly bridgedSessions: Counter<'upstream' | 'from' | 'to'>;
   /** Config reloads by result (ok, failed). */
   readonly reloads: Counter<'result'>;
-  /** Large retrofits by where they ran: worker, failed (worker crash or engine error), main_thread (queue full or no worker). */
+  /** Large retrofits by where they ran: worker, failed (worker crash or engine error), main_thread (no worker). */
   readonly offloads: Counter<'result'>;
   /** tools/call results written to `record.dir` (src/record/), by upstream. */
   readonly recorded: Counter<'upstream'>;

@@ -106,7 +106,9 @@ function withoutConfig(policy: UpstreamPolicy): UpstreamPolicy {
 
 export function createRewriter(metrics: Metrics, options: RewriterOptions = {}): Rewriter {
   const threshold = options.offloadBytes ?? OFFLOAD_BYTES;
-  const large = options.pool === false ? undefined : (options.pool ?? new OffloadPool());
+  // Large results wait in line for the worker however many there are: each is an answer already held (within
+  // maxResultBytes), and one retrofitted inline instead would stall every other session.
+  const large = options.pool === false ? undefined : (options.pool ?? new OffloadPool({ maxQueuedBytes: Infinity }));
   const isolated = options.isolatePool === false ? undefined : (options.isolatePool ?? new OffloadPool({ warm: true }));
   const record = createRecordTap(options.recorder);
   const observer = options.observer;
