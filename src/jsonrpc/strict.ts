@@ -77,20 +77,57 @@ export function responseProblem(message: Record<string, unknown>): string | unde
  */
 export function nestedTooDeeply(text: string | Uint8Array, limit = MAX_DEPTH): boolean {
   if (text.length <= 2 * limit) return false;
-  const at = typeof text === 'string' ? (i: number): number => text.charCodeAt(i) : (i: number): number => text[i]!;
+  return typeof text === 'string' ? textTooDeep(text, limit) : bytesTooDeep(text, limit);
+}
+
+// One loop per representation (a reader closure made every character a call), and a string's contents
+// skipped by a native search for its closing quote: most of a large answer is inside one string (a result's
+// text), which is then crossed at memchr speed instead of a character at a time.
+
+function textTooDeep(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
-    const c = at(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      i = stringEnd(text, i);
+      if (i === -1) return false;
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return true;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return false;
+}
+
+function bytesTooDeep(bytes: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === 0x22) {
+      i = bytesStringEnd(bytes, i);
+      if (i === -1) return false;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** Where the string opened by the quote at `open` closes (the index of its closing quote), or -1: it does not. */
+function stringEnd(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+    // Escaped when an odd number of backslashes stands before it.
+    let before = at - 1;
+    while (text.charCodeAt(before) === 0x5c) before--;
+    if ((at - 1 - before) % 2 === 0) return at;
+  }
+  return -1;
+}
+
+function bytesStringEnd(bytes: Uint8Array, open: number): number {
+  for (let at = bytes.indexOf(0x22, open + 1); at !== -1; at = bytes.indexOf(0x22, at + 1)) {
+    let before = at - 1;
+    while (bytes[before] === 0x5c) before--;
+    if ((at - 1 - before) % 2 === 0) return at;
+  }
+  return -1;
 }

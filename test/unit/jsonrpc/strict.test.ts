@@ -49,6 +49,22 @@ describe('nestedTooDeeply', () => {
     expect(nestedTooDeeply('[[1],[2],[3],[4]]', 2)).toBe(false);
   });
 
+  it('skips strings, escaped quotes and backslashes included, as text and as bytes', () => {
+    const cases: [string, boolean][] = [
+      // Brackets inside a string are not nesting, whatever quotes are escaped in it.
+      ['{"a":"x\\"[[[[[[[[ ]]]]]]]]\\" [[[["}', false],
+      // An escaped backslash before the closing quote: the string ends there, and the brackets after it count.
+      ['{"a":"x\\\\","b":[[[[]]]]}', true],
+      ['{"a":"x\\\\\\"[[[[","b":[[]]}', false],
+      // A string that never closes: nothing after its quote counts.
+      ['{"a":"[[[[[[[[[[[[', false],
+    ];
+    for (const [text, deep] of cases) {
+      expect(nestedTooDeeply(text, 3)).toBe(deep);
+      expect(nestedTooDeeply(Buffer.from(text), 3)).toBe(deep);
+    }
+  });
+
   it('does not read a text too short to be JSON that deep (two brackets a level)', () => {
     expect(nestedTooDeeply('[[[[', 3)).toBe(false);
     expect(nestedTooDeeply('[[[[]]]]', 3)).toBe(true);
