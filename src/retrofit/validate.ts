@@ -104,6 +104,17 @@ function mentionsId(schema: JsonSchema): boolean {
   return typeof schema === 'object' && JSON.stringify(schema).includes('"$id"');
 }
 
+/** The instance of `instances` for these options (one of its own, not kept, for a schema with `$id`s). */
+function ajvFor(instances: Map<string, Ajv>, own: boolean, dialect: Dialect, removeAdditional: RemoveAdditional, allErrors: boolean): Ajv {
+  const key = `${dialect} ${String(removeAdditional)} ${allErrors}`;
+  let ajv = own ? undefined : instances.get(key);
+  if (!ajv) {
+    ajv = createAjv(dialect, removeAdditional, allErrors);
+    if (!own) instances.set(key, ajv);
+  }
+  return ajv;
+}
+
 /**
  * Compile a schema; never throws. Schemas that declare `$id`s get a private ajv instance, because ajv refuses
  * a second schema with the same id and two tools may legitimately share one schema file.
@@ -118,19 +129,10 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
     const message = `unsupported JSON Schema dialect ${declared} (supported: 2020-12, 2019-09, draft-07, draft-06)`;
     return { ok: false, message, path: ['$schema'], problems: [{ message, path: ['$schema'] }] };
   }
-  const key = `${dialect} ${String(removeAdditional)}`;
   const instances = keep ? shared : transientInstances();
   // A schema with `$id`s gets instances of its own (see above).
   const own = mentionsId(schema);
-  const instance = (allErrors: boolean): Ajv => {
-    const k = `${key} ${allErrors}`;
-    let ajv = own ? undefined : instances.get(k);
-    if (!ajv) {
-      ajv = createAjv(dialect, removeAdditional, allErrors);
-      if (!own) instances.set(k, ajv);
-    }
-    return ajv;
-  };
+  const instance = (allErrors: boolean): Ajv => ajvFor(instances, own, dialect, removeAdditional, allErrors);
   try {
     // Every mistake of the schema, not the first only (`check` reports them all).
     const meta = instance(true);
@@ -168,12 +170,7 @@ const twins = new WeakMap<Validator, Twin>();
 function twinOf(twin: Twin): Validator | undefined {
   if (twin.validate !== undefined) return twin.validate ?? undefined;
   const { schema, removeAdditional, own, dialect } = twin;
-  const key = `${dialect} ${String(removeAdditional)} all`;
-  let ajv = own ? undefined : shared.get(key);
-  if (!ajv) {
-    ajv = createAjv(dialect, removeAdditional, true);
-    if (!own) shared.set(key, ajv);
-  }
+  const ajv = ajvFor(shared, own, dialect, removeAdditional, true);
   try {
     twin.validate = ajv.compile(schema);
   } catch {

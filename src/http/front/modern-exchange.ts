@@ -15,7 +15,6 @@
  * - Whatever way it ends, the session goes back to the pool exactly once.
  */
 import type { ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { classifyMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
@@ -26,6 +25,7 @@ import type { Pending } from '../../session/pending.js';
 import type { PooledSession, PoolStream } from '../../session/pooled-session.js';
 import { messageEvent } from '../../stream/sse.js';
 import { SSE_HEADERS } from '../write.js';
+import type { HeldExchanges } from './held.js';
 
 /** Notifications that belong to listeners (subscriptions/listen), not to the request they arrived during. */
 const LISTENED: ReadonlySet<string> = new Set([
@@ -38,38 +38,6 @@ const LISTENED: ReadonlySet<string> = new Set([
 /** How long the upstream's requests of one round are collected before the client is asked (ms). */
 export const INPUT_WINDOW_MS = 10;
 
-/** The exchanges waiting for a retry, by `requestState` (one table per upstream). */
-export class HeldExchanges {
-  readonly #held = new Map<string, ModernExchange>();
-
-  get size(): number {
-    return this.#held.size;
-  }
-
-  hold(exchange: ModernExchange): string {
-    const token = randomUUID();
-    this.#held.set(token, exchange);
-    return token;
-  }
-
-  /** Cancel the exchange that has waited longest for its retry (its session is needed); false if none waits. */
-  reclaimOldest(reason: string): boolean {
-    for (const exchange of this.#held.values()) if (exchange.reclaim(reason)) return true;
-    return false;
-  }
-
-  /** The exchange a retry names (taken: a requestState is good for one retry). */
-  take(token: string): ModernExchange | undefined {
-    const exchange = this.#held.get(token);
-    this.#held.delete(token);
-    return exchange;
-  }
-
-  forget(token: string): void {
-    this.#held.delete(token);
-  }
-}
-
 export interface ExchangeOptions {
   readonly session: PooledSession;
   /** The client's request as it came. */
@@ -80,7 +48,7 @@ export interface ExchangeOptions {
   /** The request's `_meta` logLevel: log messages below it (all, without one) are not the client's. */
   readonly logLevel: string | undefined;
   readonly timeoutMs: number;
-  readonly held: HeldExchanges;
+  readonly held: HeldExchanges<ModernExchange>;
   readonly log: Logger;
   /**
    * The pool takes the session back; `reusable` false when the upstream request was given up (cancelled, or

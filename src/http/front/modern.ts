@@ -41,7 +41,8 @@ import { rewriteChallenge } from '../oauth/challenge.js';
 import { writeBody, writeError, writeJson } from '../write.js';
 import { honouredFilter, Listeners, MAX_LISTENERS, urisOf } from './listen.js';
 import { MAX_URIS_PER_LISTENER, ResourceSubscriptions, type SubscriptionOwner } from './resource-subscriptions.js';
-import { HeldExchanges, ModernExchange } from './modern-exchange.js';
+import { HeldExchanges } from './held.js';
+import { ModernExchange } from './modern-exchange.js';
 
 export interface ModernTarget {
   readonly name: string;
@@ -135,7 +136,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
   const name = target.name;
   const log = ctx.logger.child({ upstream: name, revision: MODERN_REVISION });
   const listeners = new Listeners(options.keepAliveMs);
-  const held = new HeldExchanges();
+  const held = new HeldExchanges<ModernExchange>();
   const subscriptions: { current?: ResourceSubscriptions } = {};
   const pool = new SessionPool({
     upstream: name,
