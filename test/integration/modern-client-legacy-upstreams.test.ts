@@ -94,3 +94,44 @@ describe('a 2026-07-28 client in front of server-everything over Streamable HTTP
     expect((await client.callTool({ name: 'echo', arguments: { message: 'after' } })).content).toEqual([{ type: 'text', text: 'Echo: after' }]);
   });
 });
+
+describe('a malformed 2026-07-28 request to a url upstream of session revisions', () => {
+  const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+  /** One raw POST; `headers` replace the revision's defaults derived from the body (undefined: left out). */
+  function post(url: string, body: Record<string, unknown>, headers: Record<string, string | undefined> = {}): Promise<Response> {
+    const params = (body.params ?? {}) as Record<string, unknown>;
+    const all: Record<string, string | undefined> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': String(body.method),
+      ...(typeof params.name === 'string' && { 'mcp-name': params.name }),
+      ...headers,
+    };
+    const sent = Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
+    return fetch(url, { method: 'POST', headers: sent, body: JSON.stringify({ jsonrpc: '2.0', ...body }) });
+  }
+
+  it('gets the revision\'s answer from the gateway (-32020, -32602, -32022), not the session-era error of the upstream', async () => {
+    const gw = await startGateway(gatewayConfig([await legacyUpstream('http')]));
+    const url = gw.url('/legacy/mcp');
+    const call = { id: 1, method: 'tools/call', params: { name: 'get_temperature', arguments: { city: 'Oslo' }, _meta: META } };
+    const cases: [string, Record<string, unknown>, Record<string, string | undefined>, number][] = [
+      ['Mcp-Method disagrees', call, { 'mcp-method': 'tools/list' }, -32020],
+      ['Mcp-Name missing', call, { 'mcp-name': undefined }, -32020],
+      ['no MCP-Protocol-Version header, _meta names 2026-07-28', call, { 'mcp-protocol-version': undefined }, -32020],
+      ['an older header, _meta names 2026-07-28', call, { 'mcp-protocol-version': '2025-11-25' }, -32020],
+      ['no clientCapabilities in _meta', { ...call, params: { ...call.params, _meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': undefined } } }, {}, -32602],
+      ['a newer revision', { id: 1, method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } } }, { 'mcp-protocol-version': '2027-01-01' }, -32022],
+    ];
+    for (const [what, body, headers, code] of cases) {
+      const res = await post(url, body, headers);
+      const answer = (await res.json()) as { id: unknown; error?: { code: number } };
+      expect({ what, status: res.status, id: answer.id, code: answer.error?.code }).toEqual({ what, status: 400, id: 1, code });
+    }
+    // The well-formed request is served on a pooled session.
+    const ok = await post(url, call);
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('"structuredContent":-3');
+  });
+});

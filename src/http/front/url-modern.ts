@@ -8,6 +8,10 @@
  * cannot: for it the gateway serves them as it does for `command` and `sse` upstreams (./modern.ts), on pooled
  * sessions it holds over Streamable HTTP (src/upstream/http-session-link.ts).
  *
+ * A 2026-07-28 request is one by its MCP-Protocol-Version header or by a session-less revision in its `_meta`
+ * (claimsModern): for an upstream of session revisions, a malformed one gets the revision's answer from the
+ * gateway (./modern.ts), never the session-era error the upstream would give.
+ *
  * Which one it is, the gateway asks once, on the first 2026-07-28 request, with a `server/discover` of its own
  * (the client's headers, so the upstream's auth applies) and keeps the answer until a reload or restart: a
  * result (a DiscoverResult) means it serves them; a refusal (an error answer, a 4xx) means it does not. An
@@ -25,15 +29,15 @@
 import type { ServerResponse } from 'node:http';
 import { DEFAULTS, type HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
-import { isJsonObject, type JsonObject } from '../../json.js';
-import { checkModernRequest, MODERN_REVISION } from '../../protocol/modern.js';
+import { isJsonObject } from '../../json.js';
+import { claimsModern, MODERN_REVISION } from '../../protocol/modern.js';
 import { decodedBody } from '../../upstream/exchange.js';
 import { credentialKey, headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
 import type { HttpLinkOptions } from '../../upstream/http-link.js';
 import { HttpSessionLink } from '../../upstream/http-session-link.js';
 import type { Logger } from '../../log.js';
 import { ModernUpstreamLink } from '../../upstream/modern-link.js';
-import { isRevision, isStateless } from '../../protocol/era.js';
+import { isRevision, isStateless, META_PROTOCOL_VERSION } from '../../protocol/era.js';
 import type { HttpUpstream } from '../../upstream/http.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { accepts } from '../server/accept.js';
@@ -41,8 +45,16 @@ import { parseBody, strictBodyProblem } from '../server/body.js';
 import { finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
 import { writeError } from '../write.js';
-import { createModernFront, modernHeaders, type ModernFacts, type ModernFront } from './modern.js';
+import { createModernFront, type ModernFacts, type ModernFront } from './modern.js';
 import { createFront, type FrontHandlers } from './route.js';
+
+/** `"io.modelcontextprotocol/protocolVersion"`, as a body that names a revision in its `_meta` holds it. */
+const META_KEY = Buffer.from(JSON.stringify(META_PROTOCOL_VERSION));
+
+/** The body may name a revision in its `_meta` (then it is parsed to know): one native search, no parse. */
+function mayClaimModern(body: Buffer | undefined): boolean {
+  return body !== undefined && body.includes(META_KEY);
+}
 
 /** Bytes of the probe's answer read. */
 const PROBE_BYTES = 64 * 1024;
@@ -183,11 +195,14 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       // On every proxied POST: what settles it cheaply first, the config snapshot only when it may matter.
       const modern = headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION;
       if (modern && verdict === 'native') return false;
-      // Otherwise an older client's initialize, once the upstream showed it serves only 2026-07-28.
       current();
-      if (!modern && legacy !== 'held') return false;
+      // A body whose _meta names a session-less revision under another header (or none) is a 2026-07-28 client's
+      // too: the gateway answers it as the revision does, unless the upstream speaks the revision itself.
+      const metaModern = !modern && verdict !== 'native' && mayClaimModern(req.body);
+      // Otherwise an older client's initialize, once the upstream showed it serves only 2026-07-28.
+      if (!modern && !metaModern && legacy !== 'held') return false;
       const upstream = upstreamOf(req);
-      return upstream.bridge && (!modern || upstream.stateless.serve);
+      return upstream.bridge && (!(modern || metaModern) || upstream.stateless.serve);
     },
     refusedInitialize(req, res, body) {
       const upstream = upstreamOf(req);
@@ -213,10 +228,12 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
         const handle = req.method === 'POST' ? held.post : req.method === 'GET' ? held.get : held.remove;
         return handle(req, res);
       }
-      if (headerValue(req.headers, 'mcp-protocol-version') !== MODERN_REVISION) {
-        const read = parseBody(req.headers, req.body);
-        const initialize = !(read instanceof RetrofitError) && read.body.messages.some((m) => m.kind === 'request' && m.method === 'initialize');
-        return initialize ? held.post(req, res) : proxy();
+      const header = headerValue(req.headers, 'mcp-protocol-version');
+      const read = parseBody(req.headers, req.body);
+      if (header !== MODERN_REVISION) {
+        const messages = read instanceof RetrofitError ? [] : read.body.messages;
+        if (messages.some((m) => m.kind === 'request' && m.method === 'initialize')) return legacy === 'held' ? held.post(req, res) : proxy();
+        if (!messages.some((m) => claimsModern(header, m.metaRevision))) return proxy();
       }
       if ((await verdictFor(req)) !== 'sessions') return proxy();
       const facts: ModernFacts & { method: string; tool?: string } = { method: 'POST' };
@@ -228,16 +245,15 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
         writeError(res, error);
       };
       if (!accepts(req.headers.accept, 'application/json', 'text/event-stream')) return refuse(new RetrofitError('RETROFIT_ERR_NOT_ACCEPTABLE', ['both application/json and text/event-stream']));
-      const read = parseBody(req.headers, req.body);
       if (read instanceof RetrofitError) return refuse(read);
       facts.method = labelOf(read.body, 'POST');
       const first = read.body.messages[0];
       if (!read.body.batch && first?.method === 'tools/call' && first.name !== undefined) facts.tool = first.name;
       const problem = strictBodyProblem(read);
       if (problem) return refuse(problem);
-      // Only a well-formed 2026-07-28 request is the gateway's to answer: anything else (a header that
-      // disagrees with _meta, a missing envelope) the upstream answers, as for every other request it gets.
-      if (!read.body.batch && first?.kind === 'request' && checkModernRequest(first.message as JsonObject, modernHeaders(req.headers)) !== undefined) return proxy();
+      // The upstream does not speak the revision: what is wrong with the request (a header that disagrees with
+      // _meta, a missing envelope, a newer revision) is answered as the revision answers it (./modern.ts), not
+      // with the session-era error the upstream would give.
       return front.post(req, res, read.body, facts);
     },
     notifyAll: (json) => front.notifyAll(json) + held.sessions.notifyAll(json),
