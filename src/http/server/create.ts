@@ -3,8 +3,12 @@
  * headers and whole body may take to arrive, how long an idle keep-alive connection stays, how large headers
  * and bodies may be), request ids, and the answers for everything no route serves — each a JSON-RPC error
  * from the registry (src/errors.ts): 404/405 for unknown routes, 408/431/400 for requests Node's parser gives
- * up on, 503 during shutdown, 500 for a bug. Routes are registered through the gate (./gate.ts).
+ * up on, 400 for an HTTP/1.1 request without Host and 405 for CONNECT (which Node would answer with a bare 400
+ * and by dropping the connection), 503 during shutdown, 500 for a bug. Routes are registered through the gate
+ * (./gate.ts).
  */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { GatewayConfig } from '../../config/types.js';
@@ -38,6 +42,15 @@ function clientError(err: NodeJS.ErrnoException, limits: GatewayConfig['limits']
   return new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['malformed HTTP request'], { cause: err });
 }
 
+/** The gateway's error as a whole HTTP response written on a bare socket, which then closes. */
+function answerOnSocket(socket: Duplex, error: RetrofitError): void {
+  if (socket.writable) {
+    const body = JSON.stringify(error.toJsonRpc());
+    socket.write(`HTTP/1.1 ${error.status} ${statusText(error.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
 /**
  * Answer a request Node's parser gave up on (a timeout, headers too large, bytes that are not HTTP) on its
  * socket, as Node itself would: only when no answer of ours is under way on it (a response that sent its
@@ -49,16 +62,43 @@ function onClientError(logger: Logger, limits: GatewayConfig['limits']): (err: N
     const error = clientError(err, limits);
     logger.warn({ code: error.code, cause: err.code, remote: socket.remoteAddress }, error.message);
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (socket.writable && !inFlight?.headersSent) {
-      const body = JSON.stringify(error.toJsonRpc());
-      socket.write(`HTTP/1.1 ${error.status} ${statusText(error.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-    }
-    socket.destroy();
+    if (inFlight?.headersSent) socket.destroy();
+    else answerOnSocket(socket, error);
   };
 }
 
-const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 const statusText = (status: number): string => STATUS_TEXT[status] ?? 'Error';
+
+/**
+ * The node:http server under Fastify, with the server's bounds, and two requests Node answers on its own
+ * given the gateway's errors instead: an HTTP/1.1 request without Host (Node: a bare 400, RFC 9112 §3.2) and
+ * CONNECT (Node: the connection dropped without an answer; the gateway is no forward proxy).
+ */
+function serverFactory(logger: Logger, limits: GatewayConfig['limits']) {
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
+    const http = { headersTimeout: limits.headersTimeoutMs, maxHeaderSize: limits.maxHeaderBytes, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, limits.headersTimeoutMs), requireHostHeader: false };
+    const server = createHttpServer(http, (req, res) => {
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+        const error = new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['an HTTP/1.1 request must carry a Host header']);
+        logger.warn({ code: error.code, method: req.method, url: req.url, remote: req.socket.remoteAddress }, error.message);
+        writeError(res, error, null, { connection: 'close' });
+        return;
+      }
+      handler(req, res);
+    });
+    // What Fastify sets on a server it builds itself (connectionTimeout 0: no socket timeout).
+    server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+    server.requestTimeout = limits.requestTimeoutMs;
+    server.setTimeout(0);
+    server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+      const error = new RetrofitError('RETROFIT_ERR_METHOD_NOT_ALLOWED', ['CONNECT']);
+      logger.warn({ code: error.code, url: req.url, remote: req.socket.remoteAddress }, error.message);
+      answerOnSocket(socket, error);
+    });
+    return server;
+  };
+}
 
 export function createServer(options: ServerOptions): FastifyInstance {
   const { config, logger } = options;
@@ -70,13 +110,10 @@ export function createServer(options: ServerOptions): FastifyInstance {
     // request and sets no response listeners to time it.
     logger: false,
     bodyLimit: limits.maxRequestBytes,
-    // Node bounds how long headers and a whole request may take to arrive (a slow or stalled body is cut at
-    // requestTimeoutMs with 408), and how long an idle keep-alive connection stays. Responses are not bounded
-    // here: SSE answers and streams live as long as their exchange (src/http/server/inflight.ts ends them).
-    requestTimeout: limits.requestTimeoutMs,
-    keepAliveTimeout: limits.keepAliveTimeoutMs,
-    connectionTimeout: 0,
-    http: { headersTimeout: limits.headersTimeoutMs, maxHeaderSize: limits.maxHeaderBytes, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, limits.headersTimeoutMs) },
+    // The server (serverFactory) bounds how long headers and a whole request may take to arrive (a slow or stalled
+    // body is cut at requestTimeoutMs with 408), and how long an idle keep-alive connection stays. Responses are
+    // not bounded there: SSE answers and streams live as long as their exchange (./inflight.ts ends them).
+    serverFactory: serverFactory(logger, limits),
     clientErrorHandler: onClientError(logger, limits),
     // The gate answers requests during shutdown (a JSON-RPC 503), not Fastify's own 503 body.
     return503OnClosing: false,
