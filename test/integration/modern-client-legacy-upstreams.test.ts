@@ -134,4 +134,12 @@ describe('a malformed 2026-07-28 request to a url upstream of session revisions'
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain('"structuredContent":-3');
   });
+
+  it('is never matched to a session, whatever Mcp-Session-Id it carries: served on a pooled session', async () => {
+    const gw = await startGateway(gatewayConfig([await legacyUpstream('http')]));
+    const call = { id: 2, method: 'tools/call', params: { name: 'get_temperature', arguments: { city: 'Oslo' }, _meta: META } };
+    const res = await post(gw.url('/legacy/mcp'), call, { 'mcp-session-id': 'a-session-nobody-opened' });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('"structuredContent":-3');
+  });
 });

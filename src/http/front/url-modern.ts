@@ -190,10 +190,11 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
   return {
     claims(req) {
       const session = headerValue(req.headers, 'mcp-session-id');
-      if (session !== undefined) return held.sessions.get(session) !== undefined;
-      if (req.method !== 'POST') return false;
-      // On every proxied POST: what settles it cheaply first, the config snapshot only when it may matter.
+      // On every proxied request: what settles it cheaply first, the config snapshot only when it may matter.
       const modern = headerValue(req.headers, 'mcp-protocol-version') === MODERN_REVISION;
+      // A 2026-07-28 request is never matched to a session, whatever Mcp-Session-Id it carries.
+      if (session !== undefined && !modern) return held.sessions.get(session) !== undefined;
+      if (req.method !== 'POST') return false;
       if (modern && verdict === 'native') return false;
       current();
       // A body whose _meta names a session-less revision under another header (or none) is a 2026-07-28 client's
@@ -224,11 +225,11 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       return true;
     },
     async serve(req, res, proxy) {
-      if (headerValue(req.headers, 'mcp-session-id') !== undefined) {
+      const header = headerValue(req.headers, 'mcp-protocol-version');
+      if (headerValue(req.headers, 'mcp-session-id') !== undefined && header !== MODERN_REVISION) {
         const handle = req.method === 'POST' ? held.post : req.method === 'GET' ? held.get : held.remove;
         return handle(req, res);
       }
-      const header = headerValue(req.headers, 'mcp-protocol-version');
       const read = parseBody(req.headers, req.body);
       if (header !== MODERN_REVISION) {
         const messages = read instanceof RetrofitError ? [] : read.body.messages;
