@@ -112,22 +112,45 @@ function bytesTooDeep(bytes: Uint8Array, limit: number): boolean {
   return false;
 }
 
+/**
+ * Bytes looked at one by one before a native search takes over: escaped quotes in a JSON text inside a string
+ * sit a few bytes apart, and a call into the native search per quote cost more than the look (a 22 MB event:
+ * 90 → 14 ms as bytes, 38 → 22 ms as a string); a long run without a quote is still crossed natively.
+ */
+const NEAR = 32;
+
 /** Where the string opened by the quote at `open` closes (the index of its closing quote), or -1: it does not. */
 function stringEnd(text: string, open: number): number {
-  for (let at = text.indexOf('"', open + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+  let at = open + 1;
+  for (;;) {
+    const near = Math.min(at + NEAR, text.length);
+    while (at < near && text.charCodeAt(at) !== 0x22) at++;
+    if (at === near) {
+      if (near === text.length) return -1;
+      at = text.indexOf('"', at);
+      if (at === -1) return -1;
+    }
     // Escaped when an odd number of backslashes stands before it.
     let before = at - 1;
     while (text.charCodeAt(before) === 0x5c) before--;
     if ((at - 1 - before) % 2 === 0) return at;
+    at++;
   }
-  return -1;
 }
 
 function bytesStringEnd(bytes: Uint8Array, open: number): number {
-  for (let at = bytes.indexOf(0x22, open + 1); at !== -1; at = bytes.indexOf(0x22, at + 1)) {
+  let at = open + 1;
+  for (;;) {
+    const near = Math.min(at + NEAR, bytes.length);
+    while (at < near && bytes[at] !== 0x22) at++;
+    if (at === near) {
+      if (near === bytes.length) return -1;
+      at = bytes.indexOf(0x22, at);
+      if (at === -1) return -1;
+    }
     let before = at - 1;
     while (bytes[before] === 0x5c) before--;
     if ((at - 1 - before) % 2 === 0) return at;
+    at++;
   }
-  return -1;
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyMessage } from '../../../src/jsonrpc/classify.js';
 import { MAX_DEPTH, nestedTooDeeply, responseProblem, strictProblem } from '../../../src/jsonrpc/strict.js';
@@ -59,10 +60,46 @@ describe('nestedTooDeeply', () => {
       // A string that never closes: nothing after its quote counts.
       ['{"a":"[[[[[[[[[[[[', false],
     ];
+    // The closing quote (or an escaped one) at every distance around where the reading hands over to a native search.
+    for (let k = 28; k <= 36; k++) {
+      cases.push([`{"a":"${'x'.repeat(k)}","b":[[[[]]]]}`, true]);
+      cases.push([`{"a":"${'x'.repeat(k)}\\"[[[[","b":[[]]}`, false]);
+    }
     for (const [text, deep] of cases) {
       expect(nestedTooDeeply(text, 3)).toBe(deep);
       expect(nestedTooDeeply(Buffer.from(text), 3)).toBe(deep);
     }
+  });
+
+  it('agrees with a character-by-character reading on any text, quotes near and far apart, as text and as bytes', () => {
+    // The reading the native searches stand in for: inside a string, a backslash escapes the next character.
+    const reference = (text: string, limit: number): boolean => {
+      if (text.length <= 2 * limit) return false;
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > limit) return true;
+        } else if (c === ']' || c === '}') depth--;
+      }
+      return false;
+    };
+    // Runs around 32 characters (where the reading by hand hands over to a native search) come often.
+    const run = fc.oneof(fc.integer({ min: 29, max: 35 }), fc.nat(90)).map((n) => 'a'.repeat(n));
+    const piece = fc.oneof(fc.constantFrom('"', '\\', '[', ']', '{', '}', 'é'), run);
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
+        const text = pieces.join('');
+        expect(nestedTooDeeply(text, 3)).toBe(reference(text, 3));
+        expect(nestedTooDeeply(Buffer.from(text), 3)).toBe(reference(text, 3));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('does not read a text too short to be JSON that deep (two brackets a level)', () => {
