@@ -315,6 +315,31 @@ export class SseSplitter {
   }
 }
 
+const DATA_FIELD = Buffer.from('data:');
+
+/**
+ * A block whose data is one line, that line left as bytes (a view of `raw`: not copied, not decoded), with its
+ * other fields parsed as parseBlock parses them (the event's `data` then empty). For large events, whose data
+ * goes to a worker as it is. Undefined when the block is not so: no data line at a line's start, more than
+ * one, or anything parseBlock would read otherwise (a byte-order mark before the data line).
+ */
+export function parseOneDataLine(raw: Buffer): { readonly event: SseEvent; readonly data: Buffer } | undefined {
+  let start = raw.indexOf(DATA_FIELD);
+  while (start > 0 && raw[start - 1] !== LF && raw[start - 1] !== CR) start = raw.indexOf(DATA_FIELD, start + 1);
+  if (start === -1) return undefined;
+  let from = start + DATA_FIELD.length;
+  if (raw[from] === 0x20) from++;
+  const lf = raw.indexOf(LF, from);
+  const cr = raw.indexOf(CR, from);
+  const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+  if (end === -1) return undefined;
+  const after = raw[end] === CR && raw[end + 1] === LF ? end + 2 : end + 1;
+  // Every other line, parsed as usual: it must hold no data of its own, and still be one dispatched block.
+  const rest = parseBlock(Buffer.concat([raw.subarray(0, start), raw.subarray(after)]));
+  if (!rest.complete || rest.data.length > 0 || rest.raw.length !== raw.length - (after - start)) return undefined;
+  return { event: { ...rest, raw }, data: raw.subarray(from, end) };
+}
+
 /** The fields of an event other than its data, in the order they are written. */
 export type EventFields = Pick<SseEvent, 'id' | 'event' | 'retry'> & { readonly comments?: readonly string[] };
 
@@ -336,14 +361,29 @@ function oneLine(json: Buffer): Buffer {
  * `data:` line. Every event the gateway writes itself, or rewrote, is made here; the rest is forwarded raw.
  */
 export function encodeEvent(fields: EventFields, data: string | Buffer): Buffer {
+  if (Buffer.isBuffer(data)) return Buffer.concat(eventPieces(fields, data));
+  let head = fieldLines(fields);
+  for (const line of data.split(LINE_BREAK)) head += `data: ${line}\n`;
+  return Buffer.from(`${head}\n`, 'utf8');
+}
+
+/**
+ * encodeEvent's frame for bytes, in its three pieces (the fields and `data: `, the data, the blank line),
+ * the data not copied: a large rewritten event (a worker's tens of megabytes) is written piece by piece
+ * rather than copied into one buffer first.
+ */
+export function eventPieces(fields: EventFields, data: Buffer): readonly Buffer[] {
+  return [Buffer.from(`${fieldLines(fields)}data: `, 'utf8'), oneLine(data), END_OF_EVENT];
+}
+
+/** An event's lines before its data: comments, `event:`, `id:`, `retry:`. */
+function fieldLines(fields: EventFields): string {
   let head = '';
   if (fields.comments) for (const comment of fields.comments) head += `:${comment}\n`;
   if (fields.event !== undefined) head += `event: ${fields.event}\n`;
   if (fields.id !== undefined) head += `id: ${fields.id}\n`;
   if (fields.retry !== undefined) head += `retry: ${fields.retry}\n`;
-  if (Buffer.isBuffer(data)) return Buffer.concat([Buffer.from(`${head}data: `, 'utf8'), oneLine(data), END_OF_EVENT]);
-  for (const line of data.split(LINE_BREAK)) head += `data: ${line}\n`;
-  return Buffer.from(`${head}\n`, 'utf8');
+  return head;
 }
 
 /**

@@ -8,6 +8,7 @@ import { createRewriter } from '../../src/pipeline/rewrite.js';
 import { rewriteToolCall } from '../../src/retrofit/engine.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
+import { listen, readBody } from '../helpers/listen.js';
 import { connectV1Client } from '../helpers/v1-client.js';
 import { startV1Server } from '../helpers/v1-server.js';
 
@@ -65,6 +66,30 @@ describe('a 5 MB text result retrofitted on the worker thread through the HTTP p
       ['small', 'extracted', 'json'],
     ]);
     expect(OFFLOAD_BYTES).toBeLessThan((BIG.content as { text: string }[])[0]!.text.length);
+  });
+
+  it('an SSE event with other fields and CRLF line ends: its id, type and comment kept around the worker\'s bytes', async () => {
+    const text = (BIG.content as { text: string }[])[0]!.text;
+    const up = await listen((req, res) => {
+      void readBody(req).then((body) => {
+        const m = JSON.parse(body.toString()) as { id: number };
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`: before\r\nid: 42\r\nevent: message\r\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text }] } })}\r\nretry: 900\r\n\r\n`);
+      });
+    });
+    const gw = await startGateway(gatewayConfig([httpUpstream('big', `${up.origin}/mcp`, { tools: { big: { outputSchema: schema } } })]));
+    const res = await fetch(gw.url('/big/mcp'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'big', arguments: {} } }),
+    });
+    const out = await res.text();
+    expect(out.startsWith(': before\nevent: message\nid: 42\nretry: 900\ndata: ')).toBe(true);
+    expect(out.endsWith('\n\n')).toBe(true);
+    const message = JSON.parse(out.slice(out.indexOf('data: ') + 6, -2)) as { id: number; result: { structuredContent: unknown } };
+    expect(message.id).toBe(5);
+    expect(message.result.structuredContent).toEqual({ rows });
+    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true })]);
   });
 
   it('ends its worker thread when the gateway closes', async () => {

@@ -15,7 +15,8 @@ import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
-import { dataHead, dataTail, encodeEvent, messageEvent, parseBlock, type SseEvent } from '../../stream/sse.js';
+import { dataHead, dataTail, encodeEvent, eventPieces, messageEvent, parseBlock, parseOneDataLine, type SseEvent } from '../../stream/sse.js';
+import type { SessionState } from '../../session/state.js';
 import { drained } from '../write.js';
 import { mayChange, type RelayBody, type RelayContext } from './relay.js';
 
@@ -39,9 +40,14 @@ const HEAD_BYTES = 2048;
 const ENDS = 1024;
 const EMPTY = Buffer.alloc(0);
 
-function eventBytes(event: SseEvent, handled: Inbound): Buffer {
-  if (handled.out === undefined) return event.raw;
-  return encodeEvent(event, handled.out);
+/** What a block is sent as: its bytes, or the pieces of a large rewritten event, each written as it is. */
+type BlockBytes = Buffer | readonly Buffer[];
+
+function eventBytes(event: SseEvent, handled: Inbound): BlockBytes {
+  const out = handled.out;
+  if (out === undefined) return event.raw;
+  // A worker's bytes (a large result) are not copied once more to join them with the frame.
+  return Buffer.isBuffer(out) ? eventPieces(event, out) : encodeEvent(event, out);
 }
 
 /**
@@ -49,7 +55,7 @@ function eventBytes(event: SseEvent, handled: Inbound): Buffer {
  * refuse such messages too). The request it answers (its id read from its ends) gets UPSTREAM_PROTOCOL in
  * its place; an event that answers nobody waiting passes as it came.
  */
-function tooDeep(event: SseEvent, data: string, ctx: RelayContext): Buffer {
+function tooDeep(event: SseEvent, data: string | Buffer, ctx: RelayContext): Buffer {
   const id = sniffResponseId(endsOf(data));
   const pending = id === undefined ? undefined : ctx.state?.pending.peek(id, responseIdLiteral(id, data));
   if (!pending || pending.answered) return event.raw;
@@ -59,10 +65,20 @@ function tooDeep(event: SseEvent, data: string, ctx: RelayContext): Buffer {
 }
 
 /** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
-function transform(event: SseEvent, ctx: RelayContext): Buffer | Promise<Buffer> {
+function transform(raw: Buffer, ctx: RelayContext): BlockBytes | Promise<BlockBytes> {
   const state = ctx.state;
-  if (!state || !event.complete || event.data.length === 0 || state.pending.empty) return event.raw;
-  const data = event.data.join('\n');
+  if (!state || state.pending.empty) return raw;
+  // A large block (one a worker would take) keeps its data line as bytes: not decoded, and copied to the
+  // worker as bytes rather than as a string.
+  const threshold = ctx.rewriter.rawThreshold;
+  const large = threshold !== undefined && raw.length > threshold ? parseOneDataLine(raw) : undefined;
+  if (large) return transformData(large.event, large.data, state, ctx);
+  const event = parseBlock(raw);
+  if (!event.complete || event.data.length === 0) return raw;
+  return transformData(event, event.data.join('\n'), state, ctx);
+}
+
+function transformData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): BlockBytes | Promise<BlockBytes> {
   if (!mayChange(state, data)) return event.raw;
   if (nestedTooDeeply(data)) return tooDeep(event, data, ctx);
   const handled = inbound(state, ctx.rewriter, data, ctx.log);
@@ -140,9 +156,9 @@ class SseRelay {
   }
 
   /** A worker rewrites a block: what came before goes out first, what comes after waits for it. */
-  async #after(later: Promise<Buffer>, rest: Buffer | undefined): Promise<boolean> {
+  async #after(later: Promise<BlockBytes>, rest: Buffer | undefined): Promise<boolean> {
     if (!(await this.#flush())) return false;
-    this.#out.push(await later);
+    this.#push(await later);
     return rest === undefined ? this.#flush() : this.chunk(rest);
   }
 
@@ -248,7 +264,7 @@ class SseRelay {
   }
 
   /** The block under way ended: its bytes (or what replaces them) join the output, or a worker's promise of them. */
-  #blockEnded(): Promise<Buffer> | undefined {
+  #blockEnded(): Promise<BlockBytes> | undefined {
     const mode = this.#mode;
     this.#mode = 'start';
     // The gateway's own event held back while a block was under way goes between this block and the next.
@@ -262,10 +278,15 @@ class SseRelay {
     const raw = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held, this.#heldBytes);
     this.#held = [];
     this.#heldBytes = 0;
-    const out = transform(parseBlock(raw), this.#ctx);
+    const out = transform(raw, this.#ctx);
     if (out instanceof Promise) return out;
-    this.#out.push(out);
+    this.#push(out);
     return undefined;
+  }
+
+  #push(bytes: BlockBytes): void {
+    if (Buffer.isBuffer(bytes)) this.#out.push(bytes);
+    else this.#out.push(...bytes);
   }
 
   /** A dropped block whose id was not known when it overflowed: the request it answers (if any) gets RESULT_TOO_LARGE. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeEvent, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
+import { encodeEvent, eventPieces, parseBlock, parseOneDataLine, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
 
 /** Feed `input` cut at the given offsets; returns every block. */
 function split(input: Buffer, cuts: readonly number[] = []): SseEvent[] {
@@ -132,5 +132,46 @@ describe('SseSplitter properties', () => {
         expect(got).toEqual(reference(text));
       }),
     );
+  });
+});
+
+describe('parseOneDataLine (large blocks: the data line kept as bytes)', () => {
+  it('reads a block with one data line as parseBlock does, the data as a view of the block\'s bytes', () => {
+    for (const raw of ['data: {"a":1}\n\n', 'event: message\r\nid: 7\r\ndata:{"a":1}\r\n\r\n', ': note\rdata: x\rretry: 5\r\r', 'id: 1\ndata: é\n:c\n\n']) {
+      const block = Buffer.from(raw);
+      const got = parseOneDataLine(block)!;
+      const { data, ...fields } = parseBlock(block);
+      expect(got.event).toEqual({ ...fields, data: [] });
+      expect(got.event.raw).toBe(block);
+      expect(got.data.toString('utf8')).toBe(data[0]);
+      expect(got.data.buffer).toBe(block.buffer);
+    }
+  });
+
+  it('declines what is not one data line: none, two, a data field without a colon, a byte-order mark before it', () => {
+    for (const raw of ['event: x\n\n', 'data: a\ndata: b\n\n', 'data\ndata: b\n\n', '\ufeffdata: a\n\n', ':data: a\n\n']) expect(parseOneDataLine(Buffer.from(raw)), raw).toBeUndefined();
+  });
+
+  it('agrees with parseBlock on any block it reads, and reads every block with exactly one data: line', () => {
+    fc.assert(
+      fc.property(stream, (text) => {
+        for (const block of split(Buffer.from(text)).filter((e) => e.complete)) {
+          const got = parseOneDataLine(block.raw);
+          const { data, ...fields } = parseBlock(block.raw);
+          const dataLines = block.raw.toString('utf8').split(/\r\n|\r|\n/).filter((l) => l === 'data' || l.startsWith('data:')).length;
+          if (dataLines === 1 && block.raw.toString('utf8').split(/\r\n|\r|\n/).some((l) => l.startsWith('data:'))) expect(got).toBeDefined();
+          if (got === undefined) continue;
+          expect(got.event).toEqual({ ...fields, data: [] });
+          expect([got.data.toString('utf8')]).toEqual(data);
+        }
+      }),
+    );
+  });
+
+  it('eventPieces are encodeEvent\'s bytes in three pieces, the data not copied', () => {
+    const data = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}');
+    const pieces = eventPieces({ event: 'message', id: '4' }, data);
+    expect(Buffer.concat(pieces).equals(encodeEvent({ event: 'message', id: '4' }, data))).toBe(true);
+    expect(pieces[1]).toBe(data);
   });
 });
