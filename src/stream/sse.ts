@@ -316,6 +316,7 @@ export class SseSplitter {
 }
 
 const DATA_FIELD = Buffer.from('data:');
+const UNREAD_FIELD = Buffer.from('x');
 
 /**
  * A block whose data is one line, that line left as bytes (a view of `raw`: not copied, not decoded), with its
@@ -333,10 +334,11 @@ export function parseOneDataLine(raw: Buffer): { readonly event: SseEvent; reado
   const cr = raw.indexOf(CR, from);
   const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
   if (end === -1) return undefined;
-  const after = raw[end] === CR && raw[end + 1] === LF ? end + 2 : end + 1;
-  // Every other line, parsed as usual: it must hold no data of its own, and still be one dispatched block.
-  const rest = parseBlock(Buffer.concat([raw.subarray(0, start), raw.subarray(after)]));
-  if (!rest.complete || rest.data.length > 0 || rest.raw.length !== raw.length - (after - start)) return undefined;
+  // Every other line, parsed as usual, the data line standing in as a field nobody reads (`x`, its line end
+  // kept: taking the line out would join a CR before it and a LF after it into one CRLF): it must hold no data
+  // of its own, and be one dispatched block.
+  const rest = parseBlock(Buffer.concat([raw.subarray(0, start), UNREAD_FIELD, raw.subarray(end)]));
+  if (!rest.complete || rest.data.length > 0) return undefined;
   return { event: { ...rest, raw }, data: raw.subarray(from, end) };
 }
 
