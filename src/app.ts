@@ -11,7 +11,7 @@ import type { ReloadReport } from './console/wire.js';
 import type { GatewayContext } from './http/context.js';
 import type { StdioOptions } from './http/front/stdio-routes.js';
 import { registerRoutes } from './http/routes.js';
-import { createServer } from './http/server/create.js';
+import { gatewayServer } from './http/server/create.js';
 import { Gate } from './http/server/gate.js';
 import { requestIds } from './http/server/ids.js';
 import { InFlight } from './http/server/inflight.js';
@@ -91,7 +91,7 @@ export async function buildApp(loaded: LoadedConfig, options: BuildOptions = {})
 
   // One HTTP stack: every request passes the gate (shutdown, guards, body limits, one failure path).
   const gate = new Gate({ generations, logger, metrics, bodyLimit: initial.limits.maxRequestBytes });
-  const app = createServer({ config: initial, logger, nextId: requestIds() });
+  const app = gatewayServer({ config: initial, logger, nextId: requestIds() });
   const consoleOptions = { ...(options.reload && { reload: options.reload }), ...(options.uiDir !== undefined && { uiDir: options.uiDir }) };
   const upstreams = registerRoutes(app, gate, ctx, { ...(options.stdio && { stdio: options.stdio }), console: consoleOptions });
   rewriter.prepare(generations.current.policies.values());

@@ -9,7 +9,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { Generations } from '../../src/config/generations.js';
 import { createLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics.js';
-import { createServer } from '../../src/http/server/create.js';
+import { gatewayServer } from '../../src/http/server/create.js';
 import { Gate } from '../../src/http/server/gate.js';
 import { requestIds } from '../../src/http/server/ids.js';
 import { gatewayConfig } from '../helpers/config.js';
@@ -20,7 +20,7 @@ async function serve(): Promise<{ origin: string; lines: Record<string, unknown>
   const { lines, stream } = captureLogs();
   const logger = createLogger({ destination: stream });
   const gate = new Gate({ generations: new Generations(loaded), logger, metrics: createMetrics({ defaultMetrics: false }), bodyLimit: 1024 });
-  const app = createServer({ config: loaded.config, logger, nextId: requestIds() });
+  const app = gatewayServer({ config: loaded.config, logger, nextId: requestIds() });
   gate.route(app, {
     method: 'GET',
     url: '/throws',

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
-import { encodeEvent, KEEP_ALIVE } from '../../stream/sse.js';
+import { encodeEvent, KEEP_ALIVE } from '../../stream/sse-encode.js';
 import { SSE_HEADERS, writeError } from '../write.js';
 
 /** Most event streams open at once. */

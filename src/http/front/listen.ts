@@ -11,7 +11,7 @@ import type { ServerResponse } from 'node:http';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import type { JsonRpcId } from '../../jsonrpc/classify.js';
 import { META_SUBSCRIPTION_ID } from '../../protocol/modern.js';
-import { KEEP_ALIVE, messageEvent } from '../../stream/sse.js';
+import { KEEP_ALIVE, messageEvent } from '../../stream/sse-encode.js';
 import { SSE_HEADERS } from '../write.js';
 import { KEEP_ALIVE_MS } from './registry.js';
 

@@ -23,7 +23,7 @@ import { completeResult, INPUT_CAPABILITY, INPUT_REQUIRED_METHODS, inputRequest 
 import { deliveryMessage, deliveryText, type Delivery } from '../../session/client-side.js';
 import type { Pending } from '../../session/pending.js';
 import type { PooledSession, PoolStream } from '../../session/pooled-session.js';
-import { messageEvent } from '../../stream/sse.js';
+import { messageEvent } from '../../stream/sse-encode.js';
 import { SSE_HEADERS } from '../write.js';
 import type { HeldExchanges } from './held.js';
 

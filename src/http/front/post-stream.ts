@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { idKey } from '../../session/pending.js';
 import type { JsonRpcId } from '../../jsonrpc/classify.js';
-import { KEEP_ALIVE, messageEvent, primingEvent } from '../../stream/sse.js';
+import { KEEP_ALIVE, messageEvent, primingEvent } from '../../stream/sse-encode.js';
 import { SSE_HEADERS } from '../write.js';
 import type { EventStore } from './events.js';
 

@@ -8,7 +8,7 @@ import type { JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import { DEFAULT_REVISION, isResumable, takesPrimingEvent } from '../../protocol/era.js';
 import type { ClientSide, Delivery, OwnedSession } from '../../session/owned.js';
-import { messageEvent } from '../../stream/sse.js';
+import { messageEvent } from '../../stream/sse-encode.js';
 import { SSE_HEADERS } from '../write.js';
 import { EventStore, parseEventId } from './events.js';
 import { PostStream } from './post-stream.js';

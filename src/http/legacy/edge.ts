@@ -13,7 +13,7 @@ import { idKey, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/cla
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
-import { encodeEvent, messageEvent } from '../../stream/sse.js';
+import { encodeEvent, messageEvent } from '../../stream/sse-encode.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { SendOutcome } from '../../upstream/link.js';
 import { LinkRefused } from '../../upstream/sse-link.js';

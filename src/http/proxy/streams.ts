@@ -13,7 +13,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { JsonObject } from '../../json.js';
-import { messageEvent } from '../../stream/sse.js';
+import { messageEvent } from '../../stream/sse-encode.js';
 
 /** One relayed server stream, as the gateway's own events see it. */
 export class ServerStream {

@@ -100,7 +100,7 @@ function serverFactory(logger: Logger, limits: GatewayConfig['limits']) {
   };
 }
 
-export function createServer(options: ServerOptions): FastifyInstance {
+export function gatewayServer(options: ServerOptions): FastifyInstance {
   const { config, logger } = options;
   const limits = config.limits;
   const app = Fastify({

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeEvent, eventPieces, parseBlock, parseOneDataLine, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
+import { parseBlock, parseOneDataLine, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
+import { encodeEvent, eventPieces } from '../../../src/stream/sse-encode.js';
 
 /** Feed `input` cut at the given offsets; returns every block. */
 function split(input: Buffer, cuts: readonly number[] = []): SseEvent[] {

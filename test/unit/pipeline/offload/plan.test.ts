@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../../src/json.js';
 import { OFFLOAD_BYTES, planOffload, textLength } from '../../../../src/pipeline/offload/plan.js';
 import { joinMessages, spliceResult } from '../../../../src/pipeline/offload/splice.js';
-import { encodeEvent } from '../../../../src/stream/sse.js';
+import { encodeEvent } from '../../../../src/stream/sse-encode.js';
 import type { PendingRequest } from '../../../../src/pipeline/request.js';
 import { upstreamWith } from '../../retrofit/helpers.js';
 
