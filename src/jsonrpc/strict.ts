@@ -7,6 +7,7 @@
  * the other way: an upstream's message nested too deeply is refused before anything recurses over it, and
  * an answer a strict client would drop is answered with an error (src/session/owned.ts).
  */
+import { setImmediate } from 'node:timers/promises';
 import { isJsonObject } from '../json.js';
 import type { ClassifiedMessage } from './classify.js';
 
@@ -99,17 +100,76 @@ function textTooDeep(text: string, limit: number): boolean {
 }
 
 function bytesTooDeep(bytes: Uint8Array, limit: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (c === 0x22) {
-      i = bytesStringEnd(bytes, i);
-      if (i === -1) return false;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
+  return new BytesDepth(bytes, limit).step(Infinity) ?? false;
+}
+
+/** Bytes a slice of nestedTooDeeplySliced reads before the event loop gets its turn (a millisecond or two). */
+const SLICE_BYTES = 1 << 20;
+
+/**
+ * nestedTooDeeply, for data on the event loop: text and bytes up to SLICE_BYTES are read at once (the answer
+ * is a boolean); more bytes are read SLICE_BYTES at a time with the loop's other work between slices (the
+ * answer is a promise): the same answer, never one long task (a 22 MB answer took 15–40 ms in one piece,
+ * other sessions waiting). `slice`: for tests.
+ */
+export function nestedTooDeeplyInSlices(data: string | Uint8Array, limit = MAX_DEPTH, slice = SLICE_BYTES): boolean | Promise<boolean> {
+  if (typeof data === 'string' || data.length <= Math.max(slice, 2 * limit)) return nestedTooDeeply(data, limit);
+  return sliced(new BytesDepth(data, limit), slice);
+}
+
+async function sliced(scan: BytesDepth, slice: number): Promise<boolean> {
+  for (;;) {
+    const found = scan.step(slice);
+    if (found !== undefined) return found;
+    await setImmediate();
   }
-  return false;
+}
+
+/** The depth check over UTF-8 bytes, able to stop after a budget of bytes and go on from there. */
+class BytesDepth {
+  readonly #bytes: Uint8Array;
+  readonly #limit: number;
+  #at = 0;
+  #depth = 0;
+  /** #at is inside a string (its opening quote read). */
+  #inString = false;
+
+  constructor(bytes: Uint8Array, limit: number) {
+    this.#bytes = bytes;
+    this.#limit = limit;
+  }
+
+  /** Read about `budget` more bytes: true or false once decided, undefined when there is more to read. */
+  step(budget: number): boolean | undefined {
+    const bytes = this.#bytes;
+    const stop = Math.min(bytes.length, this.#at + budget);
+    let i = this.#at;
+    let depth = this.#depth;
+    if (this.#inString) {
+      i = bytesStringEnd(bytes, i, stop);
+      if (i === -1) return false;
+      if (i < 0) return this.#pause(~i, depth, true);
+      i++;
+    }
+    for (; i < stop; i++) {
+      const c = bytes[i]!;
+      if (c === 0x22) {
+        i = bytesStringEnd(bytes, i + 1, stop);
+        if (i === -1) return false;
+        if (i < 0) return this.#pause(~i, depth, true);
+      } else if (c === 0x7b || c === 0x5b) {
+        if (++depth > this.#limit) return true;
+      } else if (c === 0x7d || c === 0x5d) depth--;
+    }
+    return i >= bytes.length ? false : this.#pause(i, depth, false);
+  }
+
+  #pause(at: number, depth: number, inString: boolean): undefined {
+    this.#at = at;
+    this.#depth = depth;
+    this.#inString = inString;
+    return undefined;
+  }
 }
 
 /**
@@ -138,9 +198,15 @@ function stringEnd(text: string, open: number): number {
   }
 }
 
-function bytesStringEnd(bytes: Uint8Array, open: number): number {
-  let at = open + 1;
+/**
+ * Where the string whose contents start at `from` closes (the index of its closing quote); -1: it does not
+ * close; ~at (below -1) when `stop` came first, `at` being where to go on (the bytes before it hold no
+ * closing quote).
+ */
+function bytesStringEnd(bytes: Uint8Array, from: number, stop = Infinity): number {
+  let at = from;
   for (;;) {
+    if (at >= stop && at < bytes.length) return ~at;
     const near = Math.min(at + NEAR, bytes.length);
     while (at < near && bytes[at] !== 0x22) at++;
     if (at === near) {

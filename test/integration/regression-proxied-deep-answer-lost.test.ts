@@ -26,8 +26,10 @@ async function deepUpstream(): Promise<string> {
         return;
       }
       if (m.id === undefined) return void res.writeHead(202).end();
-      // A `large` one is past the 256 KiB a worker takes: its relay reads the data line as bytes.
-      const text = m.params?.name?.includes('large') ? 'x'.repeat(300_000) : '{}';
+      // A `large` one is past the 256 KiB a worker takes: its relay reads the data line as bytes. A `huge` one
+      // is past the 1 MiB the depth check reads in one go: it reads it in slices, one ending inside the text.
+      const name = m.params?.name ?? '';
+      const text = name.includes('huge') ? '\\"x'.repeat(400_000) : name.includes('large') ? 'x'.repeat(300_000) : '{}';
       const answer = `{"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"${text}"}],"deep":${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}}}`;
       if (m.params?.name?.startsWith('sse')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -45,10 +47,12 @@ describe('regression: a proxied answer nested 100,000 deep', () => {
   it.each([
     ['as an SSE event', 'sse_typed'],
     ['as a large SSE event', 'sse_large_typed'],
+    ['as a huge SSE event, read in slices', 'sse_huge_typed'],
     ['as a JSON body', 'json_typed'],
+    ['as a huge JSON body, read in slices', 'json_huge_typed'],
   ])('%s, awaited for its schema: the client gets UPSTREAM_PROTOCOL, and the session goes on', async (_label, tool) => {
     const schema = { outputSchema: { type: 'object' } };
-    const gw = await startGateway(gatewayConfig([httpUpstream('deep', await deepUpstream(), { tools: { sse_typed: schema, sse_large_typed: schema, json_typed: schema } })]));
+    const gw = await startGateway(gatewayConfig([httpUpstream('deep', await deepUpstream(), { tools: { sse_typed: schema, sse_large_typed: schema, sse_huge_typed: schema, json_typed: schema, json_huge_typed: schema } })]));
     const url = gw.url('/deep/mcp');
     const headers = { 'mcp-session-id': 's1', 'mcp-protocol-version': '2025-06-18' };
     const call = (id: number, name: string) => post(url, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } }, headers);

@@ -5,12 +5,13 @@
  * anything else is piped through as it arrives (src/http/write.ts pipeBody).
  */
 import { RetrofitError } from '../../errors.js';
-import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
+import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../../jsonrpc/strict.js';
 import type { Log } from '../../log.js';
 import type { Rewriter } from '../../pipeline/rewrite.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import type { Pending } from '../../session/pending.js';
 import type { SessionState } from '../../session/state.js';
+import { HeldBytes } from '../../stream/held.js';
 import type { ServerStream } from './streams.js';
 
 /** What the relays need of a body: iteration, and optionally early abort and a synchronous read (exchange.ts). */
@@ -62,7 +63,10 @@ export function readAndRewriteJson(body: RelayBody, ctx: RelayContext): Buffer |
   let size = 0;
   for (const chunk of complete) size += chunk.length;
   if (size > ctx.max) throw new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
-  return rewriteJson(complete.length === 1 ? complete[0]! : Buffer.concat(complete, size), ctx);
+  if (complete.length === 1) return rewriteJson(complete[0]!, ctx);
+  const held = holder(ctx);
+  for (const chunk of complete) held.push(chunk);
+  return rewriteJson(held.take(), ctx);
 }
 
 /**
@@ -71,8 +75,7 @@ export function readAndRewriteJson(body: RelayBody, ctx: RelayContext): Buffer |
  * past the deadline the upstream request is aborted and the client gets RETROFIT_ERR_UPSTREAM_TIMEOUT.
  */
 async function readAll(body: RelayBody, ctx: RelayContext): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
+  const held = holder(ctx);
   let late: RetrofitError | undefined;
   const timer = setTimeout(() => {
     late = new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [ctx.upstream, ctx.timeoutMs]);
@@ -80,29 +83,38 @@ async function readAll(body: RelayBody, ctx: RelayContext): Promise<Buffer> {
   }, ctx.timeoutMs);
   try {
     for await (const chunk of body) {
-      size += chunk.length;
-      if (size > ctx.max) {
+      if (held.length + chunk.length > ctx.max) {
         body.destroy?.();
         throw new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [ctx.upstream, ctx.max]);
       }
-      parts.push(chunk);
+      held.push(chunk);
     }
   } catch (err) {
     throw late ?? err;
   } finally {
     clearTimeout(timer);
   }
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  return held.take();
+}
+
+/** A held body: one large enough for a worker is kept in shared memory as it arrives (src/stream/held.ts). */
+function holder(ctx: RelayContext): HeldBytes {
+  return new HeldBytes(ctx.rewriter.rawThreshold ?? Infinity, ctx.max);
 }
 
 function rewriteJson(bytes: Buffer, ctx: RelayContext): Buffer | Promise<Buffer> {
   if (bytes.length === 0 || !ctx.state) return bytes;
   const state = ctx.state;
   if (!mayChange(state, bytes)) return bytes;
-  const waiting = ctx.own.some((p) => state.pending.holds(p));
   // Nothing may recurse over JSON nested this deep (the stdio and legacy SSE links refuse it as well): an
   // answer awaited here becomes a JSON-RPC error, anything else passes as it came.
-  if (nestedTooDeeply(bytes)) {
+  const deep = nestedTooDeeplyInSlices(bytes);
+  return deep instanceof Promise ? deep.then((found) => rewriteShallow(bytes, found, state, ctx)) : rewriteShallow(bytes, deep, state, ctx);
+}
+
+function rewriteShallow(bytes: Buffer, deep: boolean, state: SessionState, ctx: RelayContext): Buffer | Promise<Buffer> {
+  const waiting = ctx.own.some((p) => state.pending.holds(p));
+  if (deep) {
     if (!waiting) return bytes;
     ctx.log.warn({ bytes: bytes.length }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
     throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]);

@@ -12,9 +12,10 @@ import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
 import { errorAnswer, responseIdLiteral } from '../../jsonrpc/id-literal.js';
 import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
-import { MAX_DEPTH, nestedTooDeeply } from '../../jsonrpc/strict.js';
+import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
+import { HeldBytes } from '../../stream/held.js';
 import { dataHead, dataTail, parseBlock, parseOneDataLine, type SseEvent } from '../../stream/sse.js';
 import { encodeEvent, eventPieces, messageEvent } from '../../stream/sse-encode.js';
 import type { SessionState } from '../../session/state.js';
@@ -81,7 +82,12 @@ function transform(raw: Buffer, ctx: RelayContext): BlockBytes | Promise<BlockBy
 
 function transformData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): BlockBytes | Promise<BlockBytes> {
   if (!mayChange(state, data)) return event.raw;
-  if (nestedTooDeeply(data)) return tooDeep(event, data, ctx);
+  const deep = nestedTooDeeplyInSlices(data);
+  if (deep instanceof Promise) return deep.then((found) => (found ? tooDeep(event, data, ctx) : handleData(event, data, state, ctx)));
+  return deep ? tooDeep(event, data, ctx) : handleData(event, data, state, ctx);
+}
+
+function handleData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): BlockBytes | Promise<BlockBytes> {
   const handled = inbound(state, ctx.rewriter, data, ctx.log);
   if (handled instanceof Promise) return handled.then((h) => eventBytes(event, h));
   if (handled.invalid) ctx.log.debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
@@ -97,8 +103,8 @@ class SseRelay {
   #mode: 'start' | 'pass' | 'hold' | 'drop' = 'start';
   /** The held block's head was read and told nothing: it stays held. */
   #sniffed = false;
-  #held: Buffer[] = [];
-  #heldBytes = 0;
+  /** The held block; a large one in shared memory (see HeldBytes), so its worker takes it without a copy. */
+  readonly #held: HeldBytes;
   #dropHead: Buffer = EMPTY;
   #dropTail: Buffer = EMPTY;
   #dropBytes = 0;
@@ -110,6 +116,7 @@ class SseRelay {
   constructor(res: ServerResponse, ctx: RelayContext) {
     this.#res = res;
     this.#ctx = ctx;
+    this.#held = new HeldBytes(ctx.rewriter.rawThreshold ?? Infinity, ctx.max);
   }
 
   /** The relay ended the stream itself (see #overflow). */
@@ -165,8 +172,8 @@ class SseRelay {
 
   /** End of the upstream's stream: a block cut short is forwarded as it came (clients never dispatch it). */
   end(): boolean | Promise<boolean> {
-    if (this.#mode === 'hold') this.#out.push(...this.#held);
-    this.#held = [];
+    if (this.#mode === 'hold') this.#out.push(...this.#held.takePieces());
+    this.#held.clear();
     this.#mode = 'start';
     return this.#flush();
   }
@@ -177,7 +184,7 @@ class SseRelay {
    */
   async fail(error: RetrofitError): Promise<boolean> {
     if (this.mid) return false;
-    this.#held = [];
+    this.#held.clear();
     this.#mode = 'start';
     const state = this.#ctx.state;
     for (const p of this.#ctx.own) {
@@ -201,8 +208,7 @@ class SseRelay {
 
   #hold(piece: Buffer, more: boolean): void {
     this.#held.push(piece);
-    this.#heldBytes += piece.length;
-    const over = this.#heldBytes > this.#ctx.max;
+    const over = this.#held.length > this.#ctx.max;
     // A block that goes on may show what it is by its head; a whole one is judged whole, unless it is too large.
     if (over || (more && !this.#sniffed)) this.#sniff();
     if (this.#mode === 'hold' && over) this.#overflow();
@@ -210,18 +216,15 @@ class SseRelay {
 
   /** A held block's first bytes may show it cannot change: then it is forwarded from here on as it comes. */
   #sniff(): void {
-    const head = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held);
-    const found = sniffHead(dataHead(head.subarray(0, HEAD_BYTES)));
+    const found = sniffHead(dataHead(this.#held.head(HEAD_BYTES)));
     const passes = found?.kind === 'method' || (found?.kind === 'id' && this.#ctx.state?.pending.peek(found.id) === undefined);
     if (passes) {
-      this.#out.push(...this.#held);
-      this.#held = [];
-      this.#heldBytes = 0;
+      this.#out.push(...this.#held.takePieces());
       this.#mode = 'pass';
       return;
     }
     // Once the head is all here, it will not say more.
-    if (this.#heldBytes >= HEAD_BYTES) this.#sniffed = true;
+    if (this.#held.length >= HEAD_BYTES) this.#sniffed = true;
   }
 
   /**
@@ -231,17 +234,17 @@ class SseRelay {
    * nothing after its answers). Otherwise only both ends of the block are kept, for the id read at its end.
    */
   #overflow(): void {
-    const all = Buffer.concat(this.#held, this.#heldBytes);
-    this.#held = [];
-    this.#heldBytes = 0;
+    const held = this.#held;
+    const bytes = held.length;
     this.#mode = 'drop';
     this.#dropBytes = 0;
     this.#dropTail = EMPTY;
-    const head = dataHead(all.subarray(0, HEAD_BYTES));
+    const head = dataHead(held.head(HEAD_BYTES));
     const found = sniffHead(head);
     const state = this.#ctx.state;
     if (found?.kind === 'id') {
-      this.#tooLargeFor(found.id, all.length, responseIdLiteral(found.id, head));
+      held.clear();
+      this.#tooLargeFor(found.id, bytes, responseIdLiteral(found.id, head));
       this.#dropHead = EMPTY;
       // It was the last answer this exchange owed: the rest of the block is not waited for.
       if (this.#ctx.own.length > 0 && !this.#ctx.own.some((p) => state?.pending.holds(p))) this.#stopped = true;
@@ -249,13 +252,16 @@ class SseRelay {
     }
     const owed = this.#ctx.own.filter((p) => state?.pending.holds(p));
     if (owed.length > 0) {
-      for (const p of owed) this.#tooLargeFor(p.id, all.length, p.idLiteral);
+      held.clear();
+      for (const p of owed) this.#tooLargeFor(p.id, bytes, p.idLiteral);
       this.#ctx.log.warn({ limit: this.#ctx.max, ids: owed.map((p) => p.id) }, 'upstream SSE event over maxResultBytes; stream ended');
       this.#stopped = true;
       return;
     }
-    this.#dropHead = Buffer.from(all.subarray(0, ENDS * 4));
-    this.#drop(all);
+    this.#dropHead = Buffer.from(held.head(ENDS * 4));
+    this.#dropBytes = bytes;
+    this.#dropTail = Buffer.from(held.tail(ENDS));
+    held.clear();
   }
 
   #drop(piece: Buffer): void {
@@ -276,10 +282,7 @@ class SseRelay {
       this.#tooLarge();
       return undefined;
     }
-    const raw = this.#held.length === 1 ? this.#held[0]! : Buffer.concat(this.#held, this.#heldBytes);
-    this.#held = [];
-    this.#heldBytes = 0;
-    const out = transform(raw, this.#ctx);
+    const out = transform(this.#held.take(), this.#ctx);
     if (out instanceof Promise) return out;
     this.#push(out);
     return undefined;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyMessage } from '../../../src/jsonrpc/classify.js';
-import { MAX_DEPTH, nestedTooDeeply, responseProblem, strictProblem } from '../../../src/jsonrpc/strict.js';
+import { MAX_DEPTH, nestedTooDeeply, nestedTooDeeplyInSlices, responseProblem, strictProblem } from '../../../src/jsonrpc/strict.js';
 
 const problem = (message: unknown): string | undefined => strictProblem(classifyMessage(message));
 
@@ -72,23 +72,6 @@ describe('nestedTooDeeply', () => {
   });
 
   it('agrees with a character-by-character reading on any text, quotes near and far apart, as text and as bytes', () => {
-    // The reading the native searches stand in for: inside a string, a backslash escapes the next character.
-    const reference = (text: string, limit: number): boolean => {
-      if (text.length <= 2 * limit) return false;
-      let depth = 0;
-      let inString = false;
-      for (let i = 0; i < text.length; i++) {
-        const c = text[i];
-        if (inString) {
-          if (c === '\\') i++;
-          else if (c === '"') inString = false;
-        } else if (c === '"') inString = true;
-        else if (c === '[' || c === '{') {
-          if (++depth > limit) return true;
-        } else if (c === ']' || c === '}') depth--;
-      }
-      return false;
-    };
     // Runs around 32 characters (where the reading by hand hands over to a native search) come often.
     const run = fc.oneof(fc.integer({ min: 29, max: 35 }), fc.nat(90)).map((n) => 'a'.repeat(n));
     const piece = fc.oneof(fc.constantFrom('"', '\\', '[', ']', '{', '}', 'é'), run);
@@ -102,6 +85,56 @@ describe('nestedTooDeeply', () => {
     );
   });
 
+  it('gives the same answer read in slices, wherever a slice ends (inside a string, on a backslash, on a quote)', async () => {
+    const run = fc.oneof(fc.integer({ min: 29, max: 35 }), fc.nat(40)).map((n) => 'a'.repeat(n));
+    const piece = fc.oneof(fc.constantFrom('"', '\\', '\\"', '[', ']', '{', '}', 'é'), run);
+    await fc.assert(
+      fc.asyncProperty(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 1, max: 40 }), async (pieces, slice) => {
+        const bytes = Buffer.from(pieces.join(''));
+        const answer = nestedTooDeeplyInSlices(bytes, 3, slice);
+        // More bytes than a slice (and than JSON that deep needs): a promise, read a slice at a time; else at once.
+        expect(answer instanceof Promise).toBe(bytes.length > Math.max(slice, 6));
+        expect(await answer).toBe(reference(bytes.toString(), 3));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('reads text at once, whatever its length, and bytes too few to nest that deep without reading them', () => {
+    expect(nestedTooDeeplyInSlices(nest(4).padEnd(100, ' '), 3, 10)).toBe(true);
+    // Found by the property above: more bytes than a slice, but too few to be JSON that deep.
+    expect(nestedTooDeeplyInSlices(Buffer.from('{{[['), 3, 1)).toBe(false);
+  });
+
+  it('a deep answer past many slices, and a shallow one as long', async () => {
+    // 1.2 MB of a string of escaped quotes (a slice ends inside it), then nesting one level past the limit or at it.
+    const deep = Buffer.from(`{"text":"${'\\"['.repeat(400_000)}","x":${nest(MAX_DEPTH)}}`);
+    const shallow = Buffer.from(`{"text":"${'\\"['.repeat(400_000)}","x":${nest(MAX_DEPTH - 1)}}`);
+    await expect(nestedTooDeeplyInSlices(deep)).resolves.toBe(true);
+    await expect(nestedTooDeeplyInSlices(shallow)).resolves.toBe(false);
+    expect([nestedTooDeeply(deep), nestedTooDeeply(shallow)]).toEqual([true, false]);
+  });
+});
+
+// The reading the native searches stand in for: inside a string, a backslash escapes the next character.
+function reference(text: string, limit: number): boolean {
+  if (text.length <= 2 * limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      if (++depth > limit) return true;
+    } else if (c === ']' || c === '}') depth--;
+  }
+  return false;
+}
+
+describe('nestedTooDeeply, its bounds', () => {
   it('does not read a text too short to be JSON that deep (two brackets a level)', () => {
     expect(nestedTooDeeply('[[[[', 3)).toBe(false);
     expect(nestedTooDeeply('[[[[]]]]', 3)).toBe(true);
