@@ -2,13 +2,14 @@
  * The one place the edge writes on a raw response what did not come from an upstream: a JSON-RPC error from
  * the registry (src/errors.ts) with its HTTP status, any other JSON answer, an upstream's own answer passed on
  * whole, the headers of the SSE streams the gateway writes itself, and writes that wait for a slow client.
- * SSE frames are encoded by src/stream/sse.ts. Every route hijacks its reply first (src/http/server/gate.ts),
+ * SSE frames are encoded by src/stream/sse-encode.ts. Every route hijacks its reply first (src/http/server/gate.ts),
  * so nothing else writes to the response.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { RetrofitError } from '../errors.js';
 import type { JsonRpcId } from '../jsonrpc/classify.js';
 import { errorAnswer } from '../jsonrpc/id-literal.js';
+import type { EventBytes } from '../stream/sse-encode.js';
 
 /**
  * Headers of every SSE answer the gateway writes itself. No `Connection`: Node sets it per request (keep-alive,
@@ -19,6 +20,14 @@ export const SSE_HEADERS: Readonly<OutgoingHttpHeaders> = Object.freeze({
   'cache-control': 'no-cache, no-transform',
   'x-accel-buffering': 'no',
 });
+
+/** Write an event (one buffer, or its pieces in order); false when the client is behind (as res.write). */
+export function writeEvent(res: ServerResponse, bytes: EventBytes): boolean {
+  if (Buffer.isBuffer(bytes)) return res.write(bytes);
+  let ok = true;
+  for (const piece of bytes) ok = res.write(piece) && ok;
+  return ok;
+}
 
 /** Write `body` as the whole answer, with its length. */
 export function writeBody(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: Buffer | string): void {

@@ -43,6 +43,29 @@ export function eventPieces(fields: EventFields, data: Buffer): readonly Buffer[
   return [Buffer.from(`${fieldLines(fields)}data: `, 'utf8'), oneLine(data), END_OF_EVENT];
 }
 
+/** An event's bytes: one buffer, or the pieces of a large one, each written as it is (see eventPieces). */
+export type EventBytes = Buffer | readonly Buffer[];
+
+/** Message bytes from which messageEventBytes leaves them in place rather than copying them into the frame. */
+const PIECES_FROM = 64 * 1024;
+
+/**
+ * messageEvent for a message that may be large (a worker's bytes): from PIECES_FROM bytes up the event is its
+ * pieces, the message not copied once more to frame it.
+ */
+export function messageEventBytes(json: string | Buffer, id?: string): EventBytes {
+  if (typeof json === 'string' || json.length < PIECES_FROM) return messageEvent(json, id);
+  return eventPieces({ event: 'message', ...(id !== undefined && { id }) }, json);
+}
+
+/** How many bytes an event is. */
+export function eventLength(bytes: EventBytes): number {
+  if (Buffer.isBuffer(bytes)) return bytes.length;
+  let n = 0;
+  for (const piece of bytes) n += piece.length;
+  return n;
+}
+
 /** An event's lines before its data: comments, `event:`, `id:`, `retry:`. */
 function fieldLines(fields: EventFields): string {
   let head = '';

@@ -42,3 +42,39 @@ describe('a 5 MB stdio result retrofitted on the worker thread', () => {
     expect(order).toEqual(['huge', 'echo']);
   });
 });
+
+describe('a large rewritten stdio result on a resumable stream', () => {
+  it('is stored as the pieces it was written in and replayed whole to a client that resumes with Last-Event-ID', async () => {
+    gw = await startStdioGateway({ tools: { 'huge-after-ask': { outputSchema: { type: 'string' } } }, cwd: process.cwd() });
+    const revision = '2025-11-25';
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': revision };
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: revision, capabilities: { sampling: {} }, clientInfo: { name: 'resumer', version: '1' } } };
+    const init = await fetch(gw.url, { method: 'POST', headers, body: JSON.stringify(initialize) });
+    const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')! };
+    await init.text();
+    await (await fetch(gw.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+
+    // The call's stream is read up to the server's sampling request, then dropped; the client answers that
+    // request, and the result (past 256 KiB: from the worker, written as pieces) is sent while it is away.
+    const bytes = 400_000;
+    const dropped = new AbortController();
+    const call = await fetch(gw.url, { method: 'POST', headers: session, signal: dropped.signal, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'huge-after-ask', arguments: { bytes } } }) });
+    const reader = call.body!.getReader();
+    let seen = '';
+    while (!/"method":"sampling\/createMessage".*\n\n/s.test(seen)) seen += new TextDecoder().decode((await reader.read()).value);
+    dropped.abort();
+    const ids = [...seen.matchAll(/^id: (\S+)$/gm)].map((m) => m[1]!);
+    const ask = JSON.parse(/^data: (\{.*"sampling\/createMessage".*)$/m.exec(seen)![1]!) as { id: number };
+    const answered = await fetch(gw.url, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: ask.id, result: { role: 'assistant', content: { type: 'text', text: 'yes' }, model: 'm' } }) });
+    expect(answered.status).toBe(202);
+    await gw.waitForLog((l) => l.msg === 'retrofit' && l.tool === 'huge-after-ask');
+
+    const resumed = await fetch(gw.url, { headers: { ...session, accept: 'text/event-stream', 'last-event-id': ids[ids.length - 1]! } });
+    expect(resumed.status).toBe(200);
+    const events = (await resumed.text()).split('\n\n').filter((e) => e.includes('data: '));
+    expect(events).toHaveLength(1);
+    const message = JSON.parse(/^data: (.*)$/m.exec(events[0]!)![1]!) as { id: number; result: { structuredContent: { result: string } } };
+    expect(message.id).toBe(2);
+    expect(message.result.structuredContent.result).toBe('x'.repeat(bytes));
+  });
+});

@@ -6,10 +6,13 @@
  * `<stream>-<seq>` (the standalone GET stream is stream 0), so an id names its stream without a lookup.
  */
 
-/** One stored event: its sequence number within its stream and its exact bytes. */
+import { eventLength, type EventBytes } from '../../stream/sse-encode.js';
+
+/** One stored event: its sequence number within its stream, its exact bytes (as written: pieces stay pieces). */
 interface Stored {
   readonly seq: number;
-  readonly bytes: Buffer;
+  readonly bytes: EventBytes;
+  readonly length: number;
 }
 
 interface StreamLog {
@@ -58,10 +61,11 @@ export class EventStore {
   }
 
   /** Keep an event's bytes; the oldest streams' events are evicted past the bounds. */
-  store(stream: number, seq: number, bytes: Buffer): void {
-    this.#log(stream).events.push({ seq, bytes });
+  store(stream: number, seq: number, bytes: EventBytes): void {
+    const length = eventLength(bytes);
+    this.#log(stream).events.push({ seq, bytes, length });
     this.#events += 1;
-    this.#bytes += bytes.length;
+    this.#bytes += length;
     while ((this.#events > this.#maxEvents || this.#bytes > this.#maxBytes) && this.#evictOne(stream)) {
       // evict until within bounds
     }
@@ -82,7 +86,7 @@ export class EventStore {
   forget(stream: number): void {
     const log = this.#streams.get(stream);
     if (!log?.finished) return;
-    for (const event of log.events) this.#bytes -= event.bytes.length;
+    for (const event of log.events) this.#bytes -= event.length;
     this.#events -= log.events.length;
     this.#streams.delete(stream);
   }
@@ -93,7 +97,7 @@ export class EventStore {
   }
 
   /** The events of `cursor.stream` after `cursor.seq`, in order. */
-  after(cursor: EventCursor): Buffer[] {
+  after(cursor: EventCursor): EventBytes[] {
     const log = this.#streams.get(cursor.stream);
     if (!log) return [];
     return log.events.filter((e) => e.seq > cursor.seq).map((e) => e.bytes);
@@ -120,7 +124,7 @@ export class EventStore {
         if (!eligible || log.events.length <= (pass === 'writing' ? 1 : 0)) continue;
         const event = log.events.shift()!;
         this.#events -= 1;
-        this.#bytes -= event.bytes.length;
+        this.#bytes -= event.length;
         if (log.events.length === 0 && log.finished) this.#streams.delete(stream);
         return true;
       }

@@ -8,8 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import { idKey } from '../../session/pending.js';
 import type { JsonRpcId } from '../../jsonrpc/classify.js';
-import { KEEP_ALIVE, messageEvent, primingEvent } from '../../stream/sse-encode.js';
-import { SSE_HEADERS } from '../write.js';
+import { KEEP_ALIVE, messageEventBytes, primingEvent, type EventBytes } from '../../stream/sse-encode.js';
+import { SSE_HEADERS, writeEvent } from '../write.js';
 import type { EventStore } from './events.js';
 
 /** How long a client waits before resuming a dropped stream (the priming event's `retry:`, ms). */
@@ -166,17 +166,17 @@ export class PostStream {
 
   #event(json: string | Buffer): boolean {
     const events = this.#options.events;
-    if (!events) return this.#write(messageEvent(json));
+    if (!events) return this.#write(messageEventBytes(json));
     const { id, seq } = events.nextId(this.no);
-    const bytes = messageEvent(json, id);
+    const bytes = messageEventBytes(json, id);
     events.store(this.no, seq, bytes);
     return this.#write(bytes);
   }
 
-  #write(bytes: Buffer): boolean {
+  #write(bytes: EventBytes): boolean {
     const res = this.#res;
     if (!res || !this.attached) return true;
-    if (res.write(bytes)) return true;
+    if (writeEvent(res, bytes)) return true;
     if (this.#watching !== res) {
       this.#watching = res;
       // 'drain' may come at once (uncork emits it): the session asks backedUp after the delivery anyway.

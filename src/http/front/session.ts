@@ -8,8 +8,8 @@ import type { JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import { DEFAULT_REVISION, isResumable, takesPrimingEvent } from '../../protocol/era.js';
 import type { ClientSide, Delivery, OwnedSession } from '../../session/owned.js';
-import { messageEvent } from '../../stream/sse-encode.js';
-import { SSE_HEADERS } from '../write.js';
+import { messageEventBytes, type EventBytes } from '../../stream/sse-encode.js';
+import { SSE_HEADERS, writeEvent } from '../write.js';
 import { EventStore, parseEventId } from './events.js';
 import { PostStream } from './post-stream.js';
 
@@ -104,7 +104,7 @@ export class FrontSession implements ClientSide<PostStream> {
       const live = cursor.stream === 0 ? undefined : this.#live.get(cursor.stream);
       if ((cursor.stream === 0 && this.#standaloneOpen()) || live?.attached) return { ok: false, status: 409, message: 'the stream already has an active connection' };
       this.#sse(res);
-      for (const bytes of this.#events.after(cursor)) res.write(bytes);
+      for (const bytes of this.#events.after(cursor)) writeEvent(res, bytes);
       if (cursor.stream === 0) this.#attachStandalone(res);
       else if (live) live.resume(res);
       else res.end();
@@ -158,20 +158,20 @@ export class FrontSession implements ClientSide<PostStream> {
 
   #toStandalone(json: string | Buffer): void {
     const events = this.#events;
-    let bytes: Buffer;
+    let bytes: EventBytes;
     if (events) {
       const { id, seq } = events.nextId(0);
-      bytes = messageEvent(json, id);
+      bytes = messageEventBytes(json, id);
       events.store(0, seq, bytes);
     } else {
-      bytes = messageEvent(json);
+      bytes = messageEventBytes(json);
     }
     const res = this.#standalone;
     if (!res || !this.#standaloneOpen()) {
       if (!events) this.log.debug('server message for a session without an open GET stream; dropped');
       return;
     }
-    if (res.write(bytes) || this.#watching === res) return;
+    if (writeEvent(res, bytes) || this.#watching === res) return;
     this.#watching = res;
     const relieve = (): void => {
       res.off('drain', relieve);

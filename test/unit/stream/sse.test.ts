@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseBlock, parseOneDataLine, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
-import { encodeEvent, eventPieces } from '../../../src/stream/sse-encode.js';
+import { encodeEvent, eventLength, eventPieces, messageEvent, messageEventBytes } from '../../../src/stream/sse-encode.js';
 
 /** Feed `input` cut at the given offsets; returns every block. */
 function split(input: Buffer, cuts: readonly number[] = []): SseEvent[] {
@@ -176,5 +176,20 @@ describe('parseOneDataLine (large blocks: the data line kept as bytes)', () => {
     const pieces = eventPieces({ event: 'message', id: '4' }, data);
     expect(Buffer.concat(pieces).equals(encodeEvent({ event: 'message', id: '4' }, data))).toBe(true);
     expect(pieces[1]).toBe(data);
+  });
+
+  it('messageEventBytes: messageEvent\'s bytes, a large message (from 64 KiB) left in place as pieces', () => {
+    const small = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}');
+    expect(messageEventBytes(small, '0-1')).toEqual(messageEvent(small, '0-1'));
+    expect(messageEventBytes('{}')).toEqual(messageEvent('{}'));
+    const large = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"text":"${'x'.repeat(70_000)}"}}`);
+    for (const id of ['2-7', undefined]) {
+      const event = messageEventBytes(large, id);
+      expect(Buffer.isBuffer(event)).toBe(false);
+      const pieces = event as readonly Buffer[];
+      expect(pieces[1]).toBe(large);
+      expect(Buffer.concat(pieces).equals(messageEvent(large, id))).toBe(true);
+      expect(eventLength(event)).toBe(messageEvent(large, id).length);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventStore, parseEventId } from '../../../../src/http/front/events.js';
+import type { EventBytes } from '../../../../src/stream/sse-encode.js';
 
 const ev = (text: string): Buffer => Buffer.from(text);
 
@@ -10,7 +11,7 @@ function put(store: EventStore, stream: number, text: string): string {
   return id;
 }
 
-const texts = (buffers: readonly Buffer[]): string[] => buffers.map((b) => b.toString());
+const texts = (events: readonly EventBytes[]): string[] => events.map((b) => (Buffer.isBuffer(b) ? b : Buffer.concat([...b])).toString());
 
 describe('parseEventId', () => {
   it('parses <stream>-<seq>', () => {
@@ -38,6 +39,16 @@ describe('EventStore', () => {
     put(store, 2, 'b1');
     put(store, 2, 'b2');
     expect(texts(store.after({ stream: 2, seq: -1 }))).toEqual(['b1', 'b2']);
+  });
+
+  it('keeps a large event as the pieces it was written in, counting all their bytes against maxBytes', () => {
+    const store = new EventStore({ maxBytes: 10 });
+    const pieces = [Buffer.from('data: '), Buffer.from('{}'), Buffer.from('\n\n')];
+    store.store(1, store.nextId(1).seq, pieces);
+    expect(store.after({ stream: 1, seq: -1 })).toEqual([pieces]);
+    // 10 bytes held: one more byte and the oldest event goes.
+    put(store, 1, 'x');
+    expect(texts(store.after({ stream: 1, seq: -1 }))).toEqual(['x']);
   });
 
   it('numbers each stream on its own, from 0', () => {
