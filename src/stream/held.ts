@@ -37,11 +37,22 @@ export class HeldBytes {
     return this.#length;
   }
 
+  /** Hold `chunk` itself (it must not change after). */
   push(chunk: Buffer): void {
     this.#length += chunk.length;
     if (this.#shared !== undefined && this.#parts.length === 0 && this.#copy(chunk)) return;
     this.#parts.push(chunk);
     if (this.#shared === undefined && !this.#noShare && this.#length > this.#spill) this.#share();
+  }
+
+  /** Hold a copy of `chunk`, which its owner may reuse: once shared, the copy into shared memory is the only one. */
+  pushCopy(chunk: Buffer): void {
+    if (this.#shared !== undefined && this.#parts.length === 0) {
+      this.#length += chunk.length;
+      if (this.#copy(chunk)) return;
+      this.#length -= chunk.length;
+    }
+    this.push(Buffer.from(chunk));
   }
 
   /** All of it, contiguous (a view of the shared copy, a lone chunk as it is, else the chunks joined); then empty. */

@@ -4,6 +4,8 @@
  * truncated into invalid JSON) and reported with its first and last bytes, so the caller can still find
  * the JSON-RPC id of an over-long response (src/jsonrpc/sniff.ts) and fail the pending request.
  */
+import { OFFLOAD_BYTES } from '../pipeline/offload/plan.js';
+import { HeldBytes } from '../stream/held.js';
 
 /** A dropped over-long line: its total size and bounded samples of both ends. */
 export interface OverlongLine {
@@ -24,6 +26,8 @@ export interface LineSplitterOptions {
   readonly onOverlong: (line: OverlongLine) => void;
   /** How many bytes of each end of an over-long line to keep; default 256. */
   readonly sampleBytes?: number;
+  /** Bytes of a line past which it is gathered in shared memory (default OFFLOAD_BYTES; tests go lower). */
+  readonly sharedFrom?: number;
 }
 
 export interface LineSplitter {
@@ -33,15 +37,20 @@ export interface LineSplitter {
   end(): void;
 }
 
+
 const NL = 0x0a;
 const CR = 0x0d;
 
-/** Create a splitter; it keeps at most `maxLineBytes` (plus one chunk) buffered at any time. */
+/**
+ * Create a splitter; it keeps at most `maxLineBytes` (plus one chunk) buffered at any time. A line past the
+ * size at which a result goes to a worker is gathered in shared memory as it comes (src/stream/held.ts): never
+ * joined in one step on the event loop.
+ */
 export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
   const { maxLineBytes, onLine, onOverlong } = options;
   const sample = options.sampleBytes ?? 256;
-  let parts: Buffer[] = [];
-  let size = 0;
+  // One byte of slack: a trailing \r may belong to a \r\n terminator.
+  const line = new HeldBytes(options.sharedFrom ?? OFFLOAD_BYTES, maxLineBytes + 1);
   // While discarding an over-long line we keep only its head, a rolling tail and the byte count.
   let overlong: { bytes: number; head: Buffer; tail: Buffer } | undefined;
 
@@ -73,48 +82,46 @@ export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
   };
 
   const startOverlong = (): void => {
-    const all = Buffer.concat(parts, size);
-    overlong = { bytes: 0, head: Buffer.from(all.subarray(0, sample)), tail: Buffer.alloc(0) };
-    discard(all);
-    parts = [];
-    size = 0;
+    // One extra byte of tail: a final \r is stripped before the tail is reported.
+    overlong = { bytes: line.length, head: Buffer.from(line.head(sample)), tail: Buffer.from(line.tail(sample + 1)) };
+    line.clear();
   };
 
-  const append = (piece: Buffer): void => {
+  /** Part of the line under way; `reused`: the caller's chunk may change after (it is copied). */
+  const append = (piece: Buffer, reused: boolean): void => {
     if (piece.length === 0) return;
     if (overlong) return discard(piece);
-    parts.push(piece);
-    size += piece.length;
+    if (reused) line.pushCopy(piece);
+    else line.push(piece);
     // A trailing \r may belong to a \r\n terminator, so allow one byte of slack before giving up.
-    if (size > maxLineBytes + 1) startOverlong();
+    if (line.length > maxLineBytes + 1) startOverlong();
   };
 
   const completeLine = (): void => {
     if (overlong) return finishOverlong();
-    const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
-    parts = [];
-    size = 0;
-    const end = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
+    const whole = line.take();
+    const end = whole.length > 0 && whole[whole.length - 1] === CR ? whole.length - 1 : whole.length;
     if (end > maxLineBytes) {
-      onOverlong({ bytes: end, head: line.toString('utf8', 0, Math.min(sample, end)), tail: line.toString('utf8', Math.max(0, end - sample), end) });
+      onOverlong({ bytes: end, head: whole.toString('utf8', 0, Math.min(sample, end)), tail: whole.toString('utf8', Math.max(0, end - sample), end) });
       return;
     }
-    emit(line);
+    emit(whole);
   };
 
   return {
     push(chunk) {
       let start = 0;
       for (let nl = chunk.indexOf(NL, start); nl !== -1; nl = chunk.indexOf(NL, start)) {
-        append(chunk.subarray(start, nl));
+        // Taken before this call returns: not copied unless held in shared memory.
+        append(chunk.subarray(start, nl), false);
         completeLine();
         start = nl + 1;
       }
-      // Copy the remainder: the caller's chunk buffer may be reused.
-      if (start < chunk.length) append(Buffer.from(chunk.subarray(start)));
+      // The remainder waits for a later chunk: the caller's chunk buffer may be reused.
+      if (start < chunk.length) append(chunk.subarray(start), true);
     },
     end() {
-      if (overlong || size > 0) completeLine();
+      if (overlong || line.length > 0) completeLine();
     },
   };
 }

@@ -26,6 +26,21 @@ describe('HeldBytes', () => {
     );
   });
 
+  it('pushCopy keeps its own copy of a chunk its owner reuses, shared or not', () => {
+    fc.assert(
+      fc.property(fc.array(chunk, { maxLength: 20 }), fc.nat(60), (chunks, spill) => {
+        const held = new HeldBytes(spill, 1000);
+        for (const c of chunks) {
+          const owners = Buffer.from(c);
+          held.pushCopy(owners);
+          owners.fill(0x3f);
+        }
+        expect(held.take().equals(Buffer.concat(chunks))).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('copies a message past the spill point into shared memory as it comes, a worker then takes it without a copy', () => {
     const held = new HeldBytes(10, 1 << 20);
     const first = Buffer.from('0123456789');

@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import { sniffResponseId } from '../../../src/jsonrpc/sniff.js';
 import { createLineSplitter, type OverlongLine } from '../../../src/upstream/ndjson.js';
 
-function collect(maxLineBytes: number, sampleBytes?: number) {
+function collect(maxLineBytes: number, sampleBytes?: number, sharedFrom?: number) {
   const lines: string[] = [];
   const overlong: OverlongLine[] = [];
-  const splitter = createLineSplitter({ maxLineBytes, onLine: (l) => lines.push(l), onOverlong: (o) => overlong.push(o), ...(sampleBytes !== undefined && { sampleBytes }) });
+  const splitter = createLineSplitter({ maxLineBytes, onLine: (l) => lines.push(l), onOverlong: (o) => overlong.push(o), ...(sampleBytes !== undefined && { sampleBytes }), ...(sharedFrom !== undefined && { sharedFrom }) });
   return { lines, overlong, splitter };
 }
 
@@ -64,6 +64,34 @@ describe('createLineSplitter', () => {
         splitter.end();
         expect(lines).toEqual(input);
       }),
+    );
+  });
+
+  it('gives the same lines and over-long reports when lines are gathered in shared memory, chunks reused by their owner', () => {
+    const lineText = fc.stringMatching(/^[a-z{}"é]{0,30}$/);
+    const ending = fc.constantFrom('\n', '\r\n');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(lineText, ending), { maxLength: 8 }), fc.array(fc.nat(25), { maxLength: 12 }), fc.integer({ min: 4, max: 24 }), fc.nat(12), (input, cuts, max, sharedFrom) => {
+        const bytes = Buffer.from(input.map(([l, e]) => l + e).join(''));
+        const run = (from: number) => {
+          const got = collect(max, 3, from);
+          let at = 0;
+          for (const cut of [...cuts, bytes.length]) {
+            const next = Math.min(bytes.length, at + cut);
+            // The owner's buffer, overwritten once pushed: what the splitter keeps must be its own.
+            const chunk = Buffer.from(bytes.subarray(at, next));
+            got.splitter.push(chunk);
+            chunk.fill(0x3f);
+            at = next;
+          }
+          got.splitter.end();
+          return { lines: got.lines, overlong: got.overlong };
+        };
+        const kept = run(Infinity);
+        expect(kept.lines).toEqual(input.map(([l]) => l).filter((l) => l.length > 0 && Buffer.byteLength(l) <= max));
+        expect(run(sharedFrom)).toEqual(kept);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
