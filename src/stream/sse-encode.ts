@@ -81,9 +81,9 @@ function fieldLines(fields: EventFields): string {
  * resumable: the frame the SDK servers write.
  */
 export function messageEvent(json: string | Buffer, id?: string): Buffer {
-  const bytes = oneLine(typeof json === 'string' ? Buffer.from(json, 'utf8') : json);
+  const bytes = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   // The usual case (no id) without building a header string.
-  if (id === undefined) return Buffer.concat([MESSAGE_HEAD, bytes, END_OF_EVENT]);
+  if (id === undefined) return Buffer.concat([MESSAGE_HEAD, oneLine(bytes), END_OF_EVENT]);
   return encodeEvent({ event: 'message', id }, bytes);
 }
 

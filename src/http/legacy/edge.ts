@@ -13,7 +13,7 @@ import { idKey, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/cla
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
-import { encodeEvent, messageEvent } from '../../stream/sse-encode.js';
+import { encodeEvent, messageEvent, messageEventBytes, type EventBytes } from '../../stream/sse-encode.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { SendOutcome } from '../../upstream/link.js';
 import { LinkRefused } from '../../upstream/sse-link.js';
@@ -26,7 +26,7 @@ import { parseBody } from '../server/body.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
-import { writeBody, writeError } from '../write.js';
+import { writeBody, writeError, writeEvent } from '../write.js';
 import { sseLink } from './link.js';
 
 /** Most traced requests a legacy connection keeps a span open for. */
@@ -50,7 +50,7 @@ class LegacyConnection implements ClientSide<undefined> {
   }
 
   deliver(_stream: undefined, delivery: Delivery): void {
-    this.#write(delivery.raw ?? messageEvent(delivery.json));
+    this.#write(delivery.raw ?? messageEventBytes(delivery.json));
     if (this.#traces.size === 0 || delivery.answers === undefined) return;
     // The request's span ends with its answer on the stream (the POST that carried it only got 202).
     const key = idKey(delivery.answers);
@@ -95,11 +95,11 @@ class LegacyConnection implements ClientSide<undefined> {
     this.#write(messageEvent(json));
   }
 
-  #write(bytes: Buffer): void {
+  #write(bytes: EventBytes): void {
     const res = this.#res;
     if (res.destroyed || res.writableEnded) return;
     // The session asks backedUp() after the delivery; 'drain' (which may come at once) makes it ask again.
-    if (res.write(bytes) || this.#watching) return;
+    if (writeEvent(res, bytes) || this.#watching) return;
     this.#watching = true;
     res.once('drain', () => {
       this.#watching = false;

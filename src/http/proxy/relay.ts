@@ -97,8 +97,8 @@ async function readAll(body: RelayBody, ctx: RelayContext): Promise<Buffer> {
   return held.take();
 }
 
-/** A held body: one large enough for a worker is kept in shared memory as it arrives (src/stream/held.ts). */
-function holder(ctx: RelayContext): HeldBytes {
+/** What holds a body or block: one large enough for a worker is kept in shared memory as it arrives (src/stream/held.ts). */
+export function holder(ctx: RelayContext): HeldBytes {
   return new HeldBytes(ctx.rewriter.rawThreshold ?? Infinity, ctx.max);
 }
 

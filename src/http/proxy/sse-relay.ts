@@ -15,12 +15,12 @@ import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
-import { HeldBytes } from '../../stream/held.js';
+import type { HeldBytes } from '../../stream/held.js';
 import { dataHead, dataTail, parseBlock, parseOneDataLine, type SseEvent } from '../../stream/sse.js';
-import { encodeEvent, eventPieces, messageEvent } from '../../stream/sse-encode.js';
+import { encodeEvent, eventPieces, messageEvent, type EventBytes } from '../../stream/sse-encode.js';
 import type { SessionState } from '../../session/state.js';
 import { drained } from '../write.js';
-import { mayChange, type RelayBody, type RelayContext } from './relay.js';
+import { holder, mayChange, type RelayBody, type RelayContext } from './relay.js';
 
 /** How an SSE relay ended. */
 export type RelayEnd =
@@ -42,10 +42,7 @@ const HEAD_BYTES = 2048;
 const ENDS = 1024;
 const EMPTY = Buffer.alloc(0);
 
-/** What a block is sent as: its bytes, or the pieces of a large rewritten event, each written as it is. */
-type BlockBytes = Buffer | readonly Buffer[];
-
-function eventBytes(event: SseEvent, handled: Inbound): BlockBytes {
+function eventBytes(event: SseEvent, handled: Inbound): EventBytes {
   const out = handled.out;
   if (out === undefined) return event.raw;
   // A worker's bytes (a large result) are not copied once more to join them with the frame.
@@ -67,7 +64,7 @@ function tooDeep(event: SseEvent, data: string | Buffer, ctx: RelayContext): Buf
 }
 
 /** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
-function transform(raw: Buffer, ctx: RelayContext): BlockBytes | Promise<BlockBytes> {
+function transform(raw: Buffer, ctx: RelayContext): EventBytes | Promise<EventBytes> {
   const state = ctx.state;
   if (!state || state.pending.empty) return raw;
   // A large block (one a worker would take) keeps its data line as bytes: not decoded, and copied to the
@@ -80,14 +77,14 @@ function transform(raw: Buffer, ctx: RelayContext): BlockBytes | Promise<BlockBy
   return transformData(event, event.data.join('\n'), state, ctx);
 }
 
-function transformData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): BlockBytes | Promise<BlockBytes> {
+function transformData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): EventBytes | Promise<EventBytes> {
   if (!mayChange(state, data)) return event.raw;
   const deep = nestedTooDeeplyInSlices(data);
   if (deep instanceof Promise) return deep.then((found) => (found ? tooDeep(event, data, ctx) : handleData(event, data, state, ctx)));
   return deep ? tooDeep(event, data, ctx) : handleData(event, data, state, ctx);
 }
 
-function handleData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): BlockBytes | Promise<BlockBytes> {
+function handleData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): EventBytes | Promise<EventBytes> {
   const handled = inbound(state, ctx.rewriter, data, ctx.log);
   if (handled instanceof Promise) return handled.then((h) => eventBytes(event, h));
   if (handled.invalid) ctx.log.debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
@@ -116,7 +113,7 @@ class SseRelay {
   constructor(res: ServerResponse, ctx: RelayContext) {
     this.#res = res;
     this.#ctx = ctx;
-    this.#held = new HeldBytes(ctx.rewriter.rawThreshold ?? Infinity, ctx.max);
+    this.#held = holder(ctx);
   }
 
   /** The relay ended the stream itself (see #overflow). */
@@ -164,7 +161,7 @@ class SseRelay {
   }
 
   /** A worker rewrites a block: what came before goes out first, what comes after waits for it. */
-  async #after(later: Promise<BlockBytes>, rest: Buffer | undefined): Promise<boolean> {
+  async #after(later: Promise<EventBytes>, rest: Buffer | undefined): Promise<boolean> {
     if (!(await this.#flush())) return false;
     this.#push(await later);
     return rest === undefined ? this.#flush() : this.chunk(rest);
@@ -271,7 +268,7 @@ class SseRelay {
   }
 
   /** The block under way ended: its bytes (or what replaces them) join the output, or a worker's promise of them. */
-  #blockEnded(): Promise<BlockBytes> | undefined {
+  #blockEnded(): Promise<EventBytes> | undefined {
     const mode = this.#mode;
     this.#mode = 'start';
     // The gateway's own event held back while a block was under way goes between this block and the next.
@@ -288,7 +285,7 @@ class SseRelay {
     return undefined;
   }
 
-  #push(bytes: BlockBytes): void {
+  #push(bytes: EventBytes): void {
     if (Buffer.isBuffer(bytes)) this.#out.push(bytes);
     else this.#out.push(...bytes);
   }
