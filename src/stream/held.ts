@@ -110,10 +110,8 @@ export class HeldBytes {
 
   /** Move the chunks so far into a new shared copy (they are small: the spill point is where this starts). */
   #share(): void {
-    if (this.#length > this.#limit) {
-      this.#noShare = true;
-      return;
-    }
+    // Already over its bound (one chunk past it): this message stays chunks; the next one may share again.
+    if (this.#length > this.#limit) return;
     try {
       this.#shared = new SharedArrayBuffer(Math.min(this.#limit, Math.max(MIN_COMMIT, this.#length)), { maxByteLength: this.#limit });
     } catch {

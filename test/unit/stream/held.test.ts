@@ -62,12 +62,16 @@ describe('HeldBytes', () => {
     expect(pieces.map(String)).toEqual(['abcdefgh', 'ijk', 'l']);
   });
 
-  it('keeps chunks when a message is already past its reservation at the spill point', () => {
+  it('keeps chunks when a message is already past its reservation at the spill point, for that message only', () => {
     const held = new HeldBytes(2, 4);
     held.push(Buffer.from('abcdef'));
     held.push(Buffer.from('g'));
     const pieces = held.takePieces();
     expect(pieces.some((p) => p.buffer instanceof SharedArrayBuffer)).toBe(false);
     expect(Buffer.concat(pieces).toString()).toBe('abcdefg');
+    // That message alone: the next one past the spill point is shared again (a stdio child's splitter holds one
+    // HeldBytes for its whole life).
+    held.push(Buffer.from('xyz'));
+    expect(held.take().buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 });
