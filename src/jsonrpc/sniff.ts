@@ -21,6 +21,11 @@ export function endsOf(data: Buffer | string): MessageEnds {
   return { head: data.subarray(0, n).toString('utf8'), tail: data.subarray(-n).toString('utf8') };
 }
 
+/** The start of a message for a log line: `n` characters of text, or `n` bytes of bytes decoded (never the whole). */
+export function textHead(data: Buffer | string, n = 200): string {
+  return typeof data === 'string' ? data.slice(0, n) : data.toString('utf8', 0, Math.min(n, data.length));
+}
+
 const ID = String.raw`(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*")`;
 const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`, 'd');
 const TAIL_ID = new RegExp(String.raw`[,{]\s*"id"\s*:\s*${ID}\s*\}\s*$`, 'd');

@@ -23,8 +23,8 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { methodLabel } from '../protocol/methods.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
-import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
-import { MAX_DEPTH } from '../jsonrpc/strict.js';
+import { endsOf, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
+import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../jsonrpc/strict.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOptions, SendOutcome, UpstreamLink } from '../upstream/link.js';
 import { inbound, type Inbound, type InboundMessage } from './inbound.js';
 import { InOrder } from './in-order.js';
@@ -181,6 +181,22 @@ export class OwnedSession<S> {
   }
 
   #fromUpstream(frame: LinkFrame): Promise<void> | undefined {
+    const data = frame.data;
+    if (typeof data === 'string') return this.#handle(frame);
+    // Bytes the link did not check (LinkFrame): read in slices past a mebibyte, the frames after it waiting.
+    const deep = nestedTooDeeplyInSlices(data);
+    if (deep instanceof Promise) return deep.then((found) => (found ? this.#tooDeep(data) : this.#handle(frame)));
+    return deep ? this.#tooDeep(data) : this.#handle(frame);
+  }
+
+  /** Bytes nested deeper than MAX_DEPTH: dropped as the link drops such text. */
+  #tooDeep(data: Buffer): undefined {
+    const id = sniffResponseId(endsOf(data));
+    this.#dropped({ reason: 'depth', bytes: data.length, ...(id !== undefined && { id }) });
+    return undefined;
+  }
+
+  #handle(frame: LinkFrame): Promise<void> | undefined {
     const handled = inbound(this.state, this.#options.rewriter, frame.data, this.#log, ROUTE_ALL);
     if (handled instanceof Promise) return handled.then((h) => this.#route(h, frame));
     this.#route(handled, frame);
@@ -189,10 +205,10 @@ export class OwnedSession<S> {
 
   #route(handled: Inbound<S>, frame: LinkFrame): void {
     if (handled.invalid) {
-      this.#log.warn({ line: frame.data.slice(0, 200), bytes: frame.data.length }, 'upstream sent something that is not JSON; skipped');
+      this.#log.warn({ line: textHead(frame.data), bytes: frame.data.length }, 'upstream sent something that is not JSON; skipped');
       return;
     }
-    if (handled.messages.length === 0) this.#log.warn({ line: frame.data.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
+    if (handled.messages.length === 0) this.#log.warn({ line: textHead(frame.data) }, 'upstream sent something that is not a JSON-RPC message; skipped');
     // A batch from the upstream (2025-03-26 allows them): each message on its own way.
     const alone = !handled.batch;
     for (const m of handled.messages) {
@@ -211,7 +227,7 @@ export class OwnedSession<S> {
     const message = m.message;
     if (m.problem !== undefined && m.pending) return this.#invalidAnswer(m.pending, m.problem, frame);
     if (classifyMessage(message).kind === 'invalid') {
-      this.#log.warn({ line: frame.data.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
+      this.#log.warn({ line: textHead(frame.data) }, 'upstream sent something that is not a JSON-RPC message; skipped');
       return;
     }
     const text = Buffer.isBuffer(json) || typeof json === 'string' ? json : JSON.stringify(json);
@@ -258,7 +274,7 @@ export class OwnedSession<S> {
   /** The upstream answered `pending` with something a strict client would drop: the client gets an error instead. */
   #invalidAnswer(pending: Pending<S>, problem: string, frame: LinkFrame): void {
     this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: 'protocol' });
-    this.#log.warn({ id: pending.id, method: pending.method, problem, line: frame.data.slice(0, 200) }, 'upstream answered with an invalid JSON-RPC response; the client gets an error');
+    this.#log.warn({ id: pending.id, method: pending.method, problem, line: textHead(frame.data) }, 'upstream answered with an invalid JSON-RPC response; the client gets an error');
     this.#fail(pending, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.#options.upstream], { cause: new Error(problem) }));
   }
 

@@ -28,6 +28,12 @@ export interface LineSplitterOptions {
   readonly sampleBytes?: number;
   /** Bytes of a line past which it is gathered in shared memory (default OFFLOAD_BYTES; tests go lower). */
   readonly sharedFrom?: number;
+  /**
+   * When given, a line gathered in shared memory (longer than `sharedFrom`) comes here as its bytes, a view of
+   * that memory, instead of to `onLine` decoded: a worker can take it without a copy, and no step on the event
+   * loop decodes it whole. The view is the caller's: the splitter never writes to it again.
+   */
+  readonly onLargeLine?: (line: Buffer) => void;
 }
 
 export interface LineSplitter {
@@ -47,17 +53,20 @@ const CR = 0x0d;
  * joined in one step on the event loop.
  */
 export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
-  const { maxLineBytes, onLine, onOverlong } = options;
+  const { maxLineBytes, onLine, onOverlong, onLargeLine } = options;
   const sample = options.sampleBytes ?? 256;
+  const sharedFrom = options.sharedFrom ?? OFFLOAD_BYTES;
   // One byte of slack: a trailing \r may belong to a \r\n terminator.
-  const line = new HeldBytes(options.sharedFrom ?? OFFLOAD_BYTES, maxLineBytes + 1);
+  const line = new HeldBytes(sharedFrom, maxLineBytes + 1);
   // While discarding an over-long line we keep only its head, a rolling tail and the byte count.
   let overlong: { bytes: number; head: Buffer; tail: Buffer } | undefined;
 
   const emit = (line: Buffer): void => {
     const end = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
     if (end === 0) return;
-    onLine(line.toString('utf8', 0, end));
+    // Only a line in shared memory is the caller's to keep (a line of one chunk may be a view of that chunk).
+    if (onLargeLine && end > sharedFrom && line.buffer instanceof SharedArrayBuffer) onLargeLine(line.subarray(0, end));
+    else onLine(line.toString('utf8', 0, end));
   };
 
   const finishOverlong = (): void => {

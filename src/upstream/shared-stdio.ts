@@ -26,10 +26,14 @@
  * - what the child keeps is shared: logging/setLevel, resources/subscribe (every session gets every
  *   resources/updated), tasks (a session may read another's by its id), anything a tool remembers;
  * - backpressure is shared: a session that cannot keep up pauses the child for every session;
- * - the child dying ends every session at once (each gets the child's cause, stderr included).
+ * - the child dying ends every session at once (each gets the child's cause, stderr included);
+ * - a line past OFFLOAD_BYTES is checked and decoded in one step on the event loop (ids are rewritten in its
+ *   text), where a session's own child hands it to the worker as bytes.
  */
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
+import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from './link.js';
 import { SharedIds, type InitWaiter, type Route } from './shared-ids.js';
 
@@ -89,13 +93,17 @@ class SharedChild {
     this.#link = spawn(options.log);
     // A throw here is caught by the child's link, which reports the message as dropped (`failed`): see below.
     this.#link.onframe = (frame) => {
-      this.#deliver(this.#ids.fromChild(frame.data));
+      const data = frame.data;
+      // A long line comes as bytes, unchecked (LinkFrame): share mode rewrites ids in text, so it is checked in
+      // one pass and decoded here, as every line was before lines came as bytes.
+      if (typeof data !== 'string' && nestedTooDeeply(data)) {
+        const id = sniffResponseId(endsOf(data));
+        return this.#dropped({ reason: 'depth', bytes: data.length, ...(id !== undefined && { id }) });
+      }
+      this.#deliver(this.#ids.fromChild(typeof data === 'string' ? data : data.toString('utf8')));
       this.#initCheck();
     };
-    this.#link.ondropped = (dropped) => {
-      for (const to of this.#ids.dropped(dropped.id, dropped.reason)) this.#sessions.get(to.session)?.dropped({ ...dropped, id: to.id });
-      this.#initCheck();
-    };
+    this.#link.ondropped = (dropped) => this.#dropped(dropped);
     this.#link.onclose = (closed) => this.#end(closed);
   }
 
@@ -199,6 +207,12 @@ class SharedChild {
   }
 
   /** The child is gone for its sessions (it died, or was stopped): each is told, whatever another does. */
+  /** A message of the child dropped (by the link, or here): the sessions whose requests it answers are told. */
+  #dropped(dropped: LinkDropped): void {
+    for (const to of this.#ids.dropped(dropped.id, dropped.reason)) this.#sessions.get(to.session)?.dropped({ ...dropped, id: to.id });
+    this.#initCheck();
+  }
+
   #end(closed: LinkClosed): void {
     if (this.#closed) return;
     this.#closed = closed;

@@ -5,6 +5,7 @@
  * read cannot make the gateway hold an unbounded queue for it (write answers 'full' past the bound).
  */
 import { isJsonObject, type Json } from '../json.js';
+import { textHead } from '../jsonrpc/sniff.js';
 import type { Logger } from '../log.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { createLineSplitter, type OverlongLine } from './ndjson.js';
@@ -34,8 +35,11 @@ export interface ChildSpec {
 export interface StdioChildOptions extends ChildSpec {
   /** Scrubs secrets from stderr lines before they are kept for error messages. */
   readonly redact?: (line: string) => string;
-  /** Every non-empty stdout line that may be a JSON-RPC message (it starts with `{` or `[`), without its terminator. */
-  readonly onLine: (line: string) => void;
+  /**
+   * Every non-empty stdout line that may be a JSON-RPC message (it starts with `{` or `[`), without its
+   * terminator: decoded, or as bytes past OFFLOAD_BYTES (in shared memory, never decoded here: ./ndjson.ts).
+   */
+  readonly onLine: (line: string | Buffer) => void;
   /** A stdout line over `maxLineBytes` (dropped). */
   readonly onOverlong: (line: OverlongLine) => void;
   /** Called exactly once, after the process is gone and its stdout drained. */
@@ -45,6 +49,22 @@ export interface StdioChildOptions extends ChildSpec {
 }
 
 const LOG_SAMPLE = 200;
+
+/**
+ * The first character of a line that is not white space (a code unit of text; a byte of bytes, past ASCII
+ * white space and a byte-order mark, as trimStart skips them); NaN for a blank line.
+ */
+function firstNonSpace(line: string | Buffer): number {
+  if (typeof line === 'string') return line.trimStart().charCodeAt(0);
+  let i = 0;
+  for (;;) {
+    const b = line[i];
+    if (b === undefined) return NaN;
+    if (b === 0x20 || (b >= 0x09 && b <= 0x0d)) i += 1;
+    else if (b === 0xef && line[i + 1] === 0xbb && line[i + 2] === 0xbf) i += 3;
+    else return b;
+  }
+}
 /** Lines kept to explain a failure (the tail quoted in errors). */
 const STDERR_TAIL = { maxLines: 10, maxChars: 2048 } as const;
 
@@ -135,6 +155,7 @@ export class StdioChild {
     const stdout = createLineSplitter({
       maxLineBytes: options.maxLineBytes,
       onLine: guarded('a line of upstream stdout', (line: string) => this.#line(line)),
+      onLargeLine: guarded('a line of upstream stdout', (line: Buffer) => this.#line(line)),
       onOverlong: guarded('an over-long line of upstream stdout', (line: OverlongLine) => {
         log.warn({ bytes: line.bytes, limit: options.maxLineBytes, head: line.head.slice(0, LOG_SAMPLE) }, 'over-long line on upstream stdout dropped');
         options.onOverlong(line);
@@ -192,12 +213,12 @@ export class StdioChild {
     return this.#group.stop(this.#options.killTimeoutMs);
   }
 
-  #line(line: string): void {
+  #line(line: string | Buffer): void {
     // Servers print banners and debug output to stdout: a line that cannot be JSON is skipped here, cheaply;
     // one that starts like JSON but does not parse is skipped by the session that parses it.
-    const first = line.trimStart().charCodeAt(0);
+    const first = firstNonSpace(line);
     if (first !== 0x7b && first !== 0x5b) {
-      this.#options.log.warn({ line: line.slice(0, LOG_SAMPLE), bytes: Buffer.byteLength(line) }, 'non-JSON line on upstream stdout skipped');
+      this.#options.log.warn({ line: textHead(line, LOG_SAMPLE), bytes: typeof line === 'string' ? Buffer.byteLength(line) : line.length }, 'non-JSON line on upstream stdout skipped');
       return;
     }
     this.#options.onLine(line);

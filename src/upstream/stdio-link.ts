@@ -6,7 +6,7 @@
  * handling throws on is logged and dropped: either way the request it answers is told (ondropped).
  */
 import { RetrofitError } from '../errors.js';
-import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { endsOf, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from './link.js';
 import { StdioChild, type ChildExit, type ChildSpec } from './stdio-child.js';
@@ -105,18 +105,20 @@ export class StdioLink implements UpstreamLink {
     await this.#child?.stop();
   }
 
-  #line(line: string): void {
-    if (nestedTooDeeply(line)) return this.#dropped('depth', Buffer.byteLength(line), line);
+  #line(line: string | Buffer): void {
+    const bytes = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
+    // A line that came as bytes is checked by the session, in slices and in order (LinkFrame).
+    if (typeof line === 'string' && nestedTooDeeply(line)) return this.#dropped('depth', bytes, line);
     try {
       this.onframe({ data: line });
     } catch (err) {
-      this.#options.log.error({ err, bytes: Buffer.byteLength(line), head: line.slice(0, 200) }, 'upstream message could not be handled; dropped');
-      this.#dropped('failed', Buffer.byteLength(line), line);
+      this.#options.log.error({ err, bytes, head: textHead(line) }, 'upstream message could not be handled; dropped');
+      this.#dropped('failed', bytes, line);
     }
   }
 
   /** Tell the session of a message not passed on, with the id its ends show. */
-  #dropped(reason: LinkDropped['reason'], bytes: number, text: string): void {
+  #dropped(reason: LinkDropped['reason'], bytes: number, text: string | Buffer): void {
     const id = sniffResponseId(endsOf(text));
     try {
       this.ondropped({ reason, bytes, ...(id !== undefined && { id }) });

@@ -2,9 +2,11 @@
  * Regression: a stdio line nested 100,000 levels deep killed the gateway — JSON.parse is iterative in V8, but
  * what came after it is not (JSON.stringify of a batch's messages in the owned session, object spreads and
  * JSON.stringify in share mode's routing): `RangeError: Maximum call stack size exceeded`, thrown inside the
- * child's stdout data handler. Now the link refuses a line nested deeper than MAX_DEPTH before anything
- * recurses over it: it is logged and dropped, and a request it answered (its id read from its ends) gets
- * RETROFIT_ERR_UPSTREAM_PROTOCOL at once. Owned sessions and share mode alike; the session goes on.
+ * child's stdout data handler. Now a line nested deeper than MAX_DEPTH is refused before anything recurses
+ * over it (by the link; a line past OFFLOAD_BYTES, which comes as bytes, by the session, in slices past a
+ * mebibyte and in order with the lines after it): it is logged and dropped, and a request it answered (its id
+ * read from its ends) gets RETROFIT_ERR_UPSTREAM_PROTOCOL at once. Owned sessions and share mode alike; the
+ * session goes on.
  */
 import { describe, expect, it } from 'vitest';
 import { startStdioGateway } from '../helpers/stdio-gateway.js';
@@ -12,6 +14,8 @@ import { rawArgs, rawChild } from '../helpers/raw-child.js';
 import { echoCall, openSession, post, sessionHeaders } from './harness.js';
 
 const DEEP = 100_000;
+/** Nesting that makes a line of ~2.4 MB: read in slices, the lines after it waiting their turn. */
+const HUGE = 400_000;
 // Each tools/call names in its text what the child writes first; the shapes without an id are followed by the
 // real answer ("after"), which must still arrive.
 const child = rawChild(`(m, out) => {
@@ -25,6 +29,9 @@ const child = rawChild(`(m, out) => {
     case 'deep-notification': out('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":' + deepObject + '}}'); return after();
     case 'deep-answer': return out('{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[],"x":' + deepObject + '}}');
     case 'deep-answer-id-last': return out('{"result":{"content":[],"x":' + deepObject + '},"jsonrpc":"2.0","id":' + id + '}');
+    // Past a mebibyte: a session's own child hands these over as bytes, checked in slices.
+    case 'huge-deep-answer': return out('{"jsonrpc":"2.0","id":' + id + ',"result":{"content":[],"x":' + '{"a":'.repeat(${HUGE}) + '1' + '}'.repeat(${HUGE}) + '}}');
+    case 'huge-then-answer': out({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(${HUGE} * 6) } }); return after();
     default: return after();
   }
 }`);
@@ -42,12 +49,16 @@ describe.each([
       const answer = await post(gateway.url, echoCall(shape, shape), h);
       expect(answer.messages.find((m) => m.id === shape), shape).toEqual({ jsonrpc: '2.0', id: shape, result: { content: [{ type: 'text', text: 'after' }] } });
     }
-    for (const shape of ['deep-answer', 'deep-answer-id-last']) {
+    // Order is kept while a long line is checked: the 2.4 MB notification comes before the answer after it.
+    const huge = await post(gateway.url, echoCall('huge-then-answer', 'huge-then-answer'), h);
+    expect(huge.messages.map((m) => m.method ?? m.id)).toEqual(['notifications/message', 'huge-then-answer']);
+    expect(((huge.messages[0]!.params as { data: string }).data).length).toBe(HUGE * 6);
+    for (const shape of ['deep-answer', 'deep-answer-id-last', 'huge-deep-answer']) {
       const answer = await post(gateway.url, echoCall(shape, shape), h);
       expect(answer.messages.find((m) => m.id === shape), shape).toEqual({ jsonrpc: '2.0', id: shape, error: PROTOCOL_ERROR });
     }
     const dropped = gateway.logs.filter((l) => l.msg === 'upstream message nested deeper than 512 levels dropped');
-    expect(dropped.length).toBeGreaterThanOrEqual(share ? 2 : 6);
+    expect(dropped.length).toBeGreaterThanOrEqual(share ? 3 : 7);
     expect(gateway.logs.filter((l) => (l.level as number) >= 50)).toEqual([]);
     expect(answerText(await post(gateway.url, echoCall('last', 'fine'), h))).toBe('after');
     expect((await fetch(new URL('/healthz', gateway.url))).status).toBe(200);

@@ -3,10 +3,11 @@ import fc from 'fast-check';
 import { sniffResponseId } from '../../../src/jsonrpc/sniff.js';
 import { createLineSplitter, type OverlongLine } from '../../../src/upstream/ndjson.js';
 
-function collect(maxLineBytes: number, sampleBytes?: number, sharedFrom?: number) {
-  const lines: string[] = [];
+function collect(maxLineBytes: number, sampleBytes?: number, sharedFrom?: number, large?: Buffer[]) {
+  const lines: (string | Buffer)[] = [];
   const overlong: OverlongLine[] = [];
-  const splitter = createLineSplitter({ maxLineBytes, onLine: (l) => lines.push(l), onOverlong: (o) => overlong.push(o), ...(sampleBytes !== undefined && { sampleBytes }), ...(sharedFrom !== undefined && { sharedFrom }) });
+  const onLargeLine = large && ((l: Buffer) => lines.push(large[large.push(l) - 1]!));
+  const splitter = createLineSplitter({ maxLineBytes, onLine: (l) => lines.push(l), onOverlong: (o) => overlong.push(o), ...(sampleBytes !== undefined && { sampleBytes }), ...(sharedFrom !== undefined && { sharedFrom }), ...(onLargeLine && { onLargeLine }) });
   return { lines, overlong, splitter };
 }
 
@@ -67,14 +68,14 @@ describe('createLineSplitter', () => {
     );
   });
 
-  it('gives the same lines and over-long reports when lines are gathered in shared memory, chunks reused by their owner', () => {
+  it('gives the same lines and over-long reports when lines are gathered in shared memory (and when such lines come as bytes), chunks reused by their owner', () => {
     const lineText = fc.stringMatching(/^[a-z{}"é]{0,30}$/);
     const ending = fc.constantFrom('\n', '\r\n');
     fc.assert(
       fc.property(fc.array(fc.tuple(lineText, ending), { maxLength: 8 }), fc.array(fc.nat(25), { maxLength: 12 }), fc.integer({ min: 4, max: 24 }), fc.nat(12), (input, cuts, max, sharedFrom) => {
         const bytes = Buffer.from(input.map(([l, e]) => l + e).join(''));
-        const run = (from: number) => {
-          const got = collect(max, 3, from);
+        const run = (from: number, large?: Buffer[]) => {
+          const got = collect(max, 3, from, large);
           let at = 0;
           for (const cut of [...cuts, bytes.length]) {
             const next = Math.min(bytes.length, at + cut);
@@ -85,11 +86,17 @@ describe('createLineSplitter', () => {
             at = next;
           }
           got.splitter.end();
-          return { lines: got.lines, overlong: got.overlong };
+          // Decoded only now: a line handed over as bytes must not have changed since.
+          return { lines: got.lines.map((l) => l.toString()), overlong: got.overlong };
         };
         const kept = run(Infinity);
         expect(kept.lines).toEqual(input.map(([l]) => l).filter((l) => l.length > 0 && Buffer.byteLength(l) <= max));
         expect(run(sharedFrom)).toEqual(kept);
+        // With onLargeLine: the same lines, those past sharedFrom as views of shared memory.
+        const large: Buffer[] = [];
+        expect(run(sharedFrom, large)).toEqual(kept);
+        expect(large.map((l) => l.toString())).toEqual(kept.lines.filter((l) => Buffer.byteLength(l.endsWith('\r') ? l.slice(0, -1) : l) > sharedFrom));
+        for (const l of large) expect(l.buffer).toBeInstanceOf(SharedArrayBuffer);
       }),
       { numRuns: 2000 },
     );

@@ -67,7 +67,7 @@ function record(link: UpstreamLink) {
   const frames: string[] = [];
   const drops: LinkDropped[] = [];
   const closes: LinkClosed[] = [];
-  link.onframe = (f) => frames.push(f.data);
+  link.onframe = (f) => frames.push(f.data.toString());
   link.ondropped = (d) => drops.push(d);
   link.onclose = (c) => closes.push(c);
   return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), drops, closes, send: (m: Message) => link.send(JSON.stringify(m)) };

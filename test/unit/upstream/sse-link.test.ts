@@ -28,7 +28,7 @@ describe('SseLink', () => {
     const arrived = new Promise<void>((resolve) => (third = resolve));
     link.onframe = (frame) => {
       if (frame.data.includes('boom')) throw new Error('handler broke');
-      frames.push(frame.data);
+      frames.push(frame.data.toString());
       third();
     };
     link.ondropped = (d) => dropped.push(d);

@@ -38,7 +38,7 @@ function start(script: string, killTimeoutMs = 5_000): { child: StdioChild; mess
     maxLineBytes: 1024,
     killTimeoutMs,
     log,
-    onLine: (line) => messages.push(JSON.parse(line)),
+    onLine: (line) => messages.push(JSON.parse(line.toString())),
     onOverlong: () => {},
     onExit: resolveExit,
   });
@@ -108,7 +108,7 @@ describe('StdioChild', () => {
         return line;
       },
       onLine: (line) => {
-        const m = JSON.parse(line) as { n: number };
+        const m = JSON.parse(line.toString()) as { n: number };
         if (m.n === 1) throw new Error('handler broke');
         seen.push(m);
         if (m.n === 3) lines();
