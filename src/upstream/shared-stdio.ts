@@ -206,13 +206,13 @@ class SharedChild {
     await this.#link.close();
   }
 
-  /** The child is gone for its sessions (it died, or was stopped): each is told, whatever another does. */
   /** A message of the child dropped (by the link, or here): the sessions whose requests it answers are told. */
   #dropped(dropped: LinkDropped): void {
     for (const to of this.#ids.dropped(dropped.id, dropped.reason)) this.#sessions.get(to.session)?.dropped({ ...dropped, id: to.id });
     this.#initCheck();
   }
 
+  /** The child is gone for its sessions (it died, or was stopped): each is told, whatever another does. */
   #end(closed: LinkClosed): void {
     if (this.#closed) return;
     this.#closed = closed;

@@ -2,8 +2,9 @@
  * The link to a stdio child: one JSON-RPC message per line each way (./ndjson.ts framing, bounded lines),
  * the child in its own process group so wrappers (`npx`, shell scripts) take their grandchildren with them.
  * The child starts when the link is made; sends before it runs are written to its stdin pipe all the same.
- * A line nested deeper than MAX_DEPTH is refused here, before anything recurses over it; a line the session's
- * handling throws on is logged and dropped: either way the request it answers is told (ondropped).
+ * A line nested deeper than MAX_DEPTH is refused here, before anything recurses over it (a line past
+ * OFFLOAD_BYTES comes as bytes, which the session checks in slices: LinkFrame); a line the session's handling
+ * throws on is logged and dropped: either way the request it answers is told (ondropped).
  */
 import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
