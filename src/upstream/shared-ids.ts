@@ -54,16 +54,29 @@ const withMetaToken = (m: JsonObject, token: Key): JsonObject => {
 
 /**
  * The answer `data` to the request sent as `wire`, with `value` for its id; undefined when the id is not at
- * either end written as the gateway wrote it (the caller then parses the answer).
+ * either end written as the gateway wrote it (the caller then parses the answer). Bytes (a long line, in shared
+ * memory that is the caller's: LinkFrame) are changed in place, not copied: the original id is always shorter
+ * than the wire id that holds it, and the bytes it leaves are spaces, white space JSON allows after a value.
  */
-export function replaceAnswerId(data: string, wire: string, value: Key): string | undefined {
+export function replaceAnswerId(data: string, wire: string, value: Key): string | undefined;
+export function replaceAnswerId(data: Buffer, wire: string, value: Key): Buffer | undefined;
+export function replaceAnswerId(data: string | Buffer, wire: string, value: Key): string | Buffer | undefined;
+export function replaceAnswerId(data: string | Buffer, wire: string, value: Key): string | Buffer | undefined {
   const at = locateResponseId(data);
   if (at?.literal !== JSON.stringify(wire)) return undefined;
-  return `${data.slice(0, at.start)}${JSON.stringify(value)}${data.slice(at.end)}`;
+  if (typeof data === 'string') return `${data.slice(0, at.start)}${JSON.stringify(value)}${data.slice(at.end)}`;
+  const id = Buffer.from(JSON.stringify(value), 'utf8');
+  if (id.length > at.end - at.start) return undefined;
+  id.copy(data, at.start);
+  data.fill(0x20, at.start + id.length, at.end);
+  return data;
 }
 
-/** Where one message goes: a session (by number), every session, or back to the child (answered here). */
-export type Route = { readonly to: number | 'all' | 'child'; readonly json: string };
+/**
+ * Where one message goes: a session (by number), every session, or back to the child (answered here). Only an
+ * answer for one session may be bytes (a long line: answerBytes).
+ */
+export type Route = { readonly to: 'child'; readonly json: string } | { readonly to: number | 'all'; readonly json: string | Buffer };
 
 /** A session's message for the child: the text to send (none: handled here) and answers given here. */
 export interface Outgoing {
@@ -232,10 +245,8 @@ export class SharedIds {
   /** One message (or batch) from the child, as routes. */
   fromChild(data: string): Route[] {
     // Most messages are answers: mapped back by text, not parsed here.
-    const wire = sniffResponseId(endsOf(data));
-    const origin = typeof wire === 'string' && !this.#isInit(wire) ? fromWire(wire) : undefined;
-    const text = origin && replaceAnswerId(data, wire as string, origin.value);
-    if (origin && text) return this.#answer(wire as string, origin.session, text);
+    const answered = this.#answerUnparsed(data);
+    if (answered) return answered;
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);
@@ -245,6 +256,24 @@ export class SharedIds {
     }
     // A batch: each message on its own way.
     return Array.isArray(parsed) ? parsed.flatMap((m) => this.#route(m, undefined)) : this.#route(parsed, data);
+  }
+
+  /**
+   * A long line that came as bytes (LinkFrame), when it is an answer with the gateway's wire id at either end:
+   * its route, the id rewritten in place, the bytes neither decoded nor checked here (the session checks them).
+   * Undefined for anything else, which the caller checks, decodes and gives to fromChild.
+   */
+  answerBytes(data: Buffer): Route[] | undefined {
+    return this.#answerUnparsed(data);
+  }
+
+  /** An answer mapped back by its id at either end, not parsed (fromChild, answerBytes); undefined when it is none. */
+  #answerUnparsed(data: string | Buffer): Route[] | undefined {
+    const wire = sniffResponseId(endsOf(data));
+    const origin = typeof wire === 'string' && !this.#isInit(wire) ? fromWire(wire) : undefined;
+    if (!origin) return undefined;
+    const json = replaceAnswerId(data, wire as string, origin.value);
+    return json === undefined ? undefined : this.#answer(wire as string, origin.session, json);
   }
 
   #route(m: unknown, raw: string | undefined): Route[] {
@@ -283,7 +312,7 @@ export class SharedIds {
     return this.#init.state === 'pending' && this.#init.wire === wire;
   }
 
-  #answer(wire: string, session: number, json: string): Route[] {
+  #answer(wire: string, session: number, json: string | Buffer): Route[] {
     // Not in flight: the session cancelled it or is gone; nobody waits for it.
     if (this.#inflight.get(session)?.delete(wire)) return [{ to: session, json }];
     this.#log.debug({ id: wire }, 'share mode: answer for a request no session waits for; dropped');

@@ -27,8 +27,9 @@
  *   resources/updated), tasks (a session may read another's by its id), anything a tool remembers;
  * - backpressure is shared: a session that cannot keep up pauses the child for every session;
  * - the child dying ends every session at once (each gets the child's cause, stderr included);
- * - a line past OFFLOAD_BYTES is checked and decoded in one step on the event loop (ids are rewritten in its
- *   text), where a session's own child hands it to the worker as bytes.
+ * - a line past OFFLOAD_BYTES that is not an answer (a notification, a server→client request) is checked and
+ *   decoded in one step on the event loop, to be routed by its content; a long answer goes to its session as
+ *   bytes, as a dedicated child's does.
  */
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -94,13 +95,8 @@ class SharedChild {
     // A throw here is caught by the child's link, which reports the message as dropped (`failed`): see below.
     this.#link.onframe = (frame) => {
       const data = frame.data;
-      // A long line comes as bytes, unchecked (LinkFrame): share mode rewrites ids in text, so it is checked in
-      // one pass and decoded here, as every line was before lines came as bytes.
-      if (typeof data !== 'string' && nestedTooDeeply(data)) {
-        const id = sniffResponseId(endsOf(data));
-        return this.#dropped({ reason: 'depth', bytes: data.length, ...(id !== undefined && { id }) });
-      }
-      this.#deliver(this.#ids.fromChild(typeof data === 'string' ? data : data.toString('utf8')));
+      if (typeof data === 'string') this.#deliver(this.#ids.fromChild(data));
+      else this.#fromChildBytes(data);
       this.#initCheck();
     };
     this.#link.ondropped = (dropped) => this.#dropped(dropped);
@@ -206,6 +202,21 @@ class SharedChild {
     await this.#link.close();
   }
 
+  /**
+   * A long line, as bytes (LinkFrame): an answer goes to its session as they are, its id rewritten in place
+   * (that session checks them, in slices). Anything else is routed by its parsed text, so it is checked in one
+   * pass and decoded here.
+   */
+  #fromChildBytes(data: Buffer): void {
+    const answered = this.#ids.answerBytes(data);
+    if (answered) return this.#deliver(answered);
+    if (nestedTooDeeply(data)) {
+      const id = sniffResponseId(endsOf(data));
+      return this.#dropped({ reason: 'depth', bytes: data.length, ...(id !== undefined && { id }) });
+    }
+    this.#deliver(this.#ids.fromChild(data.toString('utf8')));
+  }
+
   /** A message of the child dropped (by the link, or here): the sessions whose requests it answers are told. */
   #dropped(dropped: LinkDropped): void {
     for (const to of this.#ids.dropped(dropped.id, dropped.reason)) this.#sessions.get(to.session)?.dropped({ ...dropped, id: to.id });
@@ -286,8 +297,8 @@ class SessionLink implements UpstreamLink {
     return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_EXITED', [this.#upstream, this.#closed?.reason ?? 'session closed']) };
   }
 
-  /** A message of the child's for this session. */
-  deliver(data: string): void {
+  /** A message of the child's for this session (bytes: a long answer, unchecked; see LinkFrame). */
+  deliver(data: string | Buffer): void {
     if (this.#open) this.onframe({ data });
   }
 

@@ -7,7 +7,8 @@ import { connectV1Client } from '../helpers/v1-client.js';
 
 /**
  * A stdio child answering with 5 MB of text, retrofitted on the worker thread for a v1 client: the
- * structuredContent equals what the synchronous engine makes of it. A small answer the child writes after
+ * structuredContent equals what the synchronous engine makes of it. The line reaches the worker as the bytes it
+ * came in (shared memory), whether the child is the session's own or shared. A small answer the child writes after
  * the large one reaches the client after it too: its retrofit waits until the large one was delivered.
  */
 const tools = { huge: { outputSchema: { type: 'string' } }, echo: { outputSchema: { type: 'string' } } } as const;
@@ -17,15 +18,19 @@ afterEach(async () => {
   gw = undefined;
 });
 
-describe('a 5 MB stdio result retrofitted on the worker thread', () => {
+describe.each([
+  ['its own child', false],
+  ['a shared child (share: true)', true],
+])('a 5 MB stdio result retrofitted on the worker thread, %s', (_label, share) => {
   it('reaches the v1 client as the synchronous engine makes it, and the child order is kept', async () => {
-    gw = await startStdioGateway({ tools, cwd: process.cwd() });
+    gw = await startStdioGateway({ tools, cwd: process.cwd(), ...(share && { upstream: { share } }) });
     const { client } = await connectV1Client(gw.url);
     await client.listTools();
     const bytes = 5_000_000;
     const big = client.callTool({ name: 'huge', arguments: { bytes } });
     // The small call is sent once the large answer is on the worker, so the child answers it second.
-    await gw.waitForLog((l) => l.msg === 'retrofit offloaded to a worker');
+    // As bytes, never decoded on the event loop (a shared child's answer too: its id rewritten in place).
+    await gw.waitForLog((l) => l.msg === 'retrofit offloaded to a worker' && l.unparsed === true);
     const small = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     const large = await big;
 

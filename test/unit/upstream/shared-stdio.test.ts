@@ -4,6 +4,7 @@
  * death fanned out, detach and the last detach.
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { RetrofitError } from '../../../src/errors.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
 import { fromWire, replaceAnswerId, toWire } from '../../../src/upstream/shared-ids.js';
@@ -108,6 +109,29 @@ describe('share mode ids', () => {
     expect(replaceAnswerId(`{"result":{"t":"${'x'.repeat(5000)}"},"jsonrpc":"2.0","id":"2~\\"a\\""}`, '2~"a"', 'a')).toMatch(/"id":"a"}$/);
     expect(replaceAnswerId('{"result":{},"jsonrpc":"2.0","id":"1\\u007e0"}', '1~0', 0)).toBeUndefined();
   });
+
+  it('replaces an answer id in bytes in place, padded with spaces, to the JSON the text path gives', () => {
+    fc.assert(
+      fc.property(fc.nat(999), fc.oneof(fc.integer(), fc.string({ unit: 'binary', maxLength: 12 })), fc.boolean(), fc.string({ maxLength: 40 }), (session, value, last, text) => {
+        const wire = toWire(session, value);
+        const result = { content: [{ type: 'text', text }] };
+        const json = JSON.stringify(last ? { result, jsonrpc: '2.0', id: wire } : { jsonrpc: '2.0', id: wire, result });
+        const viaText = replaceAnswerId(json, wire, value);
+        expect(viaText).toBeDefined();
+        const bytes = Buffer.from(json);
+        const viaBytes = replaceAnswerId(bytes, wire, value);
+        // Bytes are read as latin1: a wire id with other characters is left to the text path.
+        if (viaBytes === undefined) {
+          expect(JSON.stringify(wire)).toMatch(/[^\x20-\x7e]/);
+          return;
+        }
+        expect(viaBytes).toBe(bytes);
+        expect(viaBytes.length).toBe(Buffer.byteLength(json));
+        expect(JSON.parse(viaBytes.toString())).toEqual(JSON.parse(viaText!));
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });
 
 describe('SharedStdio', () => {
@@ -128,6 +152,29 @@ describe('SharedStdio', () => {
     expect(b.got()).toEqual([result('1', { who: 'b-string' }), { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'no' } }]);
     // Answered by text: everything but the id as the child wrote it.
     expect(a.frames[0]).toBe('{"result":{"who": "a"}, "jsonrpc":"2.0", "id": 1 }');
+  });
+
+  it('hands a long answer that came as bytes to its session as those bytes, its id rewritten in place; checks and decodes anything else', () => {
+    const { open, child } = setup();
+    const a = open();
+    const frames: (string | Buffer)[] = [];
+    a.link.onframe = (f) => frames.push(f.data);
+    a.send(request(1));
+    a.send(request(2));
+    const answer = Buffer.from(JSON.stringify(result('1~1', { content: [{ type: 'text', text: 'x'.repeat(1000) }] })));
+    child().onframe({ data: answer });
+    expect(frames[0]).toBe(answer);
+    expect(JSON.parse(answer.toString())).toEqual(result(1, { content: [{ type: 'text', text: 'x'.repeat(1000) }] }));
+    // An answer is not checked here, however deep: its session checks it (LinkFrame).
+    const deepAnswer = Buffer.from(`{"jsonrpc":"2.0","id":"1~2","result":${'['.repeat(600)}${']'.repeat(600)}}`);
+    child().onframe({ data: deepAnswer });
+    expect(frames[1]).toBe(deepAnswer);
+    // Anything else is routed by its parsed text: decoded here, and checked first (too deep: dropped).
+    const notification = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(1000) } };
+    child().onframe({ data: Buffer.from(JSON.stringify(notification)) });
+    expect(frames[2]).toBe(JSON.stringify(notification));
+    child().onframe({ data: Buffer.from(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":${'['.repeat(600)}${']'.repeat(600)}}}`) });
+    expect(frames).toHaveLength(3);
   });
 
   it('keeps the text of messages with nothing to remap, and re-serialises batches once', () => {
