@@ -9,6 +9,7 @@
  */
 import { setImmediate } from 'node:timers/promises';
 import { isJsonObject } from '../json.js';
+import { isRevision } from '../protocol/era.js';
 import type { ClassifiedMessage } from './classify.js';
 
 /** Deepest nesting of arrays and objects accepted in a message, from a client or from an upstream. */
@@ -68,6 +69,22 @@ export function responseProblem(message: Record<string, unknown>): string | unde
   if (hasResult) return isJsonObject(message.result) ? undefined : 'a result is an object';
   const error = message.error;
   return isJsonObject(error) && Number.isInteger(error.code) && typeof error.message === 'string' ? undefined : 'an error has an integer code and a string message';
+}
+
+/**
+ * responseProblem for the answer to a request of `method`, and for initialize what a strict client requires of
+ * its result (the SDK clients' InitializeResult: a `protocolVersion` — a revision, YYYY-MM-DD, the gateway
+ * negotiates with —, `capabilities`, and `serverInfo` with a string name and version). Undefined when a strict
+ * client takes it.
+ */
+export function answerProblem(method: string, message: Record<string, unknown>): string | undefined {
+  const problem = responseProblem(message);
+  if (problem !== undefined || method !== 'initialize' || !isJsonObject(message.result)) return problem;
+  const { protocolVersion, capabilities, serverInfo } = message.result;
+  if (!isRevision(protocolVersion)) return 'an InitializeResult names its protocolVersion (YYYY-MM-DD)';
+  if (!isJsonObject(capabilities)) return 'an InitializeResult has capabilities';
+  if (!isJsonObject(serverInfo) || typeof serverInfo.name !== 'string' || typeof serverInfo.version !== 'string') return 'an InitializeResult has serverInfo with a name and a version';
+  return undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { putIdLiteral, responseIdLiteral, responseIdLiterals } from '../jsonrpc/id-literal.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
-import { responseProblem } from '../jsonrpc/strict.js';
+import { answerProblem, responseProblem } from '../jsonrpc/strict.js';
 import type { Log } from '../log.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
@@ -63,8 +63,10 @@ function answerOf<S>(state: SessionState<S>, message: unknown, literal: string |
 /** With `strict`: the awaited request `message` tries to answer though no strict client would take it, and why. */
 function invalidAnswer<S>(state: SessionState<S>, message: JsonObject, literal: string | undefined): InboundMessage<S> | undefined {
   const id = message.id;
-  if (typeof message.method === 'string' || (typeof id !== 'string' && typeof id !== 'number') || !state.pending.has(id, literal)) return undefined;
-  const problem = responseProblem(message);
+  if (typeof message.method === 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  const pending = state.pending.peek(id, literal);
+  if (!pending || pending.answered) return undefined;
+  const problem = answerProblem(pending.method, message);
   if (problem === undefined) return undefined;
   return { message, pending: state.pending.answer(id, literal)!, problem };
 }

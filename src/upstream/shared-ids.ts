@@ -8,7 +8,7 @@
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { endsOf, locateResponseId, sniffResponseId } from '../jsonrpc/sniff.js';
-import { responseProblem } from '../jsonrpc/strict.js';
+import { answerProblem } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 
 /** A request id or progress token as its sender wrote it. */
@@ -324,7 +324,7 @@ export class SharedIds {
     if (init.state !== 'pending') return [];
     // Every session waiting gets the answer; one that is no InitializeResult (an error, or no valid response:
     // each session answers that with its own error) fails the child, which is then restarted (initFailure).
-    const problem = responseProblem(m);
+    const problem = answerProblem('initialize', m);
     const failure = problem !== undefined ? `it answered initialize with an invalid response (${problem})` : isJsonObject(m.result) ? undefined : 'it answered initialize with an error';
     this.#init = failure === undefined ? { state: 'done', result: JSON.stringify(m.result) } : { state: 'failed', why: failure };
     const first = fromWire(init.wire)!;

@@ -5,7 +5,8 @@
  * and each of those sessions timed out in turn. An error or an over-long answer to that first initialize left
  * the same child to be asked again. Now a shared child that fails its first initialize — no answer within
  * timeoutMs, an error answer, an answer over maxResultBytes — is stopped: every session waiting on that
- * initialize gets a JSON-RPC error, and the next session gets a fresh child. Initialize is never cancelled.
+ * initialize gets a JSON-RPC error, and the next session gets a fresh child. Initialize is never cancelled. A
+ * result no strict client takes (no protocolVersion, say) fails it the same way: it is not cached and replayed.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ const INIT = (id: string) => ({ jsonrpc: '2.0', id, method: 'initialize', params
  * A child that tells on stderr what it gets. The first one started in `dir` (it leaves its pid there) fails its
  * initialize as `failure` says, once the test writes `dir/go`; the ones after it are healthy.
  */
-function script(dir: string, failure: 'silent' | 'error' | 'huge'): string {
+function script(dir: string, failure: 'silent' | 'error' | 'huge' | 'garbage'): string {
   return `
     const fs = require('node:fs');
     const pidFile = ${JSON.stringify(join(dir, 'first.pid'))};
@@ -30,6 +31,7 @@ function script(dir: string, failure: 'silent' | 'error' | 'huge'): string {
     const out = (v) => process.stdout.write(JSON.stringify(v) + '\\n');
     const fail = (m) => {
       if (${JSON.stringify(failure)} === 'error') out({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'cannot start' } });
+      if (${JSON.stringify(failure)} === 'garbage') out({ jsonrpc: '2.0', id: m.id, result: { capabilities: {}, serverInfo: { name: 'x', version: '1' } } });
       if (${JSON.stringify(failure)} === 'huge') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'x'.repeat(100000), version: '1' } } });
     };
     require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
@@ -53,6 +55,7 @@ describe('regression: a shared child that fails its first initialize', () => {
     ['never answers it (timeoutMs)', 'silent', { code: -32001, message: 'upstream "fixture" did not answer within 3000ms', data: { code: 'RETROFIT_ERR_UPSTREAM_TIMEOUT' } }],
     ['answers it with an error', 'error', { code: -32603, message: 'cannot start' }],
     ['answers it over maxResultBytes', 'huge', { code: -32003, message: 'upstream "fixture" sent a result larger than 65536 bytes', data: { code: 'RETROFIT_ERR_RESULT_TOO_LARGE' } }],
+    ['answers it with a result no strict client takes', 'garbage', { code: -32002, message: 'upstream "fixture" sent an invalid response', data: { code: 'RETROFIT_ERR_UPSTREAM_PROTOCOL' } }],
   ] as const)('%s: every waiting session gets an error, the child is stopped, the next session gets a fresh one', async (_label, failure, expected) => {
     const dir = mkdtempSync(join(tmpdir(), 'share-init-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
