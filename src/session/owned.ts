@@ -24,7 +24,7 @@ import type { Metrics } from '../metrics.js';
 import { methodLabel } from '../protocol/methods.js';
 import type { Rewriter } from '../pipeline/rewrite.js';
 import { endsOf, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
-import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../jsonrpc/strict.js';
+import { nestedTooDeeplyInSlices } from '../jsonrpc/strict.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOptions, SendOutcome, UpstreamLink } from '../upstream/link.js';
 import { inbound, type Inbound, type InboundMessage } from './inbound.js';
 import { InOrder } from './in-order.js';
@@ -32,6 +32,7 @@ import type { DropReason, Pending } from './pending.js';
 import type { RequestContext, Registered, SessionState } from './state.js';
 import { errorOf, type ClientSide, type Delivery } from './client-side.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { CLOSED_MESSAGE, dropFailure, exitError, internalError } from './link-failures.js';
 
 export type { ClientSide, Delivery } from './client-side.js';
 
@@ -171,13 +172,7 @@ export class OwnedSession<S> {
   }
 
   #refused(): SendOutcome {
-    return { ok: false, error: this.#exitError(this.#closed!) };
-  }
-
-  #exitError(closed: LinkClosed): RetrofitError {
-    const why = closed.stderr ? `${closed.reason}; stderr: ${closed.stderr}` : closed.reason;
-    const code: ErrorCode = closed.kind === 'unreachable' ? 'RETROFIT_ERR_UPSTREAM_UNREACHABLE' : closed.kind === 'protocol' ? 'RETROFIT_ERR_UPSTREAM_PROTOCOL' : 'RETROFIT_ERR_UPSTREAM_EXITED';
-    return new RetrofitError(code, code === 'RETROFIT_ERR_UPSTREAM_EXITED' ? [this.#options.upstream, why] : [this.#options.upstream], closed.error ? { cause: closed.error } : undefined);
+    return { ok: false, error: exitError(this.#options.upstream, this.#closed!) };
   }
 
   #fromUpstream(frame: LinkFrame): Promise<void> | undefined {
@@ -282,26 +277,11 @@ export class OwnedSession<S> {
   #dropped(dropped: LinkDropped): void {
     const upstream = this.#options.upstream;
     const pending = dropped.id === undefined ? undefined : this.state.pending.answer(dropped.id);
-    const facts = { bytes: dropped.bytes, id: dropped.id, answered: pending !== undefined };
-    let error: RetrofitError;
-    if (dropped.reason === 'size') {
-      this.#options.metrics.upstreamErrors.inc({ upstream, kind: 'too_large' });
-      this.#log.warn(facts, 'upstream message over maxResultBytes dropped');
-      error = new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [upstream, this.#options.maxResultBytes()]);
-    } else if (dropped.reason === 'depth') {
-      this.#options.metrics.upstreamErrors.inc({ upstream, kind: 'protocol' });
-      this.#log.warn(facts, `upstream message nested deeper than ${MAX_DEPTH} levels dropped`);
-      error = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error(`nested deeper than ${MAX_DEPTH} levels`) });
-    } else if (dropped.reason === 'reset') {
-      if (!pending) return;
-      this.#options.metrics.upstreamErrors.inc({ upstream, kind: 'reset' });
-      this.#log.warn(facts, 'the upstream\'s answer stream broke before the answer came');
-      error = new RetrofitError('RETROFIT_ERR_UPSTREAM_RESET', [upstream]);
-    } else {
-      this.#log.warn(facts, 'upstream message that could not be handled dropped');
-      error = this.#internal(new Error('the link could not handle it'));
-    }
-    if (pending) this.#fail(pending, error);
+    const failure = dropFailure(upstream, dropped, this.#options.maxResultBytes());
+    if (failure.onlyIfAwaited && !pending) return;
+    if (failure.kind !== undefined) this.#options.metrics.upstreamErrors.inc({ upstream, kind: failure.kind });
+    this.#log.warn({ bytes: dropped.bytes, id: dropped.id, answered: pending !== undefined }, failure.message);
+    if (pending) this.#fail(pending, failure.error);
   }
 
   /** Handling a message threw (the step's own failure handler): logged, and the request it answers is answered. */
@@ -313,7 +293,7 @@ export class OwnedSession<S> {
   }
 
   #internal(cause: unknown): RetrofitError {
-    return new RetrofitError('RETROFIT_ERR_INTERNAL', [`the answer of upstream "${this.#options.upstream}" could not be handled`], { cause });
+    return internalError(this.#options.upstream, cause);
   }
 
   /** The pending table let a request go unanswered (evicted past its bound): its client hears, the upstream too. */
@@ -369,11 +349,10 @@ export class OwnedSession<S> {
     if (this.#closed) return;
     this.#closed = closed;
     this.#deadlines.stop();
-    const error = this.#exitError(closed);
+    const error = exitError(this.#options.upstream, closed);
     if (closed.kind !== 'requested') {
       this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: closed.kind === 'spawn' ? 'spawn' : closed.kind === 'exited' ? 'exited' : closed.kind });
-      const what = { spawn: 'upstream child failed to spawn', exited: 'upstream child exited', unreachable: 'upstream connection ended', protocol: 'upstream sent something that is not MCP' } as const;
-      this.#log.warn({ reason: closed.reason, ...(closed.stderr !== undefined && { stderr: closed.stderr }), err: closed.error }, what[closed.kind]);
+      this.#log.warn({ reason: closed.reason, ...(closed.stderr !== undefined && { stderr: closed.stderr }), err: closed.error }, CLOSED_MESSAGE[closed.kind]);
     }
     for (const pending of this.state.pending.open()) this.#fail(pending, error);
     this.#options.onclose(closed);

@@ -74,7 +74,7 @@ export function replaceAnswerId(data: string | Buffer, wire: string, value: Key)
 
 /**
  * Where one message goes: a session (by number), every session, or back to the child (answered here). Only an
- * answer for one session may be bytes (a long line: answerBytes).
+ * answer for one session may be bytes (a long line: answerUnparsed).
  */
 export type Route = { readonly to: 'child'; readonly json: string } | { readonly to: number | 'all'; readonly json: string | Buffer };
 
@@ -245,7 +245,7 @@ export class SharedIds {
   /** One message (or batch) from the child, as routes. */
   fromChild(data: string): Route[] {
     // Most messages are answers: mapped back by text, not parsed here.
-    const answered = this.#answerUnparsed(data);
+    const answered = this.answerUnparsed(data);
     if (answered) return answered;
     let parsed: unknown;
     try {
@@ -259,16 +259,12 @@ export class SharedIds {
   }
 
   /**
-   * A long line that came as bytes (LinkFrame), when it is an answer with the gateway's wire id at either end:
-   * its route, the id rewritten in place, the bytes neither decoded nor checked here (the session checks them).
-   * Undefined for anything else, which the caller checks, decodes and gives to fromChild.
+   * An answer with the gateway's wire id at either end, mapped back without parsing it: its route, the id
+   * rewritten (fromChild's first step). A long line that came as bytes (LinkFrame) is rewritten in place and
+   * neither decoded nor checked here: its session checks it. Undefined for anything else, which the caller
+   * parses (bytes: checks, decodes and gives to fromChild).
    */
-  answerBytes(data: Buffer): Route[] | undefined {
-    return this.#answerUnparsed(data);
-  }
-
-  /** An answer mapped back by its id at either end, not parsed (fromChild, answerBytes); undefined when it is none. */
-  #answerUnparsed(data: string | Buffer): Route[] | undefined {
+  answerUnparsed(data: string | Buffer): Route[] | undefined {
     const wire = sniffResponseId(endsOf(data));
     const origin = typeof wire === 'string' && !this.#isInit(wire) ? fromWire(wire) : undefined;
     if (!origin) return undefined;

@@ -208,7 +208,7 @@ class SharedChild {
    * pass and decoded here.
    */
   #fromChildBytes(data: Buffer): void {
-    const answered = this.#ids.answerBytes(data);
+    const answered = this.#ids.answerUnparsed(data);
     if (answered) return this.#deliver(answered);
     if (nestedTooDeeply(data)) {
       const id = sniffResponseId(endsOf(data));
