@@ -32,7 +32,7 @@ import type { Tracked } from '../server/inflight.js';
 import { pipeBody, writeError } from '../write.js';
 import { readAndRewriteJson, type RelayContext } from './relay.js';
 import { relayRefusal } from './refusal.js';
-import { relaySse } from './sse-relay.js';
+import { relaySse, type RelayEnd } from './sse-relay.js';
 import type { ServerStream } from './streams.js';
 import type { ForwardOptions, ProxyTarget } from './target.js';
 
@@ -269,7 +269,8 @@ class ProxyExchange {
     else if (outcome === 'aborted') this.#aborted = true;
   }
 
-  async #relaySse(answer: UpstreamAnswer): Promise<void> {
+  /** An SSE answer, block by block. Synchronous when it came whole and nothing had to wait (a small answer). */
+  #relaySse(answer: UpstreamAnswer): Promise<void> | undefined {
     const res = this.#res;
     res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: true }));
     // Headers go out at once unless the first event is already here to go with them (one write, not two).
@@ -280,7 +281,14 @@ class ProxyExchange {
       const listen = listensForToolChanges(first);
       if (listen !== undefined) this.#stream = this.#target.streams.track(res, subscriptionListChanged(listen));
     }
-    const ended = await relaySse(answer.body, res, this.#relayContext(), (err) => this.#mapFailure(err));
+    const ended = relaySse(answer.body, res, this.#relayContext(), (err) => this.#mapFailure(err));
+    if (ended instanceof Promise) return ended.then((end) => this.#sseEnded(end));
+    this.#sseEnded(ended);
+    return undefined;
+  }
+
+  #sseEnded(ended: RelayEnd): void {
+    const res = this.#res;
     // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
     for (const p of this.#own) if (p.expect.kind === 'rewrite' && p.expect.nativeOnly) this.#state?.pending.forget(p);
     if (ended.kind === 'complete') res.end();

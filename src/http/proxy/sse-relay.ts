@@ -332,35 +332,67 @@ class SseRelay {
 /**
  * Relay an SSE body (see the module comment). When the upstream fails mid-stream, the requests of this
  * exchange still awaited get `failure(error)` as events of their own where that can be written cleanly.
+ * Synchronous when the whole body was already here and nothing had to wait (the usual small answer): no
+ * promise per exchange, as a small JSON answer has none.
  */
-export async function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
+export function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext, failure: (err: unknown) => RetrofitError | undefined): RelayEnd | Promise<RelayEnd> {
   const relay = new SseRelay(res, ctx);
-  const gone = (): RelayEnd => {
-    if (!relay.stopped) return GONE;
-    // Nothing more is wanted from the upstream's stream.
-    body.destroy?.();
-    return COMPLETE;
-  };
+  const complete = body.takeComplete?.();
+  if (!complete) return relayChunks(relay, body, body, failure);
   try {
-    // The usual small answer is complete by now: no promise per chunk unless something must wait.
-    const complete = body.takeComplete?.();
-    if (complete) {
-      for (const chunk of complete) {
-        const ok = relay.chunk(chunk);
-        if (ok !== true && (ok === false || !(await ok))) return gone();
-      }
-    } else {
-      for await (const chunk of body) {
-        const ok = relay.chunk(chunk);
-        if (ok !== true && (ok === false || !(await ok))) return gone();
-      }
+    for (let i = 0; i < complete.length; i++) {
+      const ok = relay.chunk(complete[i]!);
+      if (ok === true) continue;
+      if (ok === false) return gone(relay, body);
+      return relayRest(relay, body, ok, complete.slice(i + 1), failure);
+    }
+    const ended = relay.end();
+    if (ended === true) return COMPLETE;
+    if (ended === false) return GONE;
+    return relayRest(relay, body, ended, undefined, failure);
+  } catch (err) {
+    return failed(relay, err, failure);
+  }
+}
+
+/** The client is gone, or the relay stopped the stream itself (then nothing more is wanted from the upstream). */
+function gone(relay: SseRelay, body: RelayBody): RelayEnd {
+  if (!relay.stopped) return GONE;
+  body.destroy?.();
+  return COMPLETE;
+}
+
+async function failed(relay: SseRelay, err: unknown, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
+  const error = failure(err);
+  const answered = error !== undefined && (await relay.fail(error));
+  return { kind: 'failed', error: err, answered };
+}
+
+/**
+ * A whole body that had to wait part-way (a worker's rewrite, a client behind): `waiting` settles the chunk under
+ * way, `rest` are the chunks after it (undefined: `waiting` was the end's).
+ */
+async function relayRest(relay: SseRelay, body: RelayBody, waiting: Promise<boolean>, rest: Buffer[] | undefined, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
+  try {
+    const ok = await waiting;
+    if (rest === undefined) return ok ? COMPLETE : GONE;
+    if (!ok) return gone(relay, body);
+  } catch (err) {
+    return failed(relay, err, failure);
+  }
+  return relayChunks(relay, body, rest, failure);
+}
+
+/** `chunks` (the body as it arrives, or what is left of a whole one) relayed one by one, then the end. */
+async function relayChunks(relay: SseRelay, body: RelayBody, chunks: Iterable<Buffer> | AsyncIterable<Buffer>, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
+  try {
+    for await (const chunk of chunks) {
+      const ok = relay.chunk(chunk);
+      if (ok !== true && (ok === false || !(await ok))) return gone(relay, body);
     }
     const ended = relay.end();
     return ended === true || (ended !== false && (await ended)) ? COMPLETE : GONE;
   } catch (err) {
-    const error = failure(err);
-    const answered = error !== undefined && (await relay.fail(error));
-    return { kind: 'failed', error: err, answered };
+    return failed(relay, err, failure);
   }
 }
-
