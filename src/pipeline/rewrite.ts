@@ -298,7 +298,8 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
     if (!job) return undefined;
     const started = observer ? performance.now() : 0;
-    log.debug({ tool, bytes: raw.length, unparsed: true }, 'retrofit offloaded to a worker');
+    // `input`: whether the bytes reached here undecoded (a large stdio line, SSE event or body) or as text.
+    log.debug({ tool, bytes: raw.length, unparsed: true, input: typeof raw === 'string' ? 'text' : 'bytes' }, 'retrofit offloaded to a worker');
     return job.then(
       (answer): Rewritten | Promise<Rewritten> => {
         if (answer.mismatch) return respondToRaw(request, raw, id, log, false);

@@ -56,7 +56,7 @@ describe('a 5 MB text result retrofitted on the worker thread through the HTTP p
     expect(small.structuredContent).toEqual(rewriteToolCall(SMALL, 'small', policy, '2025-11-25').result.structuredContent);
 
     // The body (JSON) or event data (SSE) went to the worker unparsed: the event loop never parsed its 5 MB.
-    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true })]);
+    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true, input: 'bytes' })]);
     // One result went to the worker; the small one did not.
     const offloads = await gw.metrics.offloads.get();
     expect(offloads.values).toEqual([expect.objectContaining({ labels: { result: 'worker' }, value: 1 })]);
@@ -89,7 +89,7 @@ describe('a 5 MB text result retrofitted on the worker thread through the HTTP p
     const message = JSON.parse(out.slice(out.indexOf('data: ') + 6, -2)) as { id: number; result: { structuredContent: unknown } };
     expect(message.id).toBe(5);
     expect(message.result.structuredContent).toEqual({ rows });
-    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true })]);
+    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true, input: 'bytes' })]);
   });
 
   it('ends its worker thread when the gateway closes', async () => {

@@ -30,7 +30,7 @@ describe.each([
     const big = client.callTool({ name: 'huge', arguments: { bytes } });
     // The small call is sent once the large answer is on the worker, so the child answers it second.
     // As bytes, never decoded on the event loop (a shared child's answer too: its id rewritten in place).
-    await gw.waitForLog((l) => l.msg === 'retrofit offloaded to a worker' && l.unparsed === true);
+    await gw.waitForLog((l) => l.msg === 'retrofit offloaded to a worker' && l.unparsed === true && l.input === 'bytes');
     const small = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     const large = await big;
 
