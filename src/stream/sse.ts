@@ -4,7 +4,12 @@
  * does not rewrite byte for byte — ids, `event:`, `retry:`, comments, empty priming events, multi-line data,
  * `\n` / `\r\n` / `\r` line ends — whatever the chunk boundaries. Follows the WHATWG parsing rules. The frames
  * the gateway writes itself are made in ./sse-encode.ts.
+ *
+ * A block past `sharedFrom` bytes (the size at which a message goes to a worker) is gathered in shared memory as
+ * it comes (./held.ts), and a line past that size is not decoded: such a block's one data line comes back as
+ * bytes (`dataBytes`), so its consumer can check it in slices and hand it to a worker without a copy.
  */
+import { HeldBytes } from './held.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -34,6 +39,12 @@ export interface SseEvent {
    * response it was (src/jsonrpc/sniff.ts).
    */
   readonly overlong?: { readonly bytes: number; readonly head: string; readonly tail: string };
+  /**
+   * Set for a complete block with a line past the splitter's `sharedFrom` whose data is that one line: the line's
+   * value as bytes, a view of `raw` (not decoded; `data` is then empty). A large block of any other shape is
+   * decoded as usual.
+   */
+  readonly dataBytes?: Buffer;
 }
 
 /** Options for SseSplitter. */
@@ -43,6 +54,11 @@ export interface SseSplitterOptions {
    * bound plus one chunk, and reported as an `overlong` block. Default: unbounded.
    */
   readonly maxEventBytes?: number;
+  /**
+   * Bytes past which a block is gathered in shared memory and a line is left undecoded (see `dataBytes`).
+   * Default: never.
+   */
+  readonly sharedFrom?: number;
 }
 
 /** Bytes of each end of an over-long block kept for sniffing. */
@@ -94,8 +110,15 @@ function emptyFields(): Fields {
 }
 
 export class SseSplitter {
-  #rawParts: Buffer[] = [];
+  /** The bytes of the block under way. */
+  readonly #raw: HeldBytes;
   #lineParts: Buffer[] = [];
+  /** Bytes of the line under way so far. */
+  #lineBytes = 0;
+  /** The line under way is past `sharedFrom`: its bytes are not kept apart from the block's, nor decoded. */
+  #lineUnread = false;
+  /** A line of the block under way was left unread. */
+  #blockUnread = false;
   #fields: Fields = emptyFields();
   /** The previous byte was CR: a following LF belongs to the same line end. */
   #afterCr = false;
@@ -103,12 +126,13 @@ export class SseSplitter {
   #dispatchedAtCr = false;
   #firstLine = true;
   readonly #max: number;
-  /** Bytes of the block being assembled, counted at chunk ends. */
-  #pending = 0;
+  readonly #sharedFrom: number;
   #discard: Discard | undefined;
 
   constructor(options: SseSplitterOptions = {}) {
     this.#max = options.maxEventBytes ?? Infinity;
+    this.#sharedFrom = options.sharedFrom ?? Infinity;
+    this.#raw = new HeldBytes(this.#sharedFrom, this.#max);
   }
 
   /** Feed one chunk; returns the blocks it completed. */
@@ -153,7 +177,7 @@ export class SseSplitter {
         i = next - 1;
         continue;
       }
-      const line = this.#takeLine(chunk.subarray(lineStart, i));
+      const line = this.#lineEnded(chunk.subarray(lineStart, i));
       let end = i + 1;
       if (b === CR) {
         // Look ahead inside the chunk so a \r\n terminator stays with its block; at the chunk's end, remember.
@@ -164,23 +188,19 @@ export class SseSplitter {
         }
       }
       lineStart = end;
-      if (line.length === 0) {
-        this.#rawParts.push(chunk.subarray(rawStart, end));
+      if (line === '') {
+        this.#raw.push(chunk.subarray(rawStart, end));
         out.push(this.#dispatch(true));
-        this.#pending = 0;
         rawStart = end;
         if (this.#afterCr) this.#dispatchedAtCr = true;
-      } else {
+      } else if (line !== undefined) {
         this.#field(line);
       }
       i = end - 1;
     }
-    if (rawStart < chunk.length) {
-      this.#rawParts.push(chunk.subarray(rawStart));
-      this.#pending += chunk.length - rawStart;
-    }
-    if (lineStart < chunk.length) this.#lineParts.push(chunk.subarray(lineStart));
-    if (this.#pending > this.#max) this.#startDiscard();
+    if (rawStart < chunk.length) this.#raw.push(chunk.subarray(rawStart));
+    if (lineStart < chunk.length) this.#lineContinues(chunk.subarray(lineStart));
+    if (this.#raw.length > this.#max) this.#startDiscard();
   }
 
   /** The block being assembled is over the bound: keep its first bytes, drop the rest as it comes. */
@@ -188,15 +208,14 @@ export class SseSplitter {
     // The discard tracks line ends itself from here; the splitter's own state starts afresh after it.
     this.#afterCr = false;
     this.#dispatchedAtCr = false;
-    const all = Buffer.concat(this.#rawParts);
-    this.#discard = { bytes: 0, head: Buffer.from(all.subarray(0, ENDS * 4)), tail: Buffer.alloc(0), lineEmpty: false, afterCr: false };
-    this.#rawParts = [];
-    this.#lineParts = [];
+    const raw = this.#raw;
+    const tail = Buffer.from(raw.tail(ENDS));
+    const last = tail[tail.length - 1];
+    this.#discard = { bytes: raw.length, head: Buffer.from(raw.head(ENDS * 4)), tail, lineEmpty: last === LF || last === CR, afterCr: last === CR };
+    raw.clear();
+    this.#resetLine();
+    this.#blockUnread = false;
     this.#fields = emptyFields();
-    this.#consume(all);
-    const last = all[all.length - 1];
-    this.#discard.lineEmpty = last === LF || last === CR;
-    this.#discard.afterCr = last === CR;
   }
 
   #consume(piece: Buffer): void {
@@ -243,7 +262,6 @@ export class SseSplitter {
   #overlong(): SseEvent {
     const d = this.#discard!;
     this.#discard = undefined;
-    this.#pending = 0;
     return overlongBlock(d.head, d.tail, d.bytes);
   }
 
@@ -253,14 +271,44 @@ export class SseSplitter {
       this.#discard = undefined;
       return [];
     }
-    if (this.#rawParts.length === 0) return [];
-    this.#lineParts = [];
+    if (this.#raw.length === 0) return [];
+    this.#resetLine();
     return [this.#dispatch(false)];
+  }
+
+  /** More of the line under way (its end is in a later chunk). */
+  #lineContinues(piece: Buffer): void {
+    this.#lineBytes += piece.length;
+    if (this.#lineUnread) return;
+    if (this.#lineBytes > this.#sharedFrom) {
+      // Held once, in the block's bytes: parts kept here as well would keep their chunks alive beside the copy.
+      this.#lineUnread = true;
+      this.#lineParts = [];
+    } else {
+      this.#lineParts.push(piece);
+    }
+  }
+
+  /** The line under way ended with `tail`: its text, or undefined when it is past `sharedFrom` (left unread). */
+  #lineEnded(tail: Buffer): string | undefined {
+    if (this.#lineUnread || this.#lineBytes + tail.length > this.#sharedFrom) {
+      this.#resetLine();
+      this.#firstLine = false;
+      this.#blockUnread = true;
+      return undefined;
+    }
+    return this.#takeLine(tail);
+  }
+
+  #resetLine(): void {
+    this.#lineParts = [];
+    this.#lineBytes = 0;
+    this.#lineUnread = false;
   }
 
   #takeLine(tail: Buffer): string {
     const parts = this.#lineParts;
-    this.#lineParts = [];
+    this.#resetLine();
     let text = (parts.length === 0 ? tail : Buffer.concat([...parts, tail])).toString('utf8');
     if (this.#firstLine) {
       this.#firstLine = false;
@@ -298,12 +346,14 @@ export class SseSplitter {
   }
 
   #dispatch(complete: boolean): SseEvent {
-    const raw = this.#rawParts.length === 1 ? this.#rawParts[0]! : Buffer.concat(this.#rawParts);
+    const raw = this.#raw.take();
     const f = this.#fields;
-    this.#rawParts = [];
+    const unread = this.#blockUnread;
     this.#fields = emptyFields();
+    this.#blockUnread = false;
     // Over the bound however the chunks fell (it may have completed inside one): over the bound.
     if (complete && raw.length > this.#max) return overlongBlock(raw.subarray(0, ENDS * 4), raw.subarray(-ENDS * 2), raw.length);
+    if (unread) return unreadBlock(raw, complete);
     return {
       raw,
       data: f.data,
@@ -341,6 +391,16 @@ export function parseOneDataLine(raw: Buffer): { readonly event: SseEvent; reado
   const rest = parseBlock(Buffer.concat([raw.subarray(0, start), UNREAD_FIELD, raw.subarray(end)]));
   if (!rest.complete || rest.data.length > 0) return undefined;
   return { event: { ...rest, raw }, data: raw.subarray(from, end) };
+}
+
+/**
+ * A block with a line left unread: its one data line as bytes, or, in any other shape, parsed whole (decoded, as
+ * every block once was). An incomplete one (a tail cut short) has no fields anyone reads.
+ */
+function unreadBlock(raw: Buffer, complete: boolean): SseEvent {
+  if (!complete) return { raw, data: [], comments: [], complete };
+  const one = parseOneDataLine(raw);
+  return one ? { ...one.event, dataBytes: one.data } : parseBlock(raw);
 }
 
 /** The fields of one complete block (its raw bytes, as a relay collected them). */

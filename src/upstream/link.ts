@@ -13,9 +13,9 @@ import type { RetrofitError } from '../errors.js';
 /** One message from the upstream. */
 export interface LinkFrame {
   /**
-   * The message's JSON text exactly as the upstream sent it (a stdio line, an SSE event's data). A stdio line
-   * past OFFLOAD_BYTES comes as its UTF-8 bytes instead, in shared memory (src/upstream/ndjson.ts): it goes to
-   * a worker without being decoded or copied on the event loop. Text was checked for nesting depth by the link
+   * The message's JSON text exactly as the upstream sent it (a stdio line, an SSE event's data). A stdio line or
+   * a legacy SSE event past OFFLOAD_BYTES comes as its UTF-8 bytes instead, in shared memory (src/upstream/
+   * ndjson.ts, src/stream/sse.ts): it goes to a worker without being decoded or copied on the event loop. Text was checked for nesting depth by the link
    * (a message nested deeper than MAX_DEPTH is dropped, `depth`); bytes were not: whoever takes the frame
    * checks them (nestedTooDeeplyInSlices) before anything else, in order with the frames around it.
    */

@@ -5,7 +5,8 @@
  * legacy client's stream. Events are bounded by maxEventBytes: a longer one is dropped as it arrives (never
  * held whole) and reported with the id read from its ends; so is one nested deeper than MAX_DEPTH, refused
  * before anything recurses over it, and one whose handling throws (logged): one bad event never ends the
- * stream. While the session is paused the stream is not read, so the upstream's connection backs up instead
+ * stream. An event past OFFLOAD_BYTES is gathered in shared memory and its data goes on as those bytes,
+ * undecoded and unchecked (LinkFrame: the session checks them in slices, and a worker takes them as they are). While the session is paused the stream is not read, so the upstream's connection backs up instead
  * of the gateway's memory. POSTs go through the link's own pool of at most POST_CONNECTIONS connections (a
  * client's batch of a thousand requests is a thousand POSTs: unbounded, each would open a socket), and the
  * body of a POST's answer is read up to ANSWER_BODY_BYTES (a 202 carries a word; the rest is not kept).
@@ -15,6 +16,7 @@ import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
+import { OFFLOAD_BYTES } from '../pipeline/offload/plan.js';
 import { SseSplitter, type SseEvent } from '../stream/sse.js';
 import { httpAnswer } from './answer-reader.js';
 import { failureError, failureKind } from './errors.js';
@@ -128,7 +130,7 @@ export class SseLink implements UpstreamLink {
       this.#abort.abort();
     }, timeoutMs);
     silent.unref();
-    const splitter = new SseSplitter({ maxEventBytes: this.#options.maxEventBytes });
+    const splitter = new SseSplitter({ maxEventBytes: this.#options.maxEventBytes, sharedFrom: OFFLOAD_BYTES });
     try {
       for await (const chunk of decodedBody(res.headers, res.body) as AsyncIterable<Buffer>) {
         for (const event of splitter.push(chunk)) this.#guarded(event);
@@ -150,7 +152,7 @@ export class SseLink implements UpstreamLink {
       this.#event(event);
     } catch (err) {
       this.#options.log.error({ err, bytes: event.raw.length }, 'upstream event could not be handled; dropped');
-      const data = event.data.join('\n');
+      const data = event.dataBytes ?? event.data.join('\n');
       this.#dropped({ reason: 'failed', bytes: data.length }, sniffResponseId(endsOf(data)));
     }
   }
@@ -170,10 +172,12 @@ export class SseLink implements UpstreamLink {
       return;
     }
     if (event.event === 'endpoint') return this.#announced(event);
-    if ((event.event !== undefined && event.event !== 'message') || event.data.length === 0) {
+    if ((event.event !== undefined && event.event !== 'message') || (event.data.length === 0 && !event.dataBytes)) {
       this.onpassthrough?.(event.raw);
       return;
     }
+    // Bytes go on unchecked: whoever takes the frame checks them in order (LinkFrame).
+    if (event.dataBytes) return this.onframe({ data: event.dataBytes, raw: event.raw });
     const data = event.data.join('\n');
     if (nestedTooDeeply(data)) return this.#dropped({ reason: 'depth', bytes: data.length }, sniffResponseId(endsOf(data)));
     this.onframe({ data, raw: event.raw });
@@ -182,7 +186,7 @@ export class SseLink implements UpstreamLink {
   #announced(event: SseEvent): void {
     let endpoint: URL;
     try {
-      endpoint = new URL(event.data.join('\n').trim(), this.#options.url);
+      endpoint = new URL((event.dataBytes?.toString('utf8') ?? event.data.join('\n')).trim(), this.#options.url);
     } catch (err) {
       this.#options.log.warn({ err, data: event.data }, 'upstream announced an invalid endpoint');
       return;

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseBlock, parseOneDataLine, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
+import { parseBlock, parseOneDataLine, SseSplitter, type SseEvent, type SseSplitterOptions } from '../../../src/stream/sse.js';
 import { encodeEvent, eventLength, eventPieces, messageEvent, messageEventBytes } from '../../../src/stream/sse-encode.js';
 
 /** Feed `input` cut at the given offsets; returns every block. */
-function split(input: Buffer, cuts: readonly number[] = []): SseEvent[] {
-  const splitter = new SseSplitter();
+function split(input: Buffer, cuts: readonly number[] = [], options?: SseSplitterOptions): SseEvent[] {
+  const splitter = new SseSplitter(options);
   const out: SseEvent[] = [];
   let start = 0;
   for (const cut of [...new Set(cuts)].filter((c) => c > 0 && c < input.length).sort((a, b) => a - b)) {
@@ -133,6 +133,51 @@ describe('SseSplitter properties', () => {
         expect(got).toEqual(reference(text));
       }),
     );
+  });
+});
+
+/** A block as its reader sees it: the data of `dataBytes` decoded; an incomplete block's fields are never read. */
+function asRead(e: SseEvent): unknown {
+  const { raw, dataBytes, ...rest } = e;
+  if (!e.complete) return { raw: raw.toString('latin1'), complete: false };
+  return { ...rest, raw: raw.toString('latin1'), ...(dataBytes && { data: [dataBytes.toString('utf8')] }) };
+}
+
+describe('SseSplitter with sharedFrom (large blocks gathered in shared memory, long lines left undecoded)', () => {
+  it('reads the same blocks as without it, a one-data-line block past the size as bytes of its shared raw', () => {
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(2000)), fc.integer({ min: 1, max: 40 }), (text, cuts, sharedFrom) => {
+        const input = Buffer.from(text);
+        const got = split(input, cuts, { sharedFrom, maxEventBytes: 1 << 16 });
+        expect(Buffer.concat(got.map((e) => e.raw)).equals(input)).toBe(true);
+        expect(got.map(asRead)).toEqual(split(input, cuts).map(asRead));
+        for (const e of got) {
+          if (e.complete && e.raw.length > sharedFrom) expect(e.raw.buffer).toBeInstanceOf(SharedArrayBuffer);
+          if (e.dataBytes === undefined) continue;
+          expect(e.data).toEqual([]);
+          expect(e.dataBytes.buffer).toBe(e.raw.buffer);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('leaves a 1 MB data line that came in a thousand chunks as bytes, and decodes the small lines around it', () => {
+    const value = `{"jsonrpc":"2.0","id":7,"result":{"text":"${'é'.repeat(500_000)}"}}`;
+    const input = Buffer.from(`: hi\n\nevent: message\nid: 9\ndata: ${value}\n\ndata: after\n\n`);
+    const cuts = Array.from({ length: 1000 }, (_, i) => Math.floor((input.length * i) / 1000));
+    const got = split(input, cuts, { sharedFrom: 256 * 1024, maxEventBytes: 4 << 20 });
+    expect(got.map((e) => e.dataBytes?.length ?? e.data)).toEqual([[], Buffer.byteLength(value), ['after']]);
+    expect(got[1]).toMatchObject({ event: 'message', id: '9', data: [], complete: true });
+    expect(got[1]!.dataBytes!.toString('utf8')).toBe(value);
+    expect(got[1]!.raw.buffer).toBeInstanceOf(SharedArrayBuffer);
+  });
+
+  it('decodes a large block of another shape (two data lines) as it always did', () => {
+    const line = 'x'.repeat(300);
+    const got = split(Buffer.from(`data: ${line}\ndata: ${line}\n\n`), [10, 200, 400], { sharedFrom: 100 });
+    expect(got).toMatchObject([{ data: [line, line], complete: true }]);
+    expect(got[0]!.dataBytes).toBeUndefined();
   });
 });
 
