@@ -3,22 +3,39 @@
  * link.ts, ./modern-link.ts): a JSON body or an SSE stream, each message handed on as it arrives. Bounded: a
  * JSON body or SSE event over `maxBytes` is dropped as it comes (never held whole) and reported with the id read
  * from its ends; one nested deeper than MAX_DEPTH too. While `paused()` gives a promise, nothing more is read.
+ * A reader that takes bytes (`bytes: true`) gets a message past OFFLOAD_BYTES as its UTF-8 bytes, gathered in
+ * shared memory as they came and never decoded here; like a link's bytes (LinkFrame), they are not checked
+ * here either: whoever takes them checks them.
  */
 import type { Readable } from 'node:stream';
 import { decodedBody, decodedCoding } from './exchange.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
+import { OFFLOAD_BYTES } from '../pipeline/offload/plan.js';
+import { HeldBytes } from '../stream/held.js';
 import { SseSplitter } from '../stream/sse.js';
 import type { LinkDropped, LinkHttpAnswer } from './link.js';
 
-export interface AnswerReaderOptions {
+interface ReaderCommon {
   readonly maxBytes: number;
-  /** One message's JSON text. */
-  readonly message: (data: string) => void;
   readonly dropped: (dropped: LinkDropped) => void;
   /** A promise while the reader must wait (the session is backed up). */
   readonly paused: () => Promise<void> | undefined;
 }
+
+export type AnswerReaderOptions = ReaderCommon &
+  (
+    | {
+        /** One message's JSON text. */
+        readonly message: (data: string) => void;
+        readonly bytes?: false;
+      }
+    | {
+        /** One message's JSON text, or past OFFLOAD_BYTES its bytes, unchecked (see the module comment). */
+        readonly message: (data: string | Buffer) => void;
+        readonly bytes: true;
+      }
+  );
 
 function idOf(head: string, tail: string): { id?: string | number } {
   const id = sniffResponseId({ head, tail });
@@ -35,36 +52,47 @@ function pass(data: string, o: AnswerReaderOptions): void {
   o.message(data);
 }
 
+/** Bytes of each end of an over-long body kept to find the id it answers. */
+const ENDS = 1024;
+
 /** A JSON body: its one message. */
 export async function readJsonAnswer(body: Readable, o: AnswerReaderOptions): Promise<void> {
-  const chunks: Buffer[] = [];
+  const held = new HeldBytes(o.bytes ? OFFLOAD_BYTES : Infinity, o.maxBytes);
   let size = 0;
   let head: Buffer | undefined;
-  let tail = Buffer.alloc(0);
+  let tail: Buffer | undefined;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size <= o.maxBytes) chunks.push(chunk);
-    else {
-      head ??= Buffer.concat(chunks).subarray(0, 1024);
-      chunks.length = 0;
-      tail = Buffer.concat([tail, chunk]).subarray(-1024);
+    if (head === undefined) {
+      held.push(chunk);
+      if (size <= o.maxBytes) continue;
+      // Over the bound: only both ends are kept from here on.
+      head = Buffer.from(held.head(ENDS));
+      tail = Buffer.from(held.tail(ENDS));
+      held.clear();
+    } else {
+      tail = Buffer.concat([tail!, chunk]).subarray(-ENDS);
     }
   }
   if (head !== undefined) {
-    o.dropped({ reason: 'size', bytes: size, ...idOf(head.toString('utf8'), tail.toString('utf8')) });
+    o.dropped({ reason: 'size', bytes: size, ...idOf(head.toString('utf8'), tail!.toString('utf8')) });
     return;
   }
-  const text = Buffer.concat(chunks, size).toString('utf8');
+  const whole = held.take();
+  if (o.bytes && whole.length > OFFLOAD_BYTES) return o.message(whole);
+  const text = whole.toString('utf8');
   if (text.trim() !== '') pass(text, o);
 }
 
 /** An SSE stream: each `message` event's data, as it comes. */
 export async function readSseAnswer(body: Readable, o: AnswerReaderOptions): Promise<void> {
-  const splitter = new SseSplitter({ maxEventBytes: o.maxBytes });
+  const splitter = new SseSplitter({ maxEventBytes: o.maxBytes, ...(o.bytes && { sharedFrom: OFFLOAD_BYTES }) });
   for await (const chunk of body as AsyncIterable<Buffer>) {
     for (const event of splitter.push(chunk)) {
       if (event.overlong) o.dropped({ reason: 'size', bytes: event.overlong.bytes, ...idOf(event.overlong.head, event.overlong.tail) });
-      else if (event.complete && event.data.length > 0 && (event.event === undefined || event.event === 'message')) pass(event.data.join('\n'), o);
+      else if (!event.complete || (event.event !== undefined && event.event !== 'message')) continue;
+      else if (event.dataBytes && o.bytes) o.message(event.dataBytes);
+      else if (event.data.length > 0) pass(event.data.join('\n'), o);
     }
     const waiting = o.paused();
     if (waiting) await waiting;

@@ -70,9 +70,10 @@ export abstract class HttpLink implements UpstreamLink {
   protected observe(_data: string): void {}
 
   /** Hand one message on; whatever handling it throws is logged and the message reported as dropped. */
-  protected frame(data: string): void {
+  protected frame(data: string | Buffer): void {
     try {
-      this.observe(data);
+      // Bytes are a large message (past OFFLOAD_BYTES): never one the link learns from.
+      if (typeof data === 'string') this.observe(data);
       this.onframe({ data });
     } catch (err) {
       this.o.log.error({ err, bytes: data.length }, 'upstream message could not be handled; dropped');
@@ -107,9 +108,17 @@ export abstract class HttpLink implements UpstreamLink {
     return new RetrofitError('RETROFIT_ERR_UPSTREAM_UNREACHABLE', [this.o.upstream], this.#closed?.error ? { cause: this.#closed.error } : undefined);
   }
 
-  /** How an answer's messages are read: each to `message` (default: handed on), paused with the link. */
-  protected reader(message: (data: string) => void = (data) => this.frame(data)): AnswerReaderOptions {
+  /** How an answer's messages are read, each as text to `message`, paused with the link. */
+  protected reader(message: (data: string) => void): AnswerReaderOptions {
     return { maxBytes: this.o.maxEventBytes, message, dropped: (d) => this.dropped(d), paused: () => this.#paused.wait };
+  }
+
+  /**
+   * The same for messages handed on as they are (default: framed): a large one as its bytes, unchecked, as
+   * LinkFrame allows (the session checks them, and a worker reads them without a copy).
+   */
+  protected frames(message: (data: string | Buffer) => void = (data) => this.frame(data)): AnswerReaderOptions {
+    return { maxBytes: this.o.maxEventBytes, message, bytes: true, dropped: (d) => this.dropped(d), paused: () => this.#paused.wait };
   }
 
   /**

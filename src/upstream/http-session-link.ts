@@ -59,14 +59,14 @@ export class HttpSessionLink extends HttpLink {
       return { ok: false, answer: await httpAnswer(res), error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [o.upstream], { cause: new Error(`HTTP ${res.statusCode}`) }) };
     }
     if (type === 'text/event-stream' && res.statusCode === 200) {
-      void this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader(), 'warn').then((whole) => {
+      void this.read(decodedBody(res.headers, res.body), readSseAnswer, this.frames(), 'warn').then((whole) => {
         if (!whole) this.brokeFor(json);
       });
       return { ok: true };
     }
     if (type === 'application/json') {
       let answered = false;
-      const reader = this.reader((data) => {
+      const reader = this.frames((data) => {
         // An error answer with the request's id is the answer; one without (a refused message) is the send's failure.
         answered = res.statusCode < 300 || sniffResponseId(endsOf(data)) !== undefined;
         this.frame(data);

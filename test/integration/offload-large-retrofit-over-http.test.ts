@@ -1,5 +1,6 @@
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { JsonObject } from '../../src/json.js';
 import { createMetrics } from '../../src/metrics.js';
 import { OFFLOAD_BYTES } from '../../src/pipeline/offload/plan.js';
@@ -89,6 +90,22 @@ describe('a 5 MB text result retrofitted on the worker thread through the HTTP p
     const message = JSON.parse(out.slice(out.indexOf('data: ') + 6, -2)) as { id: number; result: { structuredContent: unknown } };
     expect(message.id).toBe(5);
     expect(message.result.structuredContent).toEqual({ rows });
+    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true, input: 'bytes' })]);
+  });
+
+  it.each([
+    ['JSON', true],
+    ['SSE', false],
+  ])('%s answers on the session the gateway holds for a 2026-07-28 client: the bytes reach the worker undecoded', async (_name, jsonResponse) => {
+    const upstream = await startV1Server({ jsonResponse, build });
+    const gw = await startGateway(gatewayConfig([httpUpstream('big', upstream.url, { tools: { big: { outputSchema: schema } } })]));
+    const client = new ClientV2({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as never);
+    onTestFinished(() => client.close());
+    await client.connect(new TransportV2(new URL(gw.url('/big/mcp'))));
+    await client.listTools();
+    expect((await client.callTool({ name: 'big', arguments: {} })).structuredContent).toEqual({ rows });
+    // Served on a pooled session (the upstream speaks only session revisions), whose link read the answer as bytes.
+    expect(gw.app.upstreams.get('big')?.counts?.()).toMatchObject({ pooled: 1 });
     expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([expect.objectContaining({ tool: 'big', unparsed: true, input: 'bytes' })]);
   });
 
