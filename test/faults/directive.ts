@@ -8,10 +8,14 @@
 
 export const DIRECTIVE_KEY = 'x-fault';
 
-/** The gateway's limits in the suite's config (small, so faults that exceed them stay cheap). */
+/**
+ * The gateway's limits in the suite's config (small, so faults that exceed them stay cheap). A result may pass
+ * the 256 KiB at which the gateway holds a message in shared memory and retrofits it on a worker (the `large`
+ * kind's messages lie between the two).
+ */
 export const LIMITS = Object.freeze({
   maxRequestBytes: 256 * 1024,
-  maxResultBytes: 256 * 1024,
+  maxResultBytes: 1024 * 1024,
   // A stalled body is cut well within the client's deadline (STALLED_BODY_DEADLINE_MS); a trickled one (a few
   // hundred bytes, 8–64 at a time, 5–25 ms apart) arrives in time.
   headersTimeoutMs: 2_000,

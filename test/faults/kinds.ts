@@ -34,6 +34,7 @@ export const KINDS = {
   'duplicate-answer': { summary: 'the upstream sends the answer twice', targets: ALL, clean: false },
   'invalid-answer': { summary: 'the answer to a pending id is not valid JSON-RPC', targets: ALL, clean: false },
   'deep-json': { summary: 'an answer holding JSON nested 100,000 deep', targets: ALL, clean: false },
+  large: { summary: 'notifications and an answer past 256 KiB (held in shared memory, retrofitted on a worker) and within the limit', targets: ALL, clean: true },
   'stall-stdin': { summary: 'the stdio child stops reading stdin while the client sends megabytes of requests', targets: ['stdio', 'shared'], clean: true, slowsUpstream: true },
   // Not in share mode, where one slow session holds the child back for every session by design (src/upstream/shared-stdio.ts).
   'slow-reader': { summary: 'the client reads a stream of megabytes slowly (backpressure)', targets: NOT_SHARED, clean: true },

@@ -55,6 +55,11 @@ export interface SessionPlan {
 }
 
 const SALT = { plan: 2 } as const;
+/** The `large` kind's padding: past OFFLOAD_BYTES (256 KiB), and under half the limit (`native` carries it twice). */
+const LARGE_FROM = 256 * 1024 + 4096;
+const LARGE_TO = 448 * 1024;
+/** Where an endless message's filler starts doubling from (the limit it passed when the limit was 256 KiB). */
+const ENDLESS_FROM = 256 * 1024;
 const TEXT_EXTRAS = ['', ' ø', ' "quoted"', ' back\\slash', ' line\nbreak', ' 🚀', ' tab\tand\u0001control'];
 
 function text(rng: Rng): string {
@@ -133,7 +138,7 @@ function upstreamFault(kind: FaultKind, rng: Rng, notes: number, target: Target)
       // memory. On the proxied target's own GET stream, where no request waits, 512 MB: far past the peak
       // allowance, whatever room the allocator had kept from earlier runs.
       const where = rng.pick(target === 'http' ? (['answer', 'after', 'stream'] as const) : (['answer', 'after'] as const));
-      const capBytes = where === 'stream' ? 512 * 2 ** 20 : LIMITS.maxResultBytes * 2 ** rng.int(1, 7);
+      const capBytes = where === 'stream' ? 512 * 2 ** 20 : ENDLESS_FROM * 2 ** rng.int(1, 7);
       return { kind: 'endless', capBytes, holdMs: rng.int(200, 1200), where };
     }
     case 'invalid-answer':
@@ -156,6 +161,10 @@ function faulted(kind: FaultKind, b: Builder, rng: Rng, progress: boolean, targe
     return [{ messages: [b.call(b.directive({ notes: n, gapMs: rng.int(0, 5), pad, fault }, needsSse), progress, rng.pick(['echo', 'native', 'weather']))], compare: false }];
   }
   switch (kind) {
+    case 'large':
+      // Each notification and the answer's text past the size a message is held in shared memory from (a
+      // `native` answer carries its text twice: still within the limit), in any framing, cut anywhere.
+      return [{ messages: [b.call(b.directive({ notes: rng.int(0, 2), gapMs: rng.int(0, 5), pad: rng.int(LARGE_FROM, LARGE_TO) }), progress, rng.pick(['echo', 'native', 'weather']))], compare: true }];
     case 'stall-stdin': {
       // The child stops reading; then a megabyte or two of requests, far past its stdin pipe's 64 KB.
       const stall = b.call(b.directive({ fault: { kind: 'stall-stdin', ms: rng.int(200, 600) } }), progress, 'echo');
