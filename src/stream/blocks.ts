@@ -15,6 +15,14 @@ export class BlockScanner {
   /** The last block ended with a CR at a chunk's end: a LF opening the next chunk is the rest of it. */
   #endedAtCr = false;
 
+  /** A scanner inside a block whose bytes so far ended with `last` (a line end, or any other byte). */
+  static inBlockAfter(last: number | undefined): BlockScanner {
+    const scanner = new BlockScanner();
+    scanner.#lineEmpty = last === LF || last === CR;
+    scanner.#afterCr = last === CR;
+    return scanner;
+  }
+
   /** Between blocks, with nothing of a line end pending: a chunk may start a block. */
   atRest(): boolean {
     return this.#lineEmpty && !this.#afterCr && !this.#endedAtCr;

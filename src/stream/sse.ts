@@ -9,6 +9,7 @@
  * it comes (./held.ts), and a line past that size is not decoded: such a block's one data line comes back as
  * bytes (`dataBytes`), so its consumer can check it in slices and hand it to a worker without a copy.
  */
+import { BlockScanner } from './blocks.js';
 import { HeldBytes } from './held.js';
 
 const LF = 0x0a;
@@ -92,9 +93,8 @@ interface Discard {
   bytes: number;
   readonly head: Buffer;
   tail: Buffer;
-  /** No byte since the last line terminator (a terminator now ends the block). */
-  lineEmpty: boolean;
-  afterCr: boolean;
+  /** Where the block ends (its line ends crossed by a native search, not byte by byte). */
+  readonly scanner: BlockScanner;
 }
 
 interface Fields {
@@ -211,7 +211,7 @@ export class SseSplitter {
     const raw = this.#raw;
     const tail = Buffer.from(raw.tail(ENDS));
     const last = tail[tail.length - 1];
-    this.#discard = { bytes: raw.length, head: Buffer.from(raw.head(ENDS * 4)), tail, lineEmpty: last === LF || last === CR, afterCr: last === CR };
+    this.#discard = { bytes: raw.length, head: Buffer.from(raw.head(ENDS * 4)), tail, scanner: BlockScanner.inBlockAfter(last) };
     raw.clear();
     this.#resetLine();
     this.#blockUnread = false;
@@ -227,36 +227,20 @@ export class SseSplitter {
 
   /** Skip bytes of a discarded block up to its blank line; returns where normal splitting resumes. */
   #discarding(chunk: Buffer, start: number, out: SseEvent[]): number {
-    const d = this.#discard!;
-    for (let i = start; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b === LF && d.afterCr) {
-        d.afterCr = false;
-        continue;
-      }
-      d.afterCr = b === CR;
-      if (b !== LF && b !== CR) {
-        d.lineEmpty = false;
-        continue;
-      }
-      if (!d.lineEmpty) {
-        d.lineEmpty = true;
-        continue;
-      }
-      // A blank line: the block ends here (a \r\n terminator's \n is taken with it).
-      let end = i + 1;
-      if (b === CR && chunk[end] === LF) end++;
-      this.#consume(chunk.subarray(start, end));
-      out.push(this.#overlong());
-      // A CR ending the chunk: a LF opening the next one belongs to it, a lone fragment of this block.
-      if (b === CR && end === chunk.length) {
-        this.#afterCr = true;
-        this.#dispatchedAtCr = true;
-      }
-      return end;
+    const end = this.#discard!.scanner.end(chunk, start);
+    if (end === -1) {
+      this.#consume(chunk.subarray(start));
+      return chunk.length;
     }
-    this.#consume(chunk.subarray(start));
-    return chunk.length;
+    // The block ends here (a \r\n terminator's \n taken with it when it is in this chunk).
+    this.#consume(chunk.subarray(start, end));
+    out.push(this.#overlong());
+    // A CR ending the chunk: a LF opening the next one belongs to it, a lone fragment of this block.
+    if (end === chunk.length && chunk[end - 1] === CR) {
+      this.#afterCr = true;
+      this.#dispatchedAtCr = true;
+    }
+    return end;
   }
 
   #overlong(): SseEvent {
