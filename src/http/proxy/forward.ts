@@ -287,16 +287,9 @@ class ProxyExchange {
     return undefined;
   }
 
+  /** The relay ended the response (./sse-relay.ts); cut short, it was the client leaving or the upstream failing. */
   #sseEnded(ended: RelayEnd): void {
-    const res = this.#res;
-    // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
-    for (const p of this.#own) if (p.expect.kind === 'rewrite' && p.expect.nativeOnly) this.#state?.pending.forget(p);
-    if (ended.kind === 'complete') res.end();
-    else if (ended.kind === 'failed' && ended.answered) res.end();
-    else {
-      this.#aborted = this.#cancel.aborted || ended.kind === 'gone';
-      res.destroy();
-    }
+    if (ended.kind === 'gone' || (ended.kind === 'failed' && !ended.answered)) this.#aborted = this.#cancel.aborted || ended.kind === 'gone';
   }
 
   /** A JSON answer through the session. Synchronous when the whole body is already here (a small answer). */

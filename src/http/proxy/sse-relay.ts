@@ -6,7 +6,8 @@
  * answer to an id nobody awaits, which are then forwarded as they arrive too. A held block is bounded by
  * limits.maxResultBytes: past it, it is never truncated: the request it answers gets RETROFIT_ERR_RESULT_TOO_LARGE
  * as an event of its own (#overflow below says which). Every write respects the client's backpressure,
- * and the gateway's own events go between blocks only.
+ * and the gateway's own events go between blocks only. The relay ends the response: cleanly when the stream
+ * completed (or what the exchange still owed was answered), cut off otherwise.
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
@@ -330,12 +331,25 @@ class SseRelay {
 }
 
 /**
- * Relay an SSE body (see the module comment). When the upstream fails mid-stream, the requests of this
- * exchange still awaited get `failure(error)` as events of their own where that can be written cleanly.
+ * Relay an SSE body (see the module comment) and end `res`. When the upstream fails mid-stream, the requests of
+ * this exchange still awaited get `failure(error)` as events of their own where that can be written cleanly.
  * Synchronous when the whole body was already here and nothing had to wait (the usual small answer): no
  * promise per exchange, as a small JSON answer has none.
  */
 export function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext, failure: (err: unknown) => RetrofitError | undefined): RelayEnd | Promise<RelayEnd> {
+  const ended = relayBody(body, res, ctx, failure);
+  return ended instanceof Promise ? ended.then((end) => finished(end, res, ctx)) : finished(ended, res, ctx);
+}
+
+function finished(end: RelayEnd, res: ServerResponse, ctx: RelayContext): RelayEnd {
+  // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
+  for (const p of ctx.own) if (p.expect.kind === 'rewrite' && p.expect.nativeOnly) ctx.state?.pending.forget(p);
+  if (end.kind === 'complete' || (end.kind === 'failed' && end.answered)) res.end();
+  else res.destroy();
+  return end;
+}
+
+function relayBody(body: RelayBody, res: ServerResponse, ctx: RelayContext, failure: (err: unknown) => RetrofitError | undefined): RelayEnd | Promise<RelayEnd> {
   const relay = new SseRelay(res, ctx);
   const complete = body.takeComplete?.();
   if (!complete) return relayChunks(relay, body, body, failure);
@@ -344,12 +358,11 @@ export function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext
       const ok = relay.chunk(complete[i]!);
       if (ok === true) continue;
       if (ok === false) return gone(relay, body);
-      return relayRest(relay, body, ok, complete.slice(i + 1), failure);
+      return relayChunks(relay, body, complete.slice(i + 1), failure, ok);
     }
     const ended = relay.end();
-    if (ended === true) return COMPLETE;
-    if (ended === false) return GONE;
-    return relayRest(relay, body, ended, undefined, failure);
+    if (typeof ended === 'boolean') return ended ? COMPLETE : GONE;
+    return ended.then((ok) => (ok ? COMPLETE : GONE), (err: unknown) => failed(relay, err, failure));
   } catch (err) {
     return failed(relay, err, failure);
   }
@@ -369,23 +382,12 @@ async function failed(relay: SseRelay, err: unknown, failure: (err: unknown) => 
 }
 
 /**
- * A whole body that had to wait part-way (a worker's rewrite, a client behind): `waiting` settles the chunk under
- * way, `rest` are the chunks after it (undefined: `waiting` was the end's).
+ * `chunks` (the body as it arrives, or what is left of a whole one) relayed one by one, then the end; after
+ * `waiting` (a chunk of a whole body that had to wait: a worker's rewrite, a client behind) settles.
  */
-async function relayRest(relay: SseRelay, body: RelayBody, waiting: Promise<boolean>, rest: Buffer[] | undefined, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
+async function relayChunks(relay: SseRelay, body: RelayBody, chunks: Iterable<Buffer> | AsyncIterable<Buffer>, failure: (err: unknown) => RetrofitError | undefined, waiting?: Promise<boolean>): Promise<RelayEnd> {
   try {
-    const ok = await waiting;
-    if (rest === undefined) return ok ? COMPLETE : GONE;
-    if (!ok) return gone(relay, body);
-  } catch (err) {
-    return failed(relay, err, failure);
-  }
-  return relayChunks(relay, body, rest, failure);
-}
-
-/** `chunks` (the body as it arrives, or what is left of a whole one) relayed one by one, then the end. */
-async function relayChunks(relay: SseRelay, body: RelayBody, chunks: Iterable<Buffer> | AsyncIterable<Buffer>, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
-  try {
+    if (waiting && !(await waiting)) return gone(relay, body);
     for await (const chunk of chunks) {
       const ok = relay.chunk(chunk);
       if (ok !== true && (ok === false || !(await ok))) return gone(relay, body);
