@@ -26,6 +26,7 @@ import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
+import type { Reshaped } from './offload/protocol.js';
 import { spliceResult } from './offload/splice.js';
 import { createRecordTap, type RecordSink } from './record.js';
 import { reportListed, reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
@@ -53,6 +54,11 @@ export interface Rewriter {
   readonly rawThreshold?: number;
   /** Rewrite one response (see the module comment); synchronous unless a worker is involved. */
   respond(request: PendingRequest, input: RewriteInput, log: Log): Rewritten | Promise<Rewritten>;
+  /**
+   * Reshape a large 2026-07-28 answer for a client of a session revision on the large-result worker
+   * (src/upstream/modern-link.ts); undefined when no worker can take it (the caller does it on its thread).
+   */
+  reshape(data: Buffer, clientId: string | number, log: Log): Promise<Reshaped<Buffer>> | undefined;
   /**
    * Boot the isolation worker ahead of the first call that needs it, when one of `policies` has a tool
    * that does (config load, and each reload that changes tools). Otherwise no worker runs until one does.
@@ -337,6 +343,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       if (input.message) return respondToMessage(request, input.message, log);
       return respondToRaw(request, input.raw, input.id, log, true);
     },
+    reshape: (data, clientId, log) => usable(large, 'large results', log)?.reshape(data, clientId),
     prepare(policies) {
       for (const policy of policies) {
         if (policy.isolates) return isolated?.warm();

@@ -194,3 +194,39 @@ export function inputRequest(message: JsonObject): JsonObject {
   if (message.params !== undefined) out.params = message.params;
   return out;
 }
+
+/** Result members of 2026-07-28 that the session revisions do not have. */
+const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
+
+/**
+ * One message of a 2026-07-28 answer stream, for a client of a session revision (src/upstream/modern-link.ts):
+ * `pass`: not JSON, not an object, or a notification (progress, log): handed on as it came; `request`: a
+ * request on an answer stream, which this revision does not have (dropped); `input`: an `input_required`
+ * result; `answer`: the call's answer as the session revision has it, its id the client's and its result
+ * without `resultType`, `ttlMs` and `cacheScope`. Pure, so that a worker thread can run it on a large answer.
+ */
+export type SessionAnswer =
+  | { readonly kind: 'pass' }
+  | { readonly kind: 'request'; readonly method: string }
+  | { readonly kind: 'input'; readonly result: JsonObject }
+  | { readonly kind: 'answer'; readonly json: string };
+
+export function sessionAnswer(text: string, clientId: string | number): SessionAnswer {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return { kind: 'pass' };
+  }
+  if (!isJsonObject(message)) return { kind: 'pass' };
+  if (typeof message.method === 'string') return message.id === undefined ? { kind: 'pass' } : { kind: 'request', method: message.method };
+  const result = isJsonObject(message.result) ? message.result : undefined;
+  if (result?.resultType === 'input_required') return { kind: 'input', result };
+  const out: JsonObject = { ...message, id: clientId };
+  if (result) {
+    const plain: JsonObject = { ...result };
+    for (const k of MODERN_ONLY) delete plain[k];
+    out.result = plain;
+  }
+  return { kind: 'answer', json: JSON.stringify(out) };
+}

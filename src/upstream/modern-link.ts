@@ -9,7 +9,8 @@
  * - Every other request goes upstream with the `_meta` envelope (revision, the client's capabilities and
  *   info from its initialize) and the mirrored headers (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`).
  *   Its answer — JSON or SSE, progress and log messages first — comes back as messages of the session; a
- *   complete result loses the revision's `resultType`, `ttlMs`, `cacheScope`, which older clients do not know.
+ *   complete result loses the revision's `resultType`, `ttlMs`, `cacheScope`, which older clients do not know
+ *   (src/protocol/modern.ts sessionAnswer: a message past OFFLOAD_BYTES is reshaped on the pipeline's worker).
  * - An `input_required` result becomes server→client requests on the client's session (ids `mrtr-<n>`); once
  *   the client answered all of them, the request is sent again with `inputResponses` and `requestState`.
  * - `notifications/cancelled` for a request closes its answer stream (the revision's cancellation).
@@ -21,18 +22,19 @@ import { RetrofitError } from '../errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
 import { isKnownRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION } from '../protocol/era.js';
-import { encodeHeaderValue, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION } from '../protocol/modern.js';
+import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { nestedTooDeeply } from '../jsonrpc/strict.js';
+import type { Reshaped } from '../pipeline/offload/protocol.js';
+import { encodeHeaderValue, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION, sessionAnswer, type SessionAnswer } from '../protocol/modern.js';
 import { readJsonAnswer, readSseAnswer } from './answer-reader.js';
 import { decodedBody } from './exchange.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, type HeaderMap } from './headers.js';
-import { HttpLink } from './http-link.js';
+import { HttpLink, type HttpLinkOptions } from './http-link.js';
 import type { SendOptions, SendOutcome } from './link.js';
 
 /** Requests whose Mcp-Name header mirrors `params.name` / `params.uri`. */
 const NAMED: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
-/** Result members of 2026-07-28 that the session revisions do not have. */
-const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
 /** Longest wait before a listen stream that ended is opened again (ms). */
 const MAX_RELISTEN_MS = 30_000;
 /** Input requests of one request waiting for the client's answers, at most. */
@@ -51,9 +53,18 @@ interface Call {
   responses: JsonObject;
   requestState: string | undefined;
   attempt: number;
+  /** Its answer's messages while one of them is being reshaped on the worker, in order (see #fromCall). */
+  reshaping?: Promise<void> | undefined;
+}
+
+/** What a link to a 2026-07-28 upstream needs besides HttpLinkOptions. */
+export interface ModernLinkOptions extends HttpLinkOptions {
+  /** Reshape a large answer on a worker (src/pipeline/rewrite.ts Rewriter.reshape); undefined: it cannot. */
+  readonly reshape?: (data: Buffer, clientId: string | number) => Promise<Reshaped<Buffer>> | undefined;
 }
 
 export class ModernUpstreamLink extends HttpLink {
+  protected declare readonly o: ModernLinkOptions;
   readonly #calls = new Map<string, Call>();
   /** The server→client requests made of input requests: our id → the call and its key. */
   readonly #asks = new Map<string, { readonly call: Call; readonly key: string }>();
@@ -66,6 +77,10 @@ export class ModernUpstreamLink extends HttpLink {
   #relisten: NodeJS.Timeout | undefined;
   #relistenMs = 1000;
   #asked = 0;
+
+  constructor(options: ModernLinkOptions) {
+    super(options);
+  }
 
   async send(json: string, options: SendOptions = {}): Promise<SendOutcome> {
     if (!this.alive) return { ok: false, error: this.error() };
@@ -200,9 +215,15 @@ export class ModernUpstreamLink extends HttpLink {
       const kind = this.abort.signal.aborted ? 'aborted' : failureKind(err);
       return { ok: false, error: failureError(err, kind === 'aborted' ? 'unreachable' : kind, this.o.upstream, this.o.timeoutMs)! };
     }
-    const reader = this.reader((data) => this.#fromCall(call, data));
+    const reader = this.frames((data) => this.#fromCall(call, data));
     const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
-    void this.read(decodedBody(res.headers, res.body), type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then((whole) => {
+    void this.read(decodedBody(res.headers, res.body), type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then(async (whole) => {
+      // Messages of this answer still being reshaped on the worker.
+      while (call.reshaping) {
+        const reshaping = call.reshaping;
+        await reshaping;
+        if (call.reshaping === reshaping) call.reshaping = undefined;
+      }
       if (this.#calls.get(idKey(call.clientId)) !== call || call.waiting.size > 0 || call.abort.signal.aborted) return;
       this.#forget(call);
       // A stream that broke before the call's result: reported as reset, so the session answers it at once with
@@ -214,33 +235,63 @@ export class ModernUpstreamLink extends HttpLink {
     return { ok: true };
   }
 
-  /** A message of a call's answer. */
-  #fromCall(call: Call, data: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      this.frame(data);
-      return;
+  /**
+   * A message of a call's answer. Text is reshaped here; a large one (bytes, past OFFLOAD_BYTES) on the
+   * pipeline's worker, so that neither its parse nor its serialisation holds the event loop (done here only
+   * when no worker can take it). The messages after it wait for it, in order, and so does the call's stream
+   * before deciding whether the call was answered.
+   */
+  #fromCall(call: Call, data: string | Buffer): void {
+    const next = call.reshaping ? call.reshaping.then(() => this.#fromCallNow(call, data)) : this.#fromCallNow(call, data);
+    call.reshaping = next?.catch((err: unknown) => this.o.log.error({ err, bytes: data.length }, 'a message of a 2026-07-28 answer could not be handled; dropped'));
+  }
+
+  #fromCallNow(call: Call, data: string | Buffer): Promise<void> | undefined {
+    const job = typeof data === 'string' ? undefined : this.o.reshape?.(data, call.clientId);
+    if (!job) {
+      this.#reshaped(call, data, typeof data === 'string' ? sessionAnswer(data, call.clientId) : this.#reshapeHere(data, call.clientId));
+      return undefined;
     }
-    if (!isJsonObject(message)) return this.frame(data);
-    if (typeof message.method === 'string') {
-      // Progress and log messages of the call (a request on an answer stream is not of this revision: dropped).
-      if (message.id === undefined) this.frame(data);
-      else this.o.log.warn({ method: message.method }, 'the 2026-07-28 upstream sent a request on an answer stream; dropped');
-      return;
+    this.o.log.debug({ bytes: data.length }, 'a large 2026-07-28 answer reshaped on a worker');
+    return job.then(
+      (out) => this.#reshaped(call, data, out),
+      (err: unknown) => {
+        this.o.log.warn({ err, bytes: data.length }, 'reshaping a large 2026-07-28 answer on the worker failed; reshaped on the event loop');
+        this.#reshaped(call, data, this.#reshapeHere(data as Buffer, call.clientId));
+      },
+    );
+  }
+
+  /** The worker's job, on this thread. */
+  #reshapeHere(data: Buffer, clientId: string | number): Reshaped<Buffer> {
+    if (nestedTooDeeply(data)) return { kind: 'deep' };
+    const out = sessionAnswer(data.toString('utf8'), clientId);
+    return out.kind === 'answer' ? { kind: 'answer', bytes: Buffer.from(out.json) } : out;
+  }
+
+  #reshaped(call: Call, data: string | Buffer, out: SessionAnswer | Reshaped<Buffer>): void {
+    if (!this.alive) return;
+    switch (out.kind) {
+      case 'pass':
+        return this.frame(data);
+      case 'request':
+        this.o.log.warn({ method: out.method }, 'the 2026-07-28 upstream sent a request on an answer stream; dropped');
+        return;
+      case 'deep': {
+        // Nothing may recurse over it: dropped as the other links drop it (`depth`); a response (its ends show an
+        // id) is the call's answer, and the call gets an error.
+        const answers = sniffResponseId(endsOf(data)) !== undefined && this.#calls.get(idKey(call.clientId)) === call;
+        if (answers) this.#forget(call);
+        return this.dropped({ reason: 'depth', bytes: data.length, ...(answers && { id: call.clientId }) });
+      }
+      case 'input':
+        if (this.#calls.get(idKey(call.clientId)) === call) this.#inputRequired(call, out.result);
+        return;
+      default:
+        if (this.#calls.get(idKey(call.clientId)) !== call) return;
+        this.#forget(call);
+        this.frame('json' in out ? out.json : out.bytes);
     }
-    if (this.#calls.get(idKey(call.clientId)) !== call) return;
-    const result = isJsonObject(message.result) ? message.result : undefined;
-    if (result?.resultType === 'input_required') return this.#inputRequired(call, result);
-    this.#forget(call);
-    const out: JsonObject = { ...message, id: call.clientId };
-    if (result) {
-      const plain: JsonObject = { ...result };
-      for (const k of MODERN_ONLY) delete plain[k];
-      out.result = plain;
-    }
-    this.frame(JSON.stringify(out));
   }
 
   /** The upstream needs the client's input: each input request becomes a request on the client's session. */

@@ -16,6 +16,7 @@ function markingRewriter(): Rewriter & { seen: PendingRequest[] } {
       seen.push(request);
       return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), marked: `${request.tool ?? '?'}@${request.revision}` } } };
     },
+    reshape: () => undefined,
     prepare: () => {},
     close: async () => {},
   };

@@ -43,6 +43,7 @@ describe('a tools/call whose POST stream drops, resumed with Last-Event-ID throu
         seen.push(request);
         return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), resumed: true } } };
       },
+      reshape: () => undefined,
       prepare: () => {},
       close: async () => {},
     };

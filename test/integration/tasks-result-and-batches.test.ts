@@ -35,6 +35,7 @@ describe('tasks/result and JSON-RPC batches', () => {
         seen.push(request);
         return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), by: `${request.method}:${request.tool ?? '-'}` } } };
       },
+      reshape: () => undefined,
       prepare: () => {},
       close: async () => {},
     };

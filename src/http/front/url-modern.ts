@@ -161,7 +161,7 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
     {
       name,
       path: upstreamOf().path,
-      link: (snap, headers, linkLog) => new ModernUpstreamLink(linkOptions(snap, headers, linkLog)),
+      link: (snap, headers, linkLog) => new ModernUpstreamLink({ ...linkOptions(snap, headers, linkLog), reshape: (data, clientId) => ctx.rewriter.reshape(data, clientId, linkLog) }),
       maxSessions: () => DEFAULTS.maxSessionsSse,
       idleTimeoutMs: () => DEFAULTS.idleTimeoutMs,
       bridge: (snap) => snap.upstream.bridge,

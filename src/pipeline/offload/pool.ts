@@ -1,8 +1,9 @@
 /**
  * A small pool of worker threads running retrofits off the event loop (./worker.ts): large results, and
  * extractions that cannot be bounded in time on the main thread (a backtracking pattern, a YAML parse), which
- * run under a deadline. Jobs queue in order and each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy object, so
- * per config generation); its config and defaults travel to a worker only the first time that worker sees
+ * run under a deadline; and the reshape of large 2026-07-28 answers for older clients (reshape()). Jobs queue
+ * in order and each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy
+ * object, so per config generation); its config and defaults travel to a worker only the first time that worker sees
  * the id. A worker that crashes fails its job (the caller passes the original result through) and is
  * replaced; queued jobs go to the replacement. A job past its deadline has its worker terminated (that is
  * the only way to stop a running match) and fails with DeadlineExceeded. close() terminates every worker.
@@ -15,7 +16,7 @@ import { type JsonObject } from '../../json.js';
 import { TOOL_DEFAULTS } from '../../retrofit/settings.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
-import { READY, type OffloadJob, type OffloadReply } from './protocol.js';
+import { READY, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
 
 /** Pool settings. */
 export interface PoolOptions {
@@ -41,6 +42,7 @@ export interface PoolAnswer {
   readonly outcome?: CallOutcome;
   readonly stub?: JsonObject;
   readonly mismatch?: true;
+  readonly reshaped?: Reshaped<Buffer>;
 }
 
 /** The work the pool needs for one result. */
@@ -82,10 +84,21 @@ export function defaultWorkerUrl(from: string = import.meta.url): URL {
   return new URL('./worker.js', from);
 }
 
+/** A reshape (ReshapeJob): the answer's bytes count against the queue bound as a result's text does. */
+interface ReshapeRequest {
+  readonly reshape: ReshapeJob['reshape'];
+  readonly bytes: number;
+}
+
 interface Queued {
-  readonly request: PoolRequest;
+  readonly request: PoolRequest | ReshapeRequest;
   readonly resolve: (answer: PoolAnswer) => void;
   readonly reject: (err: Error) => void;
+}
+
+/** A worker's bytes as a Buffer over the same (transferred) memory. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 interface Slot {
@@ -158,12 +171,24 @@ export class OffloadPool {
    * rejects when the worker crashed or the pool closed.
    */
   run(request: PoolRequest): Promise<PoolAnswer> | undefined {
+    return this.#enqueue(request);
+  }
+
+  #enqueue(request: PoolRequest | ReshapeRequest): Promise<PoolAnswer> | undefined {
     if (this.#closed) return Promise.reject(new Error('the offload pool is closed'));
     if (this.#bytes > 0 && this.#bytes + request.bytes > this.#maxQueuedBytes) return undefined;
     this.#bytes += request.bytes;
     const promise = new Promise<PoolAnswer>((resolve, reject) => this.#queue.push({ request, resolve, reject }));
     this.#dispatch();
     return promise;
+  }
+
+  /**
+   * Reshape a large 2026-07-28 answer for a client of a session revision (src/protocol/modern.ts
+   * sessionAnswer) on a worker; undefined when the queue bound would be exceeded, as run().
+   */
+  reshape(data: Uint8Array | string, clientId: string | number): Promise<Reshaped<Buffer>> | undefined {
+    return this.#enqueue({ reshape: { data, clientId }, bytes: data.length })?.then((answer) => answer.reshaped ?? Promise.reject(new Error('the offload worker gave no reshaped answer')));
   }
 
   /** Terminate every worker; queued and running jobs reject. */
@@ -208,6 +233,7 @@ export class OffloadPool {
 
   #post(slot: Slot, queued: Queued): void {
     const { request } = queued;
+    if ('reshape' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, reshape: request.reshape });
     const toolId = this.idOf(request.entry);
     const job: OffloadJob = {
       job: this.#nextJob++,
@@ -221,6 +247,10 @@ export class OffloadPool {
       ...(request.deadlineMs !== undefined && { timed: true as const }),
     };
     slot.known.add(toolId);
+    this.#postJob(slot, queued, job);
+  }
+
+  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob): void {
     slot.running = { job: job.job, queued };
     try {
       slot.worker.postMessage(job);
@@ -238,9 +268,10 @@ export class OffloadPool {
     clearTimeout(running.timer);
     slot.running = undefined;
     if (reply.ok) {
-      const bytes = reply.bytes && Buffer.from(reply.bytes.buffer, reply.bytes.byteOffset, reply.bytes.byteLength);
+      const bytes = reply.bytes && asBuffer(reply.bytes);
       const { outcome, stub, mismatch } = reply;
-      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }) });
+      const reshaped = reply.reshaped?.kind === 'answer' ? { kind: 'answer' as const, bytes: asBuffer(reply.reshaped.bytes) } : reply.reshaped;
+      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(reshaped && { reshaped }) });
     }
     else this.#settle(running.queued, new Error(reply.error));
     this.#dispatch();
@@ -249,7 +280,8 @@ export class OffloadPool {
   /** Start the running job's deadline (its worker said the retrofit starts). */
   #arm(slot: Slot, job: number): void {
     const running = slot.running;
-    const deadline = running?.queued.request.deadlineMs;
+    const request = running?.queued.request;
+    const deadline = request && 'deadlineMs' in request ? request.deadlineMs : undefined;
     if (!running || running.job !== job || deadline === undefined || running.timer) return;
     running.timer = setTimeout(() => this.#expired(slot, deadline), deadline);
     running.timer.unref();

@@ -6,6 +6,7 @@ import type { JsonObject } from '../../json.js';
 import type { ToolConfig, ToolDefaults } from '../../config/types.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
 import type { ProfileShape } from '../../retrofit/profile.js';
+import type { SessionAnswer } from '../../protocol/modern.js';
 
 /** One tools/call (or tasks/result) retrofit to run off the event loop. */
 export interface OffloadJob {
@@ -33,6 +34,18 @@ export interface OffloadJob {
   readonly timed?: true;
 }
 
+/**
+ * A large 2026-07-28 answer to reshape for a client of a session revision (src/protocol/modern.ts
+ * sessionAnswer), parsed and serialised here instead of on the event loop (src/upstream/modern-link.ts).
+ */
+export interface ReshapeJob {
+  readonly job: number;
+  readonly reshape: { readonly data: Uint8Array | string; readonly clientId: string | number };
+}
+
+/** What a reshape gives back: sessionAnswer's verdict, the answer as UTF-8 bytes; `deep`: nested past MAX_DEPTH. */
+export type Reshaped<B = Uint8Array> = Exclude<SessionAnswer, { kind: 'answer' }> | { readonly kind: 'answer'; readonly bytes: B } | { readonly kind: 'deep' };
+
 /** The worker's answer to one job. */
 export type OffloadReply =
   /**
@@ -48,6 +61,8 @@ export type OffloadReply =
       readonly stub?: JsonObject;
       /** For a `message` job: it is not a response with that id and a result object; nothing was done. */
       readonly mismatch?: true;
+      /** For a reshape job. */
+      readonly reshaped?: Reshaped;
     }
   | { readonly job: number; readonly ok: false; readonly error: string }
   /** A timed job's retrofit starts now (its deadline counts from here). */

@@ -1,17 +1,19 @@
 /**
- * Entry point of an offload worker thread: runs the retrofit engine on large tools/call results so the
- * gateway's event loop stays free, and answers with the rewritten result already serialised (a string copies
- * between threads cheaply; a large object graph does not). Each tool's policy is compiled once, on the first
- * job that names its id, and kept (bounded) for the jobs after.
+ * Entry point of an offload worker thread: runs the retrofit engine on large tools/call results (and reshapes
+ * large 2026-07-28 answers for older clients) so the gateway's event loop stays free, and answers with the
+ * rewritten result already serialised (a string copies between threads cheaply; a large object graph does
+ * not). Each tool's policy is compiled once, on the first job that names its id, and kept (bounded) for the
+ * jobs after.
  */
 import { parentPort } from 'node:worker_threads';
 import { isJsonObject, type JsonObject } from '../../json.js';
-import { responseProblem } from '../../jsonrpc/strict.js';
+import { nestedTooDeeply, responseProblem } from '../../jsonrpc/strict.js';
+import { sessionAnswer } from '../../protocol/modern.js';
 import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
-import { READY, type OffloadJob, type OffloadReply } from './protocol.js';
+import { READY, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
 
 /** Compiled tools kept at most; a reload makes new ids, so old ones age out in insertion order. */
 const MAX_TOOLS = 1024;
@@ -76,11 +78,30 @@ function run(job: OffloadJob): OffloadReply {
   }
 }
 
+/** A 2026-07-28 answer for a session revision's client: checked for depth before anything recurses over it. */
+function reshape(job: ReshapeJob): OffloadReply {
+  try {
+    const { data, clientId } = job.reshape;
+    if (nestedTooDeeply(data)) return { job: job.job, ok: true, reshaped: { kind: 'deep' } };
+    const out = sessionAnswer(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'), clientId);
+    return { job: job.job, ok: true, reshaped: out.kind === 'answer' ? { kind: 'answer', bytes: encode(out.json) } : out };
+  } catch (err) {
+    return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+  }
+}
+
+/** The buffer a reply hands over instead of copying. */
+function transfer(reply: OffloadReply): ArrayBuffer[] {
+  if (!reply.ok) return [];
+  const bytes = reply.bytes ?? (reply.reshaped?.kind === 'answer' ? reply.reshaped.bytes : undefined);
+  return bytes ? [bytes.buffer as ArrayBuffer] : [];
+}
+
 const worker = parentPort;
 if (!worker) throw new Error('src/pipeline/offload/worker.ts runs as a worker thread only');
 const port = worker;
-port.on('message', (job: OffloadJob) => {
-  const reply = run(job);
-  port.postMessage(reply, reply.ok && reply.bytes ? [reply.bytes.buffer as ArrayBuffer] : []);
+port.on('message', (job: OffloadJob | ReshapeJob) => {
+  const reply = 'reshape' in job ? reshape(job) : run(job);
+  port.postMessage(reply, transfer(reply));
 });
 port.postMessage(READY);

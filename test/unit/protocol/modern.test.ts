@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
-import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, encodeHeaderValue, upstreamRequest } from '../../../src/protocol/modern.js';
+import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, encodeHeaderValue, sessionAnswer, upstreamRequest } from '../../../src/protocol/modern.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (name: string, meta: JsonObject = META): JsonObject => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
@@ -65,5 +65,19 @@ describe('2026-07-28 results', () => {
       cacheScope: 'private',
       _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'old', version: '1' } },
     });
+  });
+});
+
+describe('a 2026-07-28 answer for a client of a session revision', () => {
+  it('takes the client\'s id and loses the revision\'s result members; anything else says what it is', () => {
+    const answer = sessionAnswer('{"jsonrpc":"2.0","id":"7~retry-1","result":{"resultType":"complete","ttlMs":5,"cacheScope":"private","content":[]}}', 7);
+    expect(answer).toEqual({ kind: 'answer', json: '{"jsonrpc":"2.0","id":7,"result":{"content":[]}}' });
+    expect(sessionAnswer('{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}', 'a')).toEqual({ kind: 'answer', json: '{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"no"}}' });
+    const input = { resultType: 'input_required', inputRequests: { q: { method: 'elicitation/create' } } };
+    expect(sessionAnswer(JSON.stringify({ jsonrpc: '2.0', id: 1, result: input }), 1)).toEqual({ kind: 'input', result: input });
+    expect(sessionAnswer('{"jsonrpc":"2.0","method":"notifications/progress","params":{}}', 1)).toEqual({ kind: 'pass' });
+    expect(sessionAnswer('{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage"}', 1)).toEqual({ kind: 'request', method: 'sampling/createMessage' });
+    expect(sessionAnswer('{"jsonrpc":', 1)).toEqual({ kind: 'pass' });
+    expect(sessionAnswer('[1]', 1)).toEqual({ kind: 'pass' });
   });
 });

@@ -28,6 +28,7 @@ function fake(answer: (input: RewriteInput, request: PendingRequest) => Rewritte
       const out = answer(input, request);
       return options.async ? Promise.resolve(out) : out;
     },
+    reshape: () => undefined,
     prepare: () => undefined,
     close: () => Promise.resolve(),
   };

@@ -174,6 +174,21 @@ describe('the pool', () => {
     await expect(p.run(request)!).resolves.toMatchObject({ outcome: { outcome: 'extracted' } });
   });
 
+  it('reshapes a 2026-07-28 answer on the built worker as sessionAnswer does, bytes or text; a deep one is named', async () => {
+    const p = pool();
+    const text = JSON.stringify({ jsonrpc: '2.0', id: 'x~retry-1', result: { resultType: 'complete', ttlMs: 1, content: [{ type: 'text', text: 'ü'.repeat(1000) }] } });
+    const bytes = Buffer.from(text);
+    for (const data of [text, bytes]) {
+      const out = await p.reshape(data, 'x')!;
+      expect(out.kind).toBe('answer');
+      const json = out.kind === 'answer' ? out.bytes.toString('utf8') : '';
+      expect(JSON.parse(json)).toEqual({ jsonrpc: '2.0', id: 'x', result: { content: [{ type: 'text', text: 'ü'.repeat(1000) }] } });
+    }
+    expect(await p.reshape(Buffer.from('{"jsonrpc":"2.0","method":"notifications/message"}'), 1)!).toEqual({ kind: 'pass' });
+    expect(await p.reshape(Buffer.from(`{"jsonrpc":"2.0","id":1,"result":${'['.repeat(5_000)}${']'.repeat(5_000)}}`), 1)!).toEqual({ kind: 'deep' });
+    expect(p.queuedBytes).toBe(0);
+  });
+
   it('rejects queued and running jobs on close, and every later one', async () => {
     const p = pool({ workerUrl: PROBE });
     const policy = upstreamWith({ t: { outputSchema: { type: 'object' } } });

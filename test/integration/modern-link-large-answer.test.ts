@@ -1,0 +1,128 @@
+/**
+ * A session-era client in front of a 2026-07-28-only upstream (src/upstream/modern-link.ts) answered with
+ * messages past OFFLOAD_BYTES: each answer is reshaped for the client's revision (its id the client's, its
+ * result without `resultType`, `ttlMs`, `cacheScope`) on the pipeline's worker, never parsed or serialised on
+ * the event loop, over JSON and SSE answers; with a configured outputSchema it is then retrofitted on the worker
+ * as well. A large log message keeps its place before the small answer after it; a large answer nested past
+ * MAX_DEPTH gets a JSON-RPC error; a small answer stays on the main thread.
+ */
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { OFFLOAD_BYTES } from '../../src/pipeline/offload/plan.js';
+import { gatewayConfig, httpUpstream } from '../helpers/config.js';
+import { startGateway } from '../helpers/gateway.js';
+
+const MODERN = '2026-07-28';
+const rows = Array.from({ length: 40_000 }, (_, i) => ({ id: i, name: `row ${i} "q" ü` }));
+const TEXT = JSON.stringify({ rows });
+const schema = {
+  type: 'object',
+  properties: { rows: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'] } } },
+  required: ['rows'],
+};
+let upstream: Server;
+let url = '';
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method !== 'POST') return void res.writeHead(405).end();
+      const m = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string | number; method: string; params?: { name?: string } };
+      if (m.method === 'initialize') return json(res, 400, { jsonrpc: '2.0', id: m.id, error: { code: -32022, message: 'unsupported', data: { supported: [MODERN] } } });
+      if (m.id === undefined) return void res.writeHead(202).end();
+      if (m.method === 'server/discover') {
+        return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', supportedVersions: [MODERN], capabilities: { tools: {} }, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern-large', version: '1' } } } });
+      }
+      if (m.method === 'tools/list') {
+        const names = ['plain', 'plain-sse', 'typed', 'typed-sse', 'small', 'deep', 'noisy-sse'];
+        return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: names.map((n) => ({ name: n, inputSchema: { type: 'object' } })) } });
+      }
+      if (m.method !== 'tools/call') return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } });
+      const name = m.params?.name ?? '';
+      if (name === 'deep') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[],"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`);
+      }
+      if (name === 'noisy-sse') {
+        // A large log message, then the small result: they reach the client in this order.
+        const log = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: TEXT } };
+        const answer = { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'done' }] } };
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.end(`event: message\ndata: ${JSON.stringify(log)}\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
+      }
+      const text = name === 'small' ? '{"rows":[]}' : TEXT;
+      const answer = { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', ttlMs: 5, cacheScope: 'private', content: [{ type: 'text', text }] } };
+      if (!name.endsWith('-sse')) return json(res, 200, answer);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const progress = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } };
+      res.end(`event: message\ndata: ${JSON.stringify(progress)}\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const address = upstream.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
+});
+
+afterAll(async () => {
+  upstream.closeAllConnections();
+  await new Promise<void>((resolve) => upstream.close(() => resolve()));
+});
+
+describe('large answers of a 2026-07-28-only upstream to a session-era client', () => {
+  it('are reshaped (and retrofitted) on the worker, over JSON and SSE; a deep one gets an error', async () => {
+    expect(TEXT.length).toBeGreaterThan(OFFLOAD_BYTES);
+    const tools = { 'typed': { outputSchema: schema }, 'typed-sse': { outputSchema: schema }, 'small': { outputSchema: schema } };
+    const gw = await startGateway(gatewayConfig([httpUpstream('modern', url, { tools })]));
+    const client = new Client({ name: 'v1', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url('/modern/mcp'))));
+    onTestFinished(() => client.close());
+    await client.listTools();
+
+    for (const name of ['plain', 'plain-sse']) {
+      const result = await client.callTool({ name, arguments: {} });
+      expect(result, name).toEqual({ content: [{ type: 'text', text: TEXT }] });
+    }
+    for (const name of ['typed', 'typed-sse']) {
+      const result = await client.callTool({ name, arguments: {} });
+      expect(result.structuredContent, name).toEqual({ rows });
+      expect(result).not.toHaveProperty('resultType');
+      expect(result).not.toHaveProperty('ttlMs');
+    }
+    const small = await client.callTool({ name: 'small', arguments: {} });
+    expect(small.structuredContent).toEqual({ rows: [] });
+
+    // Four large answers reshaped on the worker (none on the event loop), two of them retrofitted there too.
+    const reshaped = gw.logs.filter((l) => l.msg === 'a large 2026-07-28 answer reshaped on a worker');
+    expect(reshaped).toHaveLength(4);
+    expect(gw.logs.filter((l) => l.msg === 'retrofit offloaded to a worker')).toEqual([
+      expect.objectContaining({ tool: 'typed', input: 'bytes' }),
+      expect.objectContaining({ tool: 'typed-sse', input: 'bytes' }),
+    ]);
+
+    // A large message that does not answer (a log message) keeps its place before the small answer after it.
+    const seen: string[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push(`log ${String(n.params.data).length}`));
+    const noisy = client.callTool({ name: 'noisy-sse', arguments: {} }).then((r) => seen.push(`result ${(r.content as { text: string }[])[0]!.text}`));
+    await noisy;
+    expect(seen).toEqual([`log ${TEXT.length}`, 'result done']);
+    expect(gw.logs.filter((l) => l.msg === 'a large 2026-07-28 answer reshaped on a worker')).toHaveLength(5);
+
+    const deep = await client.callTool({ name: 'deep', arguments: {} }, undefined, { timeout: 30_000 }).then(
+      () => undefined,
+      (err: { data?: { code?: string } }) => err.data?.code,
+    );
+    expect(deep).toBe('RETROFIT_ERR_UPSTREAM_PROTOCOL');
+    // The session goes on.
+    expect((await client.callTool({ name: 'small', arguments: {} })).structuredContent).toEqual({ rows: [] });
+  });
+});
