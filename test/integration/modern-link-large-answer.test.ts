@@ -4,13 +4,15 @@
  * result without `resultType`, `ttlMs`, `cacheScope`) on the pipeline's worker, never parsed or serialised on
  * the event loop, over JSON and SSE answers; with a configured outputSchema it is then retrofitted on the worker
  * as well. A large log message keeps its place before the small answer after it; a large answer nested past
- * MAX_DEPTH gets a JSON-RPC error; a small answer stays on the main thread.
+ * MAX_DEPTH, one cut off halfway (JSON or SSE) and one past limits.maxResultBytes each get their JSON-RPC error at
+ * once; a small answer stays on the main thread.
  */
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import { OFFLOAD_BYTES } from '../../src/pipeline/offload/plan.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
@@ -44,7 +46,7 @@ beforeAll(async () => {
         return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', supportedVersions: [MODERN], capabilities: { tools: {} }, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern-large', version: '1' } } } });
       }
       if (m.method === 'tools/list') {
-        const names = ['plain', 'plain-sse', 'typed', 'typed-sse', 'small', 'deep', 'noisy-sse'];
+        const names = ['plain', 'plain-sse', 'typed', 'typed-sse', 'small', 'deep', 'noisy-sse', 'cut', 'cut-sse', 'huge'];
         return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: names.map((n) => ({ name: n, inputSchema: { type: 'object' } })) } });
       }
       if (m.method !== 'tools/call') return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } });
@@ -60,7 +62,15 @@ beforeAll(async () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         return void res.end(`event: message\ndata: ${JSON.stringify(log)}\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
       }
-      const text = name === 'small' ? '{"rows":[]}' : TEXT;
+      if (name === 'cut' || name === 'cut-sse') {
+        // Half of a large answer, then the connection is reset.
+        const whole = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: TEXT }] } });
+        const sse = name === 'cut-sse';
+        res.writeHead(200, sse ? { 'content-type': 'text/event-stream' } : { 'content-type': 'application/json', 'content-length': String(whole.length) });
+        res.write(`${sse ? 'event: message\ndata: ' : ''}${whole.slice(0, whole.length >> 1)}`);
+        return void setImmediate(() => res.destroy());
+      }
+      const text = name === 'small' ? '{"rows":[]}' : name === 'huge' ? TEXT.repeat(3) : TEXT;
       const answer = { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', ttlMs: 5, cacheScope: 'private', content: [{ type: 'text', text }] } };
       if (!name.endsWith('-sse')) return json(res, 200, answer);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -82,7 +92,8 @@ describe('large answers of a 2026-07-28-only upstream to a session-era client', 
   it('are reshaped (and retrofitted) on the worker, over JSON and SSE; a deep one gets an error', async () => {
     expect(TEXT.length).toBeGreaterThan(OFFLOAD_BYTES);
     const tools = { 'typed': { outputSchema: schema }, 'typed-sse': { outputSchema: schema }, 'small': { outputSchema: schema } };
-    const gw = await startGateway(gatewayConfig([httpUpstream('modern', url, { tools })]));
+    // The large answers (1.3 MB) are within maxResultBytes; `huge` (3.8 MB) is not.
+    const gw = await startGateway(gatewayConfig([httpUpstream('modern', url, { tools, timeoutMs: 20_000 })], { limits: { ...DEFAULT_LIMITS, maxResultBytes: 2 * 1024 * 1024 } }));
     const client = new Client({ name: 'v1', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.url('/modern/mcp'))));
     onTestFinished(() => client.close());
@@ -117,11 +128,16 @@ describe('large answers of a 2026-07-28-only upstream to a session-era client', 
     expect(seen).toEqual([`log ${TEXT.length}`, 'result done']);
     expect(gw.logs.filter((l) => l.msg === 'a large 2026-07-28 answer reshaped on a worker')).toHaveLength(5);
 
-    const deep = await client.callTool({ name: 'deep', arguments: {} }, undefined, { timeout: 30_000 }).then(
-      () => undefined,
-      (err: { data?: { code?: string } }) => err.data?.code,
-    );
-    expect(deep).toBe('RETROFIT_ERR_UPSTREAM_PROTOCOL');
+    // Each broken or refused large answer is answered at once with its error (never at timeoutMs: 20 s).
+    const failure = (name: string): Promise<string | undefined> =>
+      client.callTool({ name, arguments: {} }, undefined, { timeout: 30_000 }).then(
+        () => undefined,
+        (err: { data?: { code?: string } }) => err.data?.code,
+      );
+    expect(await failure('deep')).toBe('RETROFIT_ERR_UPSTREAM_PROTOCOL');
+    expect(await failure('cut')).toBe('RETROFIT_ERR_UPSTREAM_RESET');
+    expect(await failure('cut-sse')).toBe('RETROFIT_ERR_UPSTREAM_RESET');
+    expect(await failure('huge')).toBe('RETROFIT_ERR_RESULT_TOO_LARGE');
     // The session goes on.
     expect((await client.callTool({ name: 'small', arguments: {} })).structuredContent).toEqual({ rows: [] });
   });
