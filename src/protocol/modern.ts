@@ -5,7 +5,7 @@
  * functions over parsed JSON: src/http/front/modern.ts applies them, src/session/pool.ts holds the sessions.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import { FIRST_STATELESS_REVISION, isRevision, META_PROTOCOL_VERSION, STATEFUL_REVISIONS } from './era.js';
+import { FIRST_STATELESS_REVISION, isKnownRevision, isRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION, STATEFUL_REVISIONS } from './era.js';
 
 /** The one session-less revision the gateway serves. */
 export const MODERN_REVISION = FIRST_STATELESS_REVISION;
@@ -229,4 +229,40 @@ export function sessionAnswer(text: string, clientId: string | number): SessionA
     out.result = plain;
   }
   return { kind: 'answer', json: JSON.stringify(out) };
+}
+
+/**
+ * An older client's InitializeResult from the upstream's DiscoverResult: the session revision it asked for
+ * (else the latest), the upstream's capabilities, instructions and serverInfo (else one named `upstream`).
+ */
+export function initializeFromDiscover(found: JsonObject, asked: unknown, upstream: string): JsonObject {
+  const protocolVersion = isKnownRevision(asked) && !isStateless(asked) ? asked : LATEST_STATEFUL_REVISION;
+  const meta = isJsonObject(found._meta) ? found._meta : {};
+  const serverInfo = isJsonObject(meta[META_SERVER_INFO]) ? meta[META_SERVER_INFO] : { name: upstream, version: '0' };
+  const capabilities = isJsonObject(found.capabilities) ? { ...found.capabilities } : {};
+  const result: JsonObject = { protocolVersion, capabilities, serverInfo };
+  if (typeof found.instructions === 'string') result.instructions = found.instructions;
+  return result;
+}
+
+/**
+ * A message of a `subscriptions/listen` stream, for an older client's server stream: a notification without
+ * its subscription id (undefined: nothing for the client — not JSON, not a notification, the acknowledgement).
+ */
+export function listenedNotification(text: string): string | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(message) || typeof message.method !== 'string' || message.id !== undefined) return undefined;
+  if (message.method === 'notifications/subscriptions/acknowledged') return undefined;
+  const params = isJsonObject(message.params) ? { ...message.params } : undefined;
+  if (params && isJsonObject(params._meta)) {
+    const { [META_SUBSCRIPTION_ID]: _id, ...meta } = params._meta;
+    if (Object.keys(meta).length > 0) params._meta = meta;
+    else delete params._meta;
+  }
+  return JSON.stringify(params ? { ...message, params } : message);
 }

@@ -21,11 +21,11 @@
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
-import { isKnownRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION } from '../protocol/era.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Reshaped } from '../pipeline/offload/protocol.js';
-import { encodeHeaderValue, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_SUBSCRIPTION_ID, MODERN_REVISION, sessionAnswer, type SessionAnswer } from '../protocol/modern.js';
+import { META_PROTOCOL_VERSION } from '../protocol/era.js';
+import { encodeHeaderValue, initializeFromDiscover, listenedNotification, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, MODERN_REVISION, sessionAnswer, type SessionAnswer } from '../protocol/modern.js';
 import { readJsonAnswer, readSseAnswer } from './answer-reader.js';
 import { decodedBody } from './exchange.js';
 import { failureError, failureKind } from './errors.js';
@@ -166,14 +166,7 @@ export class ModernUpstreamLink extends HttpLink {
       this.#replyError(id, found);
       return { ok: true };
     }
-    const asked = params.protocolVersion;
-    const protocolVersion = isKnownRevision(asked) && !isStateless(asked) ? asked : LATEST_STATEFUL_REVISION;
-    const meta = isJsonObject(found._meta) ? found._meta : {};
-    const serverInfo = isJsonObject(meta['io.modelcontextprotocol/serverInfo']) ? meta['io.modelcontextprotocol/serverInfo'] : { name: this.o.upstream, version: '0' };
-    const capabilities = isJsonObject(found.capabilities) ? { ...found.capabilities } : {};
-    const result: JsonObject = { protocolVersion, capabilities, serverInfo };
-    if (typeof found.instructions === 'string') result.instructions = found.instructions;
-    this.#reply(id, result);
+    this.#reply(id, initializeFromDiscover(found, params.protocolVersion, this.o.upstream));
     this.#openListen(headers);
     return { ok: true };
   }
@@ -381,31 +374,15 @@ export class ModernUpstreamLink extends HttpLink {
           return;
         }
         this.#relistenMs = 1000;
-        await this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader((data) => this.#listened(data)), 'debug');
+        await this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader((data) => {
+          const json = listenedNotification(data);
+          if (json !== undefined) this.frame(json);
+        }), 'debug');
       } catch (err) {
         if (!abort.signal.aborted) this.o.log.debug({ err }, 'the listen stream of the 2026-07-28 upstream failed');
       }
       again();
     })();
-  }
-
-  /** A message of the listen stream: notifications go to the client's server stream, without the subscription id. */
-  #listened(data: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (!isJsonObject(message) || typeof message.method !== 'string' || message.id !== undefined) return;
-    if (message.method === 'notifications/subscriptions/acknowledged') return;
-    const params = isJsonObject(message.params) ? { ...message.params } : undefined;
-    if (params && isJsonObject(params._meta)) {
-      const { [META_SUBSCRIPTION_ID]: _id, ...meta } = params._meta;
-      if (Object.keys(meta).length > 0) params._meta = meta;
-      else delete params._meta;
-    }
-    this.frame(JSON.stringify(params ? { ...message, params } : message));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
-import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, encodeHeaderValue, sessionAnswer, upstreamRequest } from '../../../src/protocol/modern.js';
+import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, encodeHeaderValue, initializeFromDiscover, listenedNotification, sessionAnswer, upstreamRequest } from '../../../src/protocol/modern.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (name: string, meta: JsonObject = META): JsonObject => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
@@ -79,5 +79,23 @@ describe('a 2026-07-28 answer for a client of a session revision', () => {
     expect(sessionAnswer('{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage"}', 1)).toEqual({ kind: 'request', method: 'sampling/createMessage' });
     expect(sessionAnswer('{"jsonrpc":', 1)).toEqual({ kind: 'pass' });
     expect(sessionAnswer('[1]', 1)).toEqual({ kind: 'pass' });
+  });
+});
+
+describe('an older client\'s session in front of a 2026-07-28 upstream', () => {
+  it('is initialized from server/discover: the session revision asked for, else the latest', () => {
+    const found = { supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, instructions: 'hi', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '2' } } };
+    expect(initializeFromDiscover(found, '2025-03-26', 'up')).toEqual({ protocolVersion: '2025-03-26', capabilities: { tools: {} }, serverInfo: { name: 's', version: '2' }, instructions: 'hi' });
+    expect(initializeFromDiscover({}, '2026-07-28', 'up')).toEqual({ protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'up', version: '0' } });
+  });
+
+  it('gets the listen stream\'s notifications without their subscription id, and nothing else', () => {
+    const note = { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'l1' } } };
+    expect(listenedNotification(JSON.stringify(note))).toBe('{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{}}');
+    const kept = { ...note, params: { uri: 'a', _meta: { 'io.modelcontextprotocol/subscriptionId': 'l1', trace: 1 } } };
+    expect(JSON.parse(listenedNotification(JSON.stringify(kept))!)).toEqual({ ...note, params: { uri: 'a', _meta: { trace: 1 } } });
+    expect(listenedNotification('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged"}')).toBeUndefined();
+    expect(listenedNotification('{"jsonrpc":"2.0","id":1,"result":{}}')).toBeUndefined();
+    expect(listenedNotification('not json')).toBeUndefined();
   });
 });
