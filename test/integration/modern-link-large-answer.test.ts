@@ -7,8 +7,8 @@
  * MAX_DEPTH, one cut off halfway (JSON or SSE) and one past limits.maxResultBytes each get their JSON-RPC error at
  * once; a small answer stays on the main thread.
  */
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -16,8 +16,8 @@ import { DEFAULT_LIMITS } from '../../src/config/types.js';
 import { OFFLOAD_BYTES } from '../../src/pipeline/offload/plan.js';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
+import { startRawModern, writeJson, type ModernCall } from '../helpers/raw-modern.js';
 
-const MODERN = '2026-07-28';
 const rows = Array.from({ length: 40_000 }, (_, i) => ({ id: i, name: `row ${i} "q" ü` }));
 const TEXT = JSON.stringify({ rows });
 const schema = {
@@ -25,74 +25,43 @@ const schema = {
   properties: { rows: { type: 'array', items: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } }, required: ['id', 'name'] } } },
   required: ['rows'],
 };
-let upstream: Server;
-let url = '';
+const TOOLS = ['plain', 'plain-sse', 'typed', 'typed-sse', 'small', 'deep', 'noisy-sse', 'cut', 'cut-sse', 'huge'];
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+function answer(m: ModernCall, res: ServerResponse): void {
+  const name = m.name;
+  if (name === 'deep') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[],"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`);
+  }
+  if (name === 'noisy-sse') {
+    // A large log message, then the small result: they reach the client in this order.
+    const log = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: TEXT } };
+    const done = { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'done' }] } };
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    return void res.end(`event: message\ndata: ${JSON.stringify(log)}\n\nevent: message\ndata: ${JSON.stringify(done)}\n\n`);
+  }
+  if (name === 'cut' || name === 'cut-sse') {
+    // Half of a large answer, then the connection is reset.
+    const whole = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: TEXT }] } });
+    const sse = name === 'cut-sse';
+    res.writeHead(200, sse ? { 'content-type': 'text/event-stream' } : { 'content-type': 'application/json', 'content-length': String(whole.length) });
+    res.write(`${sse ? 'event: message\ndata: ' : ''}${whole.slice(0, whole.length >> 1)}`);
+    return void setImmediate(() => res.destroy());
+  }
+  const text = name === 'small' ? '{"rows":[]}' : name === 'huge' ? TEXT.repeat(3) : TEXT;
+  const whole = { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', ttlMs: 5, cacheScope: 'private', content: [{ type: 'text', text }] } };
+  if (!name.endsWith('-sse')) return writeJson(res, 200, whole);
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const progress = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } };
+  res.end(`event: message\ndata: ${JSON.stringify(progress)}\n\nevent: message\ndata: ${JSON.stringify(whole)}\n\n`);
 }
-
-beforeAll(async () => {
-  upstream = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.method !== 'POST') return void res.writeHead(405).end();
-      const m = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string | number; method: string; params?: { name?: string } };
-      if (m.method === 'initialize') return json(res, 400, { jsonrpc: '2.0', id: m.id, error: { code: -32022, message: 'unsupported', data: { supported: [MODERN] } } });
-      if (m.id === undefined) return void res.writeHead(202).end();
-      if (m.method === 'server/discover') {
-        return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', supportedVersions: [MODERN], capabilities: { tools: {} }, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern-large', version: '1' } } } });
-      }
-      if (m.method === 'tools/list') {
-        const names = ['plain', 'plain-sse', 'typed', 'typed-sse', 'small', 'deep', 'noisy-sse', 'cut', 'cut-sse', 'huge'];
-        return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: names.map((n) => ({ name: n, inputSchema: { type: 'object' } })) } });
-      }
-      if (m.method !== 'tools/call') return json(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } });
-      const name = m.params?.name ?? '';
-      if (name === 'deep') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return void res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[],"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`);
-      }
-      if (name === 'noisy-sse') {
-        // A large log message, then the small result: they reach the client in this order.
-        const log = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: TEXT } };
-        const answer = { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: 'done' }] } };
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        return void res.end(`event: message\ndata: ${JSON.stringify(log)}\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
-      }
-      if (name === 'cut' || name === 'cut-sse') {
-        // Half of a large answer, then the connection is reset.
-        const whole = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', content: [{ type: 'text', text: TEXT }] } });
-        const sse = name === 'cut-sse';
-        res.writeHead(200, sse ? { 'content-type': 'text/event-stream' } : { 'content-type': 'application/json', 'content-length': String(whole.length) });
-        res.write(`${sse ? 'event: message\ndata: ' : ''}${whole.slice(0, whole.length >> 1)}`);
-        return void setImmediate(() => res.destroy());
-      }
-      const text = name === 'small' ? '{"rows":[]}' : name === 'huge' ? TEXT.repeat(3) : TEXT;
-      const answer = { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', ttlMs: 5, cacheScope: 'private', content: [{ type: 'text', text }] } };
-      if (!name.endsWith('-sse')) return json(res, 200, answer);
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const progress = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'working' } };
-      res.end(`event: message\ndata: ${JSON.stringify(progress)}\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`);
-    });
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const address = upstream.address();
-  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/mcp`;
-});
-
-afterAll(async () => {
-  upstream.closeAllConnections();
-  await new Promise<void>((resolve) => upstream.close(() => resolve()));
-});
 
 describe('large answers of a 2026-07-28-only upstream to a session-era client', () => {
   it('are reshaped (and retrofitted) on the worker, over JSON and SSE; a deep one gets an error', async () => {
     expect(TEXT.length).toBeGreaterThan(OFFLOAD_BYTES);
     const tools = { 'typed': { outputSchema: schema }, 'typed-sse': { outputSchema: schema }, 'small': { outputSchema: schema } };
     // The large answers (1.3 MB) are within maxResultBytes; `huge` (3.8 MB) is not.
+    const url = await startRawModern(TOOLS, answer);
     const gw = await startGateway(gatewayConfig([httpUpstream('modern', url, { tools, timeoutMs: 20_000 })], { limits: { ...DEFAULT_LIMITS, maxResultBytes: 2 * 1024 * 1024 } }));
     const client = new Client({ name: 'v1', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.url('/modern/mcp'))));
