@@ -43,7 +43,10 @@ export interface ReshapeJob {
   readonly reshape: { readonly data: Uint8Array | string; readonly clientId: string | number };
 }
 
-/** What a reshape gives back: sessionAnswer's verdict, the answer as UTF-8 bytes; `deep`: nested past MAX_DEPTH. */
+/**
+ * What a reshape gives back: sessionAnswer's verdict, the answer as UTF-8 bytes (in shared memory: passed on,
+ * never copied); `deep`: nested past MAX_DEPTH.
+ */
 export type Reshaped<B = Uint8Array> = Exclude<SessionAnswer, { kind: 'answer' }> | { readonly kind: 'answer'; readonly bytes: B } | { readonly kind: 'deep' };
 
 /** The worker's answer to one job. */

@@ -78,13 +78,23 @@ function run(job: OffloadJob): OffloadReply {
   }
 }
 
+/**
+ * UTF-8 bytes in shared memory: a reshaped answer goes on to the session and, retrofitted, to a worker again;
+ * shared, it is never copied on the way (as the large messages the links hold: src/stream/held.ts).
+ */
+function sharedUtf8(json: string): Uint8Array {
+  const bytes = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(json)));
+  bytes.write(json);
+  return bytes;
+}
+
 /** A 2026-07-28 answer for a session revision's client: checked for depth before anything recurses over it. */
 function reshape(job: ReshapeJob): OffloadReply {
   try {
     const { data, clientId } = job.reshape;
     if (nestedTooDeeply(data)) return { job: job.job, ok: true, reshaped: { kind: 'deep' } };
     const out = sessionAnswer(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'), clientId);
-    return { job: job.job, ok: true, reshaped: out.kind === 'answer' ? { kind: 'answer', bytes: encode(out.json) } : out };
+    return { job: job.job, ok: true, reshaped: out.kind === 'answer' ? { kind: 'answer', bytes: sharedUtf8(out.json) } : out };
   } catch (err) {
     return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }
@@ -94,7 +104,7 @@ function reshape(job: ReshapeJob): OffloadReply {
 function transfer(reply: OffloadReply): ArrayBuffer[] {
   if (!reply.ok) return [];
   const bytes = reply.bytes ?? (reply.reshaped?.kind === 'answer' ? reply.reshaped.bytes : undefined);
-  return bytes ? [bytes.buffer as ArrayBuffer] : [];
+  return bytes && !(bytes.buffer instanceof SharedArrayBuffer) ? [bytes.buffer] : [];
 }
 
 const worker = parentPort;

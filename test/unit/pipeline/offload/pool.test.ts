@@ -174,13 +174,15 @@ describe('the pool', () => {
     await expect(p.run(request)!).resolves.toMatchObject({ outcome: { outcome: 'extracted' } });
   });
 
-  it('reshapes a 2026-07-28 answer on the built worker as sessionAnswer does, bytes or text; a deep one is named', async () => {
+  it('reshapes a 2026-07-28 answer on the built worker as sessionAnswer does, bytes or text, into shared memory; a deep one is named', async () => {
     const p = pool();
     const text = JSON.stringify({ jsonrpc: '2.0', id: 'x~retry-1', result: { resultType: 'complete', ttlMs: 1, content: [{ type: 'text', text: 'ü'.repeat(1000) }] } });
     const bytes = Buffer.from(text);
     for (const data of [text, bytes]) {
       const out = await p.reshape(data, 'x')!;
       expect(out.kind).toBe('answer');
+      // In shared memory: passed on to the session (and a worker again) without a copy.
+      expect(out.kind === 'answer' && out.bytes.buffer).toBeInstanceOf(SharedArrayBuffer);
       const json = out.kind === 'answer' ? out.bytes.toString('utf8') : '';
       expect(JSON.parse(json)).toEqual({ jsonrpc: '2.0', id: 'x', result: { content: [{ type: 'text', text: 'ü'.repeat(1000) }] } });
     }
