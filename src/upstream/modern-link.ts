@@ -22,8 +22,8 @@ import { RetrofitError } from '../errors.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
-import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Reshaped } from '../pipeline/offload/protocol.js';
+import { reshapeAnswer } from '../pipeline/offload/reshape.js';
 import { META_PROTOCOL_VERSION } from '../protocol/era.js';
 import { encodeHeaderValue, initializeFromDiscover, listenedNotification, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, MODERN_REVISION, sessionAnswer, type SessionAnswer } from '../protocol/modern.js';
 import { readJsonAnswer, readSseAnswer } from './answer-reader.js';
@@ -211,12 +211,8 @@ export class ModernUpstreamLink extends HttpLink {
     const reader = this.frames((data) => this.#fromCall(call, data));
     const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
     void this.read(decodedBody(res.headers, res.body), type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then(async (whole) => {
-      // Messages of this answer still being reshaped on the worker.
-      while (call.reshaping) {
-        const reshaping = call.reshaping;
-        await reshaping;
-        if (call.reshaping === reshaping) call.reshaping = undefined;
-      }
+      // Messages of this answer still being reshaped on the worker (the last one chains the others).
+      await call.reshaping;
       if (this.#calls.get(idKey(call.clientId)) !== call || call.waiting.size > 0 || call.abort.signal.aborted) return;
       this.#forget(call);
       // A stream that broke before the call's result: reported as reset, so the session answers it at once with
@@ -242,7 +238,7 @@ export class ModernUpstreamLink extends HttpLink {
   #fromCallNow(call: Call, data: string | Buffer): Promise<void> | undefined {
     const job = typeof data === 'string' ? undefined : this.o.reshape?.(data, call.clientId);
     if (!job) {
-      this.#reshaped(call, data, typeof data === 'string' ? sessionAnswer(data, call.clientId) : this.#reshapeHere(data, call.clientId));
+      this.#reshaped(call, data, typeof data === 'string' ? sessionAnswer(data, call.clientId) : reshapeAnswer(data, call.clientId));
       return undefined;
     }
     this.o.log.debug({ bytes: data.length }, 'a large 2026-07-28 answer reshaped on a worker');
@@ -250,16 +246,9 @@ export class ModernUpstreamLink extends HttpLink {
       (out) => this.#reshaped(call, data, out),
       (err: unknown) => {
         this.o.log.warn({ err, bytes: data.length }, 'reshaping a large 2026-07-28 answer on the worker failed; reshaped on the event loop');
-        this.#reshaped(call, data, this.#reshapeHere(data as Buffer, call.clientId));
+        this.#reshaped(call, data, reshapeAnswer(data, call.clientId));
       },
     );
-  }
-
-  /** The worker's job, on this thread. */
-  #reshapeHere(data: Buffer, clientId: string | number): Reshaped<Buffer> {
-    if (nestedTooDeeply(data)) return { kind: 'deep' };
-    const out = sessionAnswer(data.toString('utf8'), clientId);
-    return out.kind === 'answer' ? { kind: 'answer', bytes: Buffer.from(out.json) } : out;
   }
 
   #reshaped(call: Call, data: string | Buffer, out: SessionAnswer | Reshaped<Buffer>): void {

@@ -7,13 +7,13 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isJsonObject, type JsonObject } from '../../json.js';
-import { nestedTooDeeply, responseProblem } from '../../jsonrpc/strict.js';
-import { sessionAnswer } from '../../protocol/modern.js';
+import { responseProblem } from '../../jsonrpc/strict.js';
 import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
 import { READY, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
+import { reshapeAnswer } from './reshape.js';
 
 /** Compiled tools kept at most; a reload makes new ids, so old ones age out in insertion order. */
 const MAX_TOOLS = 1024;
@@ -78,23 +78,10 @@ function run(job: OffloadJob): OffloadReply {
   }
 }
 
-/**
- * UTF-8 bytes in shared memory: a reshaped answer goes on to the session and, retrofitted, to a worker again;
- * shared, it is never copied on the way (as the large messages the links hold: src/stream/held.ts).
- */
-function sharedUtf8(json: string): Uint8Array {
-  const bytes = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(json)));
-  bytes.write(json);
-  return bytes;
-}
-
-/** A 2026-07-28 answer for a session revision's client: checked for depth before anything recurses over it. */
+/** A 2026-07-28 answer for a session revision's client (./reshape.ts). */
 function reshape(job: ReshapeJob): OffloadReply {
   try {
-    const { data, clientId } = job.reshape;
-    if (nestedTooDeeply(data)) return { job: job.job, ok: true, reshaped: { kind: 'deep' } };
-    const out = sessionAnswer(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'), clientId);
-    return { job: job.job, ok: true, reshaped: out.kind === 'answer' ? { kind: 'answer', bytes: sharedUtf8(out.json) } : out };
+    return { job: job.job, ok: true, reshaped: reshapeAnswer(job.reshape.data, job.reshape.clientId) };
   } catch (err) {
     return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }
