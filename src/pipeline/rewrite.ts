@@ -13,7 +13,7 @@
  * Outcomes are logged and counted (./report.ts) whichever way they ran. Never rejects. tools/call answers of recording upstreams are offered
  * to the recorder here too (./record.ts), as received, whichever way they are then retrofitted.
  */
-import { isJsonObject, type JsonObject } from '../json.js';
+import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
@@ -27,6 +27,7 @@ import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import type { Reshaped } from './offload/protocol.js';
+import type { Inspected } from './offload/inspect.js';
 import { spliceResult } from './offload/splice.js';
 import { createRecordTap, type RecordSink } from './record.js';
 import { reportListed, reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
@@ -59,6 +60,19 @@ export interface Rewriter {
    * (src/upstream/modern-link.ts); undefined when no worker can take it (the caller does it on its thread).
    */
   reshape(data: Buffer, clientId: string | number, log: Log): Promise<Reshaped<Buffer>> | undefined;
+  /**
+   * Read a large message nothing will rewrite on the large-result worker (./offload/inspect.ts:
+   * src/session/inbound.ts); undefined when no worker can take it (the caller parses it itself).
+   */
+  inspect(data: Buffer, log: Log): Promise<Inspected> | undefined;
+  /**
+   * True when an answer to `request` whose result reads as `result` — a worker's stub of it (./offload/
+   * inspect.ts) — comes out of respond() unchanged: a tools/call or tasks/result of a tool without a configured
+   * schema whose result has no structuredContent to project (or any answer to a method nothing rewrites). Then
+   * passedUnread() keeps respond()'s books without the result (it is recorded from its bytes).
+   */
+  leavesUnread(request: PendingRequest, result: Json): boolean;
+  passedUnread(request: PendingRequest, raw: Buffer, result: Json): void;
   /**
    * Boot the isolation worker ahead of the first call that needs it, when one of `policies` has a tool
    * that does (config load, and each reload that changes tools). Otherwise no worker runs until one does.
@@ -344,6 +358,19 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       return respondToRaw(request, input.raw, input.id, log, true);
     },
     reshape: (data, clientId, log) => usable(large, 'large results', log)?.reshape(data, clientId),
+    inspect: (data, log) => usable(large, 'large results', log)?.inspect(data),
+    leavesUnread(request, result) {
+      const { policy, tool, method } = request;
+      if (!policy || !isJsonObject(result)) return true;
+      if (method !== 'tools/call' && method !== 'tasks/result') return method !== 'tools/list';
+      return tool === undefined || (!policy.resolve(tool)?.compiled?.output && result.structuredContent === undefined);
+    },
+    passedUnread(request, raw, result) {
+      reportProfiled(metrics, request);
+      if (!request.policy || !isJsonObject(result) || request.tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return;
+      if (result.isError === true) request.trace?.toolError();
+      record.raw(request, raw);
+    },
     prepare(policies) {
       for (const policy of policies) {
         if (policy.isolates) return isolated?.warm();

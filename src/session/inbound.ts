@@ -3,9 +3,10 @@
  * await them, settled (negotiation, task memory) and, where they may change, rewritten by the pipeline.
  * Every transport calls this: the HTTP proxy per JSON body or SSE event, gateway-owned sessions per message
  * their link delivers. A large answer to a request that goes to a worker is not even parsed here: its id is
- * read from its ends and the worker parses it. With `strict`, an answer to an awaited request that a strict
- * client would drop (src/jsonrpc/strict.ts) is taken off the table unsettled and unrewritten, marked with its
- * problem for the caller to answer with an error.
+ * read from its ends and the worker parses it. Any other large message (bytes) is read on the worker too, and
+ * the session decides by the stub of it the worker gives back (readOnWorker). With `strict`, an answer to an
+ * awaited request that a strict client would drop (src/jsonrpc/strict.ts) is taken off the table unsettled and
+ * unrewritten, marked with its problem for the caller to answer with an error.
  */
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
@@ -13,6 +14,7 @@ import { putIdLiteral, responseIdLiteral, responseIdLiterals } from '../jsonrpc/
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { answerProblem, responseProblem } from '../jsonrpc/strict.js';
 import type { Log } from '../log.js';
+import type { Inspected, InspectedMessage } from '../pipeline/offload/inspect.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import type { Pending } from './pending.js';
@@ -154,7 +156,10 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
     const id = sniffResponseId(endsOf(data));
     const literal = responseIdLiteral(id, data);
     const pending = id === undefined ? undefined : state.pending.peek(id, literal);
-    if (id !== undefined && pending?.expect.kind === 'rewrite') {
+    // A tool without a configured schema: its answer changes only when it holds structuredContent, which the
+    // worker's reading tells (readOnWorker).
+    const unread = Buffer.isBuffer(data) && pending?.expect.kind === 'rewrite' && pending.expect.nativeOnly === true;
+    if (id !== undefined && pending?.expect.kind === 'rewrite' && !unread) {
       const out = rewriter.respond(pending.expect.request, { raw: data, id }, log);
       const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => {
         if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict, data);
@@ -173,8 +178,74 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
       };
       return out instanceof Promise ? out.then(finish) : finish(out);
     }
+    const read = Buffer.isBuffer(data) ? readOnWorker(state, rewriter, data, log, strict) : undefined;
+    if (read) return read;
   }
   return parseAndGo(state, rewriter, data, log, strict);
+}
+
+/**
+ * A large message (bytes) nothing rewrites, as far as its ends tell — a passthrough tool's answer, a
+ * notification, a server→client request —, read on the worker (src/pipeline/offload/inspect.ts): the session
+ * decides by its stubs, and the bytes go on as they came. Undefined when no worker can take it (the caller
+ * parses it). Parsed here after all when the worker's reading shows a message the session must read whole: an
+ * initialize's answer (negotiated), or one to rewrite whose id was not at its ends.
+ */
+function readOnWorker<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, log: Log, strict: boolean): Promise<Inbound<S>> | undefined {
+  const job = rewriter.inspect(data, log);
+  if (!job) return undefined;
+  log.debug({ bytes: data.length }, 'a large message read on a worker');
+  return job.then(
+    (inspected) => fromInspected(state, rewriter, data, inspected, log, strict),
+    (err: unknown) => {
+      log.warn({ err, bytes: data.length }, 'reading a large message on the worker failed; parsed on the event loop');
+      return parseAndGo(state, rewriter, data, log, strict);
+    },
+  );
+}
+
+function fromInspected<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, inspected: Inspected, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
+  if (inspected.kind === 'invalid') return { messages: [], batch: false, invalid: true };
+  // Too deep: whoever passed the bytes checked them first (owned sessions, the HTTP relays), so not reached.
+  if (inspected.kind === 'deep' || inspected.messages.some((m) => mustRead(state, rewriter, m, inspected.batch, strict))) return parseAndGo(state, rewriter, data, log, strict);
+  const messages: InboundMessage<S>[] = [];
+  for (const m of inspected.messages) {
+    if (!m.stub) continue;
+    const one = stubbed(state, m.stub, m, strict);
+    if (one.pending?.expect.kind === 'rewrite' && one.problem === undefined) rewriter.passedUnread(one.pending.expect.request, data, m.stub.result ?? null);
+    messages.push(one);
+  }
+  return { messages, batch: inspected.batch };
+}
+
+/**
+ * The message must be read whole, on this thread: it answers an initialize (negotiated), or a request whose
+ * answer the pipeline may change (rewriter.leavesUnread), or one in a batch (recorded apart). An answer a
+ * strict client would drop is not read: it becomes an error.
+ */
+function mustRead<S>(state: SessionState<S>, rewriter: Rewriter, m: InspectedMessage, batch: boolean, strict: boolean): boolean {
+  const stub = m.stub;
+  const id = stub?.id;
+  if (stub === undefined || typeof stub.method === 'string' || (typeof id !== 'string' && typeof id !== 'number')) return false;
+  const pending = state.pending.peek(id, m.literal);
+  if (pending === undefined || (strict && m.problem !== undefined && !pending.answered)) return false;
+  const expect = pending.expect;
+  if (expect.kind === 'initialize') return true;
+  return expect.kind === 'rewrite' && (batch || !rewriter.leavesUnread(expect.request, stub.result ?? null));
+}
+
+/**
+ * one() on a worker's stub of a message that needs nothing settled or rewritten (see mustRead): an answer to
+ * an awaited request is taken off the table, or, with `strict`, marked with what a strict client finds wrong.
+ */
+function stubbed<S>(state: SessionState<S>, message: JsonObject, m: InspectedMessage, strict: boolean): InboundMessage<S> {
+  const id = message.id;
+  if (strict && m.problem !== undefined && (typeof id === 'string' || typeof id === 'number')) {
+    const pending = state.pending.peek(id, m.literal);
+    if (pending && !pending.answered) return { message, pending: state.pending.answer(id, m.literal)!, problem: m.problem };
+  }
+  const pending = answerOf(state, message, m.literal);
+  return pending ? { message, pending } : { message };
 }
 
 function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {

@@ -17,6 +17,9 @@ function markingRewriter(): Rewriter & { seen: PendingRequest[] } {
       return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), marked: `${request.tool ?? '?'}@${request.revision}` } } };
     },
     reshape: () => undefined,
+    inspect: () => undefined,
+    leavesUnread: () => false,
+    passedUnread: () => {},
     prepare: () => {},
     close: async () => {},
   };

@@ -44,6 +44,9 @@ describe('a tools/call whose POST stream drops, resumed with Last-Event-ID throu
         return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), resumed: true } } };
       },
       reshape: () => undefined,
+      inspect: () => undefined,
+      leavesUnread: () => false,
+      passedUnread: () => {},
       prepare: () => {},
       close: async () => {},
     };

@@ -36,6 +36,9 @@ describe('tasks/result and JSON-RPC batches', () => {
         return { kind: 'message', original: message, message: { ...message, result: { ...(message.result as JsonObject), by: `${request.method}:${request.tool ?? '-'}` } } };
       },
       reshape: () => undefined,
+      inspect: () => undefined,
+      leavesUnread: () => false,
+      passedUnread: () => {},
       prepare: () => {},
       close: async () => {},
     };

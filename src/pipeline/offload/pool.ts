@@ -1,7 +1,8 @@
 /**
  * A small pool of worker threads running retrofits off the event loop (./worker.ts): large results, and
  * extractions that cannot be bounded in time on the main thread (a backtracking pattern, a YAML parse), which
- * run under a deadline; and the reshape of large 2026-07-28 answers for older clients (reshape()). Jobs queue
+ * run under a deadline; the reshape of large 2026-07-28 answers for older clients (reshape()); and the reading
+ * of large messages nothing rewrites (inspect()). Jobs queue
  * in order and each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy
  * object, so per config generation); its config and defaults travel to a worker only the first time that worker sees
  * the id. A worker that crashes fails its job (the caller passes the original result through) and is
@@ -16,7 +17,8 @@ import { type JsonObject } from '../../json.js';
 import { TOOL_DEFAULTS } from '../../retrofit/settings.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
-import { READY, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
+import type { Inspected } from './inspect.js';
+import { READY, type InspectJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
 
 /** Pool settings. */
 export interface PoolOptions {
@@ -43,6 +45,7 @@ export interface PoolAnswer {
   readonly stub?: JsonObject;
   readonly mismatch?: true;
   readonly reshaped?: Reshaped<Buffer>;
+  readonly inspected?: Inspected;
 }
 
 /** The work the pool needs for one result. */
@@ -84,14 +87,14 @@ export function defaultWorkerUrl(from: string = import.meta.url): URL {
   return new URL('./worker.js', from);
 }
 
-/** A reshape (ReshapeJob): the answer's bytes count against the queue bound as a result's text does. */
-interface ReshapeRequest {
-  readonly reshape: ReshapeJob['reshape'];
-  readonly bytes: number;
-}
+/**
+ * A reshape (ReshapeJob) or an inspection (InspectJob): the message's bytes count against the queue bound as a
+ * result's text does.
+ */
+type BytesRequest = { readonly reshape: ReshapeJob['reshape']; readonly bytes: number } | { readonly inspect: InspectJob['inspect']; readonly bytes: number };
 
 interface Queued {
-  readonly request: PoolRequest | ReshapeRequest;
+  readonly request: PoolRequest | BytesRequest;
   readonly resolve: (answer: PoolAnswer) => void;
   readonly reject: (err: Error) => void;
 }
@@ -174,7 +177,7 @@ export class OffloadPool {
     return this.#enqueue(request);
   }
 
-  #enqueue(request: PoolRequest | ReshapeRequest): Promise<PoolAnswer> | undefined {
+  #enqueue(request: PoolRequest | BytesRequest): Promise<PoolAnswer> | undefined {
     if (this.#closed) return Promise.reject(new Error('the offload pool is closed'));
     if (this.#bytes > 0 && this.#bytes + request.bytes > this.#maxQueuedBytes) return undefined;
     this.#bytes += request.bytes;
@@ -189,6 +192,14 @@ export class OffloadPool {
    */
   reshape(data: Uint8Array | string, clientId: string | number): Promise<Reshaped<Buffer>> | undefined {
     return this.#enqueue({ reshape: { data, clientId }, bytes: data.length })?.then((answer) => answer.reshaped ?? Promise.reject(new Error('the offload worker gave no reshaped answer')));
+  }
+
+  /**
+   * Read a large message nothing will rewrite (./inspect.ts) on a worker; undefined when the queue bound would
+   * be exceeded, as run().
+   */
+  inspect(data: Uint8Array | string): Promise<Inspected> | undefined {
+    return this.#enqueue({ inspect: { data }, bytes: data.length })?.then((answer) => answer.inspected ?? Promise.reject(new Error('the offload worker gave no inspection')));
   }
 
   /** Terminate every worker; queued and running jobs reject. */
@@ -234,6 +245,7 @@ export class OffloadPool {
   #post(slot: Slot, queued: Queued): void {
     const { request } = queued;
     if ('reshape' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, reshape: request.reshape });
+    if ('inspect' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, inspect: request.inspect });
     const toolId = this.idOf(request.entry);
     const job: OffloadJob = {
       job: this.#nextJob++,
@@ -250,7 +262,7 @@ export class OffloadPool {
     this.#postJob(slot, queued, job);
   }
 
-  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob): void {
+  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob | InspectJob): void {
     slot.running = { job: job.job, queued };
     try {
       slot.worker.postMessage(job);
@@ -269,9 +281,9 @@ export class OffloadPool {
     slot.running = undefined;
     if (reply.ok) {
       const bytes = reply.bytes && asBuffer(reply.bytes);
-      const { outcome, stub, mismatch } = reply;
+      const { outcome, stub, mismatch, inspected } = reply;
       const reshaped = reply.reshaped?.kind === 'answer' ? { kind: 'answer' as const, bytes: asBuffer(reply.reshaped.bytes) } : reply.reshaped;
-      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(reshaped && { reshaped }) });
+      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(reshaped && { reshaped }), ...(inspected && { inspected }) });
     }
     else this.#settle(running.queued, new Error(reply.error));
     this.#dispatch();

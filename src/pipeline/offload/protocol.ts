@@ -7,6 +7,7 @@ import type { ToolConfig, ToolDefaults } from '../../config/types.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
 import type { ProfileShape } from '../../retrofit/profile.js';
 import type { SessionAnswer } from '../../protocol/modern.js';
+import type { Inspected } from './inspect.js';
 
 /** One tools/call (or tasks/result) retrofit to run off the event loop. */
 export interface OffloadJob {
@@ -44,6 +45,15 @@ export interface ReshapeJob {
 }
 
 /**
+ * A large message from an upstream that nothing will rewrite, inspected instead of parsed on the event loop
+ * (./inspect.ts; src/session/inbound.ts).
+ */
+export interface InspectJob {
+  readonly job: number;
+  readonly inspect: { readonly data: Uint8Array | string };
+}
+
+/**
  * What a reshape gives back: sessionAnswer's verdict, the answer as UTF-8 bytes (in shared memory: passed on,
  * never copied); `deep`: nested past MAX_DEPTH.
  */
@@ -66,6 +76,8 @@ export type OffloadReply =
       readonly mismatch?: true;
       /** For a reshape job. */
       readonly reshaped?: Reshaped;
+      /** For an inspect job. */
+      readonly inspected?: Inspected;
     }
   | { readonly job: number; readonly ok: false; readonly error: string }
   /** A timed job's retrofit starts now (its deadline counts from here). */

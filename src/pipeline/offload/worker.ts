@@ -1,6 +1,6 @@
 /**
  * Entry point of an offload worker thread: runs the retrofit engine on large tools/call results (and reshapes
- * large 2026-07-28 answers for older clients) so the gateway's event loop stays free, and answers with the
+ * large 2026-07-28 answers for older clients, and reads large messages nothing rewrites: ./inspect.ts) so the gateway's event loop stays free, and answers with the
  * rewritten result already serialised (a string copies between threads cheaply; a large object graph does
  * not). Each tool's policy is compiled once, on the first job that names its id, and kept (bounded) for the
  * jobs after.
@@ -12,7 +12,8 @@ import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
-import { READY, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
+import { inspectMessage } from './inspect.js';
+import { READY, type InspectJob, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
 import { reshapeAnswer } from './reshape.js';
 
 /** Compiled tools kept at most; a reload makes new ids, so old ones age out in insertion order. */
@@ -78,9 +79,10 @@ function run(job: OffloadJob): OffloadReply {
   }
 }
 
-/** A 2026-07-28 answer for a session revision's client (./reshape.ts). */
-function reshape(job: ReshapeJob): OffloadReply {
+/** A 2026-07-28 answer for a session revision's client (./reshape.ts), or a message to inspect (./inspect.ts). */
+function runBytes(job: ReshapeJob | InspectJob): OffloadReply {
   try {
+    if ('inspect' in job) return { job: job.job, ok: true, inspected: inspectMessage(job.inspect.data) };
     return { job: job.job, ok: true, reshaped: reshapeAnswer(job.reshape.data, job.reshape.clientId) };
   } catch (err) {
     return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
@@ -97,8 +99,8 @@ function transfer(reply: OffloadReply): ArrayBuffer[] {
 const worker = parentPort;
 if (!worker) throw new Error('src/pipeline/offload/worker.ts runs as a worker thread only');
 const port = worker;
-port.on('message', (job: OffloadJob | ReshapeJob) => {
-  const reply = 'reshape' in job ? reshape(job) : run(job);
+port.on('message', (job: OffloadJob | ReshapeJob | InspectJob) => {
+  const reply = 'reshape' in job || 'inspect' in job ? runBytes(job) : run(job);
   port.postMessage(reply, transfer(reply));
 });
 port.postMessage(READY);

@@ -29,6 +29,9 @@ function fake(answer: (input: RewriteInput, request: PendingRequest) => Rewritte
       return options.async ? Promise.resolve(out) : out;
     },
     reshape: () => undefined,
+    inspect: () => undefined,
+    leavesUnread: () => false,
+    passedUnread: () => {},
     prepare: () => undefined,
     close: () => Promise.resolve(),
   };

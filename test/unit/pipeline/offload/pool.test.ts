@@ -191,6 +191,18 @@ describe('the pool', () => {
     expect(p.queuedBytes).toBe(0);
   });
 
+  it('inspects a large message nothing rewrites on the built worker, bytes in shared memory or text', async () => {
+    const p = pool();
+    const text = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'ü'.repeat(100_000) } });
+    const shared = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text)));
+    shared.write(text);
+    for (const data of [shared, text]) {
+      expect(await p.inspect(data)!).toEqual({ kind: 'messages', batch: false, messages: [{ stub: { jsonrpc: '2.0', method: 'notifications/message', params: {} } }] });
+    }
+    expect(await p.inspect(Buffer.from('{"jsonrpc":'))!).toEqual({ kind: 'invalid' });
+    expect(p.queuedBytes).toBe(0);
+  });
+
   it('rejects queued and running jobs on close, and every later one', async () => {
     const p = pool({ workerUrl: PROBE });
     const policy = upstreamWith({ t: { outputSchema: { type: 'object' } } });

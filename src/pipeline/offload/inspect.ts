@@ -1,0 +1,89 @@
+/**
+ * A large message from an upstream that nothing will rewrite (a passthrough tool's answer, a notification, a
+ * server→client request), read on a worker instead of the event loop (./worker.ts; src/session/inbound.ts
+ * asks for it). The session does not need the message, only what it decides by: for each message its stub —
+ * `jsonrpc`, `id`, `method`, the progress token, the request a cancellation names, an error's code, without the
+ * bulk —, what a strict client would find wrong with it as an answer (src/jsonrpc/strict.ts responseProblem),
+ * and its id as written when JSON.parse cannot give it back exactly. The bytes then go on as they came.
+ */
+import { isJsonObject, type Json, type JsonObject } from '../../json.js';
+import { responseIdLiterals } from '../../jsonrpc/id-literal.js';
+import { nestedTooDeeply, responseProblem } from '../../jsonrpc/strict.js';
+import { META_PROTOCOL_VERSION } from '../../protocol/era.js';
+
+/** One message of an inspected line or body. */
+export interface InspectedMessage {
+  /** Absent when the message is not a JSON object (a batch's stray element). */
+  readonly stub?: JsonObject;
+  /** An answer no strict client takes: why (responseProblem). */
+  readonly problem?: string;
+  /** Its id as written, when inexact (src/jsonrpc/id-literal.ts). */
+  readonly literal?: string;
+}
+
+/** What the worker found: not JSON, nested past MAX_DEPTH, or the messages (a batch: `batch`). */
+export type Inspected = { readonly kind: 'invalid' } | { readonly kind: 'deep' } | { readonly kind: 'messages'; readonly batch: boolean; readonly messages: readonly InspectedMessage[] };
+
+/** Longest error message a stub keeps (logs show its start; nothing decides by it). */
+const MESSAGE_CHARS = 1024;
+
+/** A member's value as a stub keeps it: a scalar as it is, a container as an empty one (its kind is all that is read). */
+function lean(value: Json | undefined): Json {
+  if (value === undefined) return null;
+  if (value !== null && typeof value === 'object') return Array.isArray(value) ? [] : {};
+  return value;
+}
+
+function pick(from: JsonObject, keys: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const key of keys) if (key in from) out[key] = lean(from[key]);
+  return out;
+}
+
+/** The members of one message a session reads (src/session/owned.ts, src/session/inbound.ts). */
+export function stubOf(m: JsonObject): JsonObject {
+  const stub = pick(m, ['jsonrpc', 'id', 'method']);
+  // What decides whether a result must be read whole (src/pipeline/rewrite.ts leavesUnread).
+  if ('result' in m) stub.result = isJsonObject(m.result) ? pick(m.result, ['isError', 'structuredContent']) : lean(m.result);
+  if ('error' in m) {
+    const error = m.error;
+    if (!isJsonObject(error)) stub.error = lean(error);
+    else {
+      const kept = pick(error, ['code', 'message']);
+      if (typeof kept.message === 'string' && kept.message.length > MESSAGE_CHARS) kept.message = kept.message.slice(0, MESSAGE_CHARS);
+      if (isJsonObject(error.data) && typeof error.data.code === 'string') kept.data = { code: error.data.code };
+      stub.error = kept;
+    }
+  }
+  if ('params' in m) {
+    const params = m.params;
+    if (!isJsonObject(params)) stub.params = lean(params);
+    else {
+      const kept = pick(params, ['progressToken', 'requestId']);
+      if (isJsonObject(params._meta)) kept._meta = pick(params._meta, ['progressToken', META_PROTOCOL_VERSION]);
+      stub.params = kept;
+    }
+  }
+  return stub;
+}
+
+function inspectOne(m: unknown, literal: string | undefined): InspectedMessage {
+  if (!isJsonObject(m)) return {};
+  const problem = typeof m.method === 'string' ? undefined : responseProblem(m);
+  return { stub: stubOf(m), ...(problem !== undefined && { problem }), ...(literal !== undefined && { literal }) };
+}
+
+/** Inspect `data` (a message or a batch, its text or UTF-8 bytes), checked for depth before anything recurses over it. */
+export function inspectMessage(data: Uint8Array | string): Inspected {
+  if (nestedTooDeeply(data)) return { kind: 'deep' };
+  const text = typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: 'invalid' };
+  }
+  const literals = responseIdLiterals(parsed, text);
+  if (!Array.isArray(parsed)) return { kind: 'messages', batch: false, messages: [inspectOne(parsed, literals?.[0])] };
+  return { kind: 'messages', batch: true, messages: parsed.map((m, i) => inspectOne(m, literals?.[i])) };
+}
