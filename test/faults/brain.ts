@@ -2,6 +2,8 @@
  * The one MCP server behind every fault upstream: what it answers to a request, and how a directive
  * (./directive.ts) turns that answer into a fault — as steps (./steps.ts) any transport can run. Pure:
  * the same request gives the same bytes, which is what lets a fault-free session be compared byte for byte.
+ * The 2026-07-28-only upstream (./upstream-modern.ts) is the same server in that revision's words (`modern`):
+ * `server/discover` instead of `initialize`, `resultType` on every result, the caching fields on lists.
  */
 import { DEFAULT_UPSTREAM_REVISION, directiveOf, progressTokenOf, toolResult, TOOLS, UPSTREAM_REVISIONS, type Directive, type UpstreamFault } from './directive.js';
 import type { Step } from './steps.js';
@@ -10,8 +12,31 @@ type Message = Record<string, unknown>;
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf8');
 
+/** Which revision's words a fault upstream answers in: the session revisions', or 2026-07-28's. */
+export type Era = 'session' | 'modern';
+
+/** The 2026-07-28 upstream's identity and capabilities (list changes announced: the gateway listens for them). */
+export const MODERN_DISCOVER = Object.freeze({
+  resultType: 'complete',
+  supportedVersions: ['2026-07-28'],
+  capabilities: { tools: { listChanged: true }, logging: {} },
+  ttlMs: 60_000,
+  cacheScope: 'public',
+  _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'fault-upstream-modern', version: '1.0.0' } },
+});
+
+/** A session revision's answer in 2026-07-28's words: results complete, lists cacheable for a while. */
+function modernAnswer(answer: Message, method: unknown): Message {
+  if (method === 'server/discover') return { jsonrpc: '2.0', id: answer.id, result: MODERN_DISCOVER };
+  if (method === 'ping') return { jsonrpc: '2.0', id: answer.id, error: { code: -32601, message: 'Method not found: ping (not in 2026-07-28)' } };
+  const result = answer.result as Record<string, unknown> | undefined;
+  if (!result) return answer;
+  return { ...answer, result: { ...result, resultType: 'complete', ...(method === 'tools/list' && { ttlMs: 30_000, cacheScope: 'private' }) } };
+}
+
 /** The answer to a request, as a JSON-RPC message (before any fault). */
-export function answerOf(message: Message, pad: number): Message {
+export function answerOf(message: Message, pad: number, era: Era = 'session'): Message {
+  if (era === 'modern') return modernAnswer(answerOf(message, pad), message.method);
   const id = message.id;
   const params = (message.params ?? {}) as Record<string, unknown>;
   switch (message.method) {
@@ -76,11 +101,11 @@ export function endlessOn(message: Message, fault: Extract<UpstreamFault, { kind
 }
 
 /** What to write for one client message: nothing for a notification or a response. */
-export function stepsFor(message: Message): Step[] {
+export function stepsFor(message: Message, era: Era = 'session'): Step[] {
   if (message.method === undefined || message.id === undefined) return [];
   const d: Directive = directiveOf(message) ?? { tag: '' };
   const fault = d.fault;
-  const answer = answerOf(message, d.pad ?? 0);
+  const answer = answerOf(message, d.pad ?? 0, era);
   const answerJson = json(answer);
   if (fault?.kind === 'reset-early') return fault.headers ? [{ op: 'flush' }, { op: 'pause', ms: 5 }, { op: 'reset' }] : [{ op: 'reset' }];
 

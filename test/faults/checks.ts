@@ -1,16 +1,23 @@
 /**
  * One session against the gateway as it is now, and the invariants checked right after it: one-answer and
  * differential (./invariants.ts, ./differential.ts); the gateway alive, answering /healthz and opening the
- * sessions asked of it; no method name it made up still in /metrics; and, for a burst past maxSessions, the
- * gateway never holding more sessions than it allows.
+ * sessions asked of it; no method name it made up still in /metrics; for a burst past maxSessions, the
+ * gateway never holding more sessions than it allows; and, in front of the 2026-07-28-only upstream, no
+ * exchange of the session still open there once it ended (a client's closed stream cancels its request
+ * upstream: the revision's cancellation).
  */
 import { getText } from './gateway.js';
 import { SESSION_CAP, TARGETS, type Target, type World } from './harness.js';
 import { checkAnswers, madeUpInMetrics, type Violation } from './invariants.js';
 import { checkDifferential } from './differential.js';
 import type { SessionPlan } from './plan.js';
+import type { SessionRecord } from './record.js';
 import { runLegacy } from './session-legacy.js';
-import { runStreamable } from './session-streamable.js';
+import { runStateless } from './session-stateless.js';
+import { runStreamable, type RunOptions } from './session-streamable.js';
+
+/** How long the 2026-07-28 upstream's exchanges of an ended session may take to close (an endless message holds up to 1.2 s). */
+const UPSTREAM_SETTLE_MS = 5_000;
 
 export interface SessionOutcome {
   readonly target: Target;
@@ -19,10 +26,21 @@ export interface SessionOutcome {
   readonly notes: readonly string[];
 }
 
+/** Run a plan's session with the kind of client its target has. */
+function runSession(origin: string, plan: SessionPlan, run: RunOptions): Promise<SessionRecord> {
+  switch (TARGETS[plan.target].client) {
+    case 'legacy':
+      return runLegacy(origin, plan, run);
+    case 'stateless':
+      return runStateless(origin, plan);
+    default:
+      return runStreamable(origin, plan, run);
+  }
+}
+
 /** Run a plan on the current gateway (no checks): the warm-up's and a replay's way. */
 export async function runPlan(world: World, plan: SessionPlan): Promise<void> {
-  const origin = world.gateway().origin;
-  await (TARGETS[plan.target].client === 'legacy' ? runLegacy(origin, plan) : runStreamable(origin, plan, { direct: world.httpUpstream }));
+  await runSession(world.gateway().origin, plan, { direct: world.httpUpstream });
   world.recorder.take(plan.tag);
 }
 
@@ -35,9 +53,12 @@ export async function runAndCheck(world: World, plan: SessionPlan): Promise<Sess
     held = { sessions: counts.sessions ?? 0, legacy: counts.legacyConnections ?? 0 };
   } : undefined;
   const run = { ...(probe && { afterBurst: probe }), direct: world.httpUpstream };
-  const record = TARGETS[plan.target].client === 'legacy' ? await runLegacy(gw.origin, plan, run) : await runStreamable(gw.origin, plan, run);
+  const record = await runSession(gw.origin, plan, run);
+  // What the session left open upstream closes at once; what a never-ending message holds, within its hold.
+  const leftOpen = TARGETS[plan.target].upstream === 'modern' ? await world.modernUpstream.settled(plan.tag, UPSTREAM_SETTLE_MS) : 0;
   const upstream = world.recorder.take(plan.tag);
   const violations = [...checkAnswers(record, upstream), ...checkDifferential(record, upstream)];
+  if (leftOpen > 0) violations.push({ invariant: 'leak', detail: `the 2026-07-28 upstream still had ${leftOpen} exchange(s) of this session open ${UPSTREAM_SETTLE_MS} ms after it ended: a closed response stream (or an ended session) must close them` });
   if (held !== undefined && held.sessions + held.legacy > SESSION_CAP) {
     const detail = `the gateway held ${held.sessions} Streamable HTTP sessions and ${held.legacy} legacy streams of upstream "${TARGETS[plan.target].upstream}" at once (maxSessions ${SESSION_CAP}; other sessions running at the time count too)`;
     violations.push({ invariant: 'session-cap', detail });

@@ -7,12 +7,19 @@
  * - sessions the gateway frames itself (stdio, shared, Streamable HTTP in front of legacy SSE): the answer
  *   and the notifications, as JSON, in order (ids and progress tokens are the client's own again; in share
  *   mode other sessions' log messages, which go to every session, are left out);
+ * - across the stateless line, the same, less or plus what the contract says changes there and nothing else
+ *   (acrossTheLine): an older client's answer from the 2026-07-28-only upstream loses the revision's own
+ *   members (`resultType`, `ttlMs`, `cacheScope`: src/protocol/modern.ts sessionAnswer); a 2026-07-28
+ *   client's answer from a pooled session gains them (`resultType: "complete"`, and the server's identity in
+ *   `_meta`, as its server/discover named it: completeResult), and its log messages reach it only when its
+ *   request named a `_meta` logLevel (the upstream's are at `info`, which every level the suite names lets
+ *   through). 2026-07-28 clients of the 2026-07-28-only upstream are proxied: byte for byte;
  * - tools/list everywhere: the passthrough tools' definitions as the upstream listed them.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Message } from './client.js';
 import { passthroughTools } from './directive.js';
-import { UPSTREAM_TIMEOUT_MS } from './harness.js';
+import { TARGETS, UPSTREAM_TIMEOUT_MS } from './harness.js';
 import { KINDS, type KindSpec } from './kinds.js';
 import type { Violation } from './invariants.js';
 import type { JsonRpcRequest } from './plan.js';
@@ -37,6 +44,30 @@ function normalized(m: Message, token: unknown): Message {
 function toolsOf(m: Message | undefined, passthrough: ReadonlySet<string>): Message[] {
   const tools = (m?.result as { tools?: unknown } | undefined)?.tools;
   return Array.isArray(tools) ? (tools as Message[]).filter((t) => passthrough.has(String(t.name))) : [];
+}
+
+/** Result members of 2026-07-28 that the session revisions do not have. */
+const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
+
+/**
+ * The upstream's answer as the client should get it across the stateless line (unchanged where there is
+ * none): the older client of the 2026-07-28-only upstream (target modern) gets it without the revision's own
+ * members; a 2026-07-28 client of a pooled session gets it complete, with the server's identity.
+ */
+function acrossTheLine(answer: Message, record: SessionRecord): Message {
+  const result = answer.result as Record<string, unknown> | undefined;
+  if (!result) return answer;
+  const { target } = record.plan;
+  if (target === 'modern') return { ...answer, result: Object.fromEntries(Object.entries(result).filter(([k]) => !MODERN_ONLY.includes(k))) };
+  if (TARGETS[target].client !== 'stateless' || TARGETS[target].proxied) return answer;
+  const meta = { ...(result._meta as Record<string, unknown> | undefined), 'io.modelcontextprotocol/serverInfo': record.serverInfo };
+  return { ...answer, result: { ...result, resultType: typeof result.resultType === 'string' ? result.resultType : 'complete', _meta: meta } };
+}
+
+/** A log message the gateway rightly kept from a 2026-07-28 client that named no `_meta` logLevel. */
+function unasked(m: Message, record: SessionRecord): boolean {
+  const { target } = record.plan;
+  return TARGETS[target].client === 'stateless' && !TARGETS[target].proxied && record.plan.logLevel === undefined && m.method === 'notifications/message';
 }
 
 /** The upstream's record of a request: by its id, or (share mode) by the id the gateway gave it, `<n>~<JSON of the id>`. */
@@ -85,7 +116,7 @@ function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRe
     return isDeepStrictEqual(got, toolsOf(upstreamReply, passthrough)) ? undefined : `passthrough tools changed: ${JSON.stringify(got).slice(0, 300)}`;
   }
   const target = record.plan.target;
-  if (target === 'http' && r.plan?.messages.length === 1) {
+  if (TARGETS[target].proxied && r.plan?.messages.length === 1) {
     const got = Buffer.concat(r.exchange.body);
     const sent = Buffer.concat(written.bytes);
     return got.equals(sent) ? undefined : `body differs from the upstream's (${got.length} vs ${sent.length} bytes): got ${JSON.stringify(got.toString('utf8').slice(0, 300))}, upstream ${JSON.stringify(sent.toString('utf8').slice(0, 300))}`;
@@ -102,7 +133,10 @@ function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRe
     return undefined;
   }
   const token = (request.params._meta as { progressToken?: unknown }).progressToken;
-  const expected = written.messages.map(parse).filter((m): m is Message => m !== undefined).map((m) => (m.method === undefined ? { ...m, id } : normalized(m, token)));
+  const expected = written.messages
+    .map(parse)
+    .filter((m): m is Message => m !== undefined && !unasked(m, record))
+    .map((m) => (m.method === undefined ? acrossTheLine({ ...m, id }, record) : normalized(m, token)));
   // Share mode broadcasts a log message to every session (src/upstream/shared-stdio.ts): another session's are not this one's to compare.
   const others = (m: Message): boolean => target === 'shared' && m.method === 'notifications/message' && !String((m.params as { data?: unknown }).data).startsWith(`${record.plan.tag}#`);
   const got = r.exchange.messages.filter((m) => (m.method !== undefined && !others(m)) || m.id === id);

@@ -80,6 +80,11 @@ export interface Directive {
   readonly pad?: number;
   readonly framing?: Framing;
   readonly fault?: UpstreamFault;
+  /**
+   * The client's own id of the request (2026-07-28 clients): a gateway that serves them on pooled sessions
+   * sends it upstream under an id of its own (`rf-<n>`), and the upstream records it under this one.
+   */
+  readonly rid?: string | number;
 }
 
 /** The directive of a parsed request, if it has one. */
@@ -87,6 +92,11 @@ export function directiveOf(message: Record<string, unknown>): Directive | undef
   const params = message.params as { _meta?: Record<string, unknown> } | undefined;
   const d = params?._meta?.[DIRECTIVE_KEY];
   return typeof d === 'object' && d !== null && typeof (d as Directive).tag === 'string' ? (d as Directive) : undefined;
+}
+
+/** The id an upstream records a request under: the client's own (`rid`) when the directive names it. */
+export function recordId(message: Record<string, unknown>): unknown {
+  return directiveOf(message)?.rid ?? message.id;
 }
 
 /** The progress token of a parsed request, if it has one. */

@@ -3,7 +3,8 @@
  * (./steps.ts) and what the gateway counts from inside (its debug endpoint):
  * - one-answer: every request got exactly one answer, or the stream it was owed on ended after carrying
  *   something (an empty reply — headers, then nothing — is not an ended stream: the client cannot tell it
- *   from an answer still to come); every HTTP exchange got a response;
+ *   from an answer still to come); every HTTP exchange got a response. A 2026-07-28 request is its own
+ *   exchange, so the same rule holds for it; one whose client closed the stream cancelled it (owed nothing);
  * - differential: what the client did not opt into changing reached it exactly as the upstream sent it
  *   (./differential.ts);
  * - leak: nothing outlives its session (sessions, pending requests, streams, exchanges, children, timers,
@@ -12,6 +13,7 @@
  */
 import type { Exchange, Message } from './client.js';
 import type { DebugSnapshot } from './gateway.js';
+import { TARGETS } from './harness.js';
 import { isReply, wholePostError, type ExchangeRecord, type SessionRecord } from './record.js';
 import type { Written } from './steps.js';
 
@@ -101,7 +103,7 @@ function checkExchange(r: ExchangeRecord, proxied: boolean, upstream: ReadonlyMa
 /** one-answer, for every exchange of a session. */
 export function checkAnswers(record: SessionRecord, upstream: ReadonlyMap<string, Written>): Violation[] {
   const debts = streamDebts(record);
-  return record.exchanges.flatMap((r) => checkExchange(r, record.plan.target === 'http', upstream, r.answersOn && debts.get(r.answersOn)));
+  return record.exchanges.flatMap((r) => checkExchange(r, TARGETS[record.plan.target].proxied, upstream, r.answersOn && debts.get(r.answersOn)));
 }
 
 /** Counts that must be back at their baseline once nothing runs (exactly). */

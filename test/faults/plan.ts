@@ -2,10 +2,11 @@
  * A session's plan: a pure function of its seed and fault kind. The seed picks the target (among those the
  * kind applies to: consecutive seeds take them in turn), the client's revision, the requests (tools/list, tools/call of a passthrough or a
  * retrofitted tool, with notifications, JSON or SSE answers, SSE framing variants) and where and how the
- * fault strikes. Replaying a seed with the same kind gives the same session.
+ * fault strikes. Replaying a seed with the same kind gives the same session. A 2026-07-28 client's requests
+ * carry the revision's `_meta` envelope (and its directives the client's own id: ./directive.ts `rid`).
  */
 import { DIRECTIVE_KEY, LIMITS, type Directive, type Framing, type UpstreamFault } from './directive.js';
-import { SESSION_CAP, UPSTREAM_TIMEOUT_MS, type Target } from './harness.js';
+import { SESSION_CAP, TARGETS, UPSTREAM_TIMEOUT_MS, type Target } from './harness.js';
 import { KINDS, targetsOf, type FaultKind } from './kinds.js';
 import { stream, type Rng } from './prng.js';
 
@@ -34,8 +35,10 @@ export interface SessionPlan {
   /** What the upstreams record this session's requests under (its kind and seed: unique in a run). */
   readonly tag: string;
   readonly target: Target;
-  /** The revision the client asks for at initialize (and sends in MCP-Protocol-Version). */
+  /** The revision the client asks for at initialize (and sends in MCP-Protocol-Version); 2026-07-28 on stateless targets. */
   readonly revision: string;
+  /** A 2026-07-28 client's `_meta` logLevel on every request (none: the gateway passes no log message on). */
+  readonly logLevel?: string;
   /** The POSTs go out together rather than one after the other. */
   readonly parallel: boolean;
   readonly posts: readonly PostPlan[];
@@ -55,6 +58,20 @@ export interface SessionPlan {
 }
 
 const SALT = { plan: 2 } as const;
+/** The session-less revision the stateless targets' clients speak. */
+export const MODERN = '2026-07-28';
+/** The revisions of the older clients of the 2026-07-28-only upstream (all of Streamable HTTP's, and 2024-11-05 over it). */
+const HELD_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+
+/** The `_meta` envelope every request of a 2026-07-28 client carries. */
+export function envelope(logLevel: string | undefined): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'fault-client', version: '1.0.0' },
+    ...(logLevel !== undefined && { 'io.modelcontextprotocol/logLevel': logLevel }),
+  };
+}
 /** The `large` kind's padding: past OFFLOAD_BYTES (256 KiB), and under half the limit (`native` carries it twice). */
 const LARGE_FROM = 256 * 1024 + 4096;
 const LARGE_TO = 448 * 1024;
@@ -75,12 +92,15 @@ class Builder {
   readonly #rng: Rng;
   readonly #tag: string;
   readonly #target: Target;
+  /** A 2026-07-28 client's envelope (undefined for clients of the session revisions). */
+  readonly #envelope: Record<string, unknown> | undefined;
   #next = 1;
 
-  constructor(rng: Rng, tag: string, target: Target) {
+  constructor(rng: Rng, tag: string, target: Target, envelope?: Record<string, unknown>) {
     this.#rng = rng;
     this.#tag = tag;
     this.#target = target;
+    this.#envelope = envelope;
   }
 
   /** The directive of a message that needs nothing but the tag (keeps a 1,000-request batch small). */
@@ -93,15 +113,16 @@ class Builder {
     return this.#rng.chance(0.3) ? `r${n}` : n;
   }
 
-  /** A directive with this session's tag; on the http target, SSE when anything but one answer is sent. */
+  /** A directive with this session's tag; from a Streamable HTTP upstream, SSE when anything but one answer is sent. */
   directive(extra: Omit<Directive, 'tag'> = {}, needsSse = false): Directive {
     const rng = this.#rng;
-    const sse = this.#target === 'http' && (needsSse || (extra.notes ?? 0) > 0 || rng.chance(0.5));
+    const upstream = TARGETS[this.#target].upstream;
+    const sse = (upstream === 'http' || upstream === 'modern') && (needsSse || (extra.notes ?? 0) > 0 || rng.chance(0.5));
     return { tag: this.#tag, mode: sse ? 'sse' : 'json', ...(sse && { framing: framing(rng) }), ...extra };
   }
 
   request(method: string, params: Record<string, unknown>, d: Directive, progress: boolean, id = this.id()): JsonRpcRequest {
-    const meta: Record<string, unknown> = { [DIRECTIVE_KEY]: d };
+    const meta: Record<string, unknown> = this.#envelope ? { ...this.#envelope, [DIRECTIVE_KEY]: { ...d, rid: id } } : { [DIRECTIVE_KEY]: d };
     if (progress) meta.progressToken = `p-${String(id)}`;
     return { jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } };
   }
@@ -222,8 +243,18 @@ export function makePlan(seed: number, kind: FaultKind, allowed: readonly Target
   const target = targets[((seed >>> 0) + kindSalt(kind)) % targets.length]!;
   const rng = stream(seed, SALT.plan);
   const tag = `${kind}:${seed}`;
-  const b = new Builder(rng, tag, target);
-  const revision = kind === 'pending-flood' ? '2025-03-26' : target === 'legacy' ? rng.pick(['2024-11-05', '2025-03-26']) : rng.pick(['2025-03-26', '2025-06-18', '2025-11-25']);
+  const stateless = TARGETS[target].client === 'stateless';
+  const logLevel = stateless && rng.chance(0.5) ? rng.pick(['debug', 'info']) : undefined;
+  const b = new Builder(rng, tag, target, stateless ? envelope(logLevel) : undefined);
+  const revision = stateless
+    ? MODERN
+    : kind === 'pending-flood'
+      ? '2025-03-26'
+      : target === 'legacy'
+        ? rng.pick(['2024-11-05', '2025-03-26'])
+        : target === 'modern'
+          ? rng.pick(HELD_REVISIONS)
+          : rng.pick(['2025-03-26', '2025-06-18', '2025-11-25']);
   // In a session the gateway owns, a notification reaches the right stream by its progress token, or when
   // its request is the only one in flight: concurrent requests carry tokens.
   const parallel = kind === 'stall-stdin' || kind === 'duplicate-id' || (kind !== 'backed-up-vanish' && rng.chance(0.3));
@@ -240,7 +271,8 @@ export function makePlan(seed: number, kind: FaultKind, allowed: readonly Target
   const madeUp = fault.flatMap((p) => p.messages.map((m) => m.method)).filter((m) => m.startsWith('x-'));
   const burst = kind === 'init-burst' ? rng.int(4, 12) : kind === 'session-cap' ? SESSION_CAP + rng.int(4, 12) : kind === 'slow-initialize' ? rng.int(2, 4) : 0;
   const onStream = posts.some((p) => p.messages.some((m) => (m.params._meta as Record<string, { fault?: { where?: string } }>)[DIRECTIVE_KEY]?.fault?.where === 'stream'));
-  const listen = onStream || (target !== 'legacy' && rng.chance(0.2));
+  // A 2026-07-28 client has no GET stream.
+  const listen = onStream || (target !== 'legacy' && !stateless && rng.chance(0.2));
   const initDelayMs = kind === 'slow-initialize' ? UPSTREAM_TIMEOUT_MS + rng.int(500, 2_000) : undefined;
-  return { seed, kind, tag, target, revision, parallel, posts, burst, listen, foreign: onStream, madeUp, ...(initDelayMs !== undefined && { initDelayMs }) };
+  return { seed, kind, tag, target, revision, parallel, posts, burst, listen, foreign: onStream, madeUp, ...(initDelayMs !== undefined && { initDelayMs }), ...(logLevel !== undefined && { logLevel }) };
 }

@@ -38,6 +38,8 @@ export interface SessionRecord {
   readonly openings: Opening[];
   /** Things the session could not do (an initialize refused, …): context for a failure report. */
   readonly notes: string[];
+  /** A 2026-07-28 client: the server's identity its `server/discover` answer named (`_meta`). */
+  serverInfo?: unknown;
 }
 
 export function sameId(a: unknown, b: unknown): boolean {
@@ -68,6 +70,21 @@ export function postHeaders(session: string | undefined, revision: string | unde
     accept: 'application/json, text/event-stream',
     ...(session !== undefined && { 'mcp-session-id': session }),
     ...(revision !== undefined && { 'mcp-protocol-version': revision }),
+  };
+}
+
+/**
+ * The headers of a 2026-07-28 client's POST: the revision, and the body's method and name mirrored
+ * (`Mcp-Name` of a tools/call is its tool's name, plain ASCII here).
+ */
+export function statelessHeaders(message: Message): Record<string, string> {
+  const name = (message.params as { name?: unknown } | undefined)?.name;
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': String(message.method),
+    ...(message.method === 'tools/call' && typeof name === 'string' && { 'mcp-name': name }),
   };
 }
 

@@ -1,11 +1,12 @@
 /**
- * A Streamable HTTP client's session through the gateway (targets http, stdio, shared, sse): initialize,
+ * A Streamable HTTP client's session through the gateway (targets http, stdio, shared, sse, modern): initialize,
  * notifications/initialized, maybe its GET stream, the planned POSTs (one after the other or together, each
  * with its client fault), then DELETE. An init-burst opens its extra sessions at once first (a
  * slow-initialize, right behind its own) and ends them last. A `foreign` session is made directly with the
  * proxied upstream, as another replica would have. A client that vanished comes back to DELETE its session
  * (the plan may say it never does: then the gateway's idle timeout must clean up — never on the proxied
- * target, whose sessions belong to the upstream).
+ * target, whose sessions belong to the upstream, nor in front of the 2026-07-28-only upstream). The modern
+ * target's client is an older one (2024-11-05 … 2025-11-25) whose session the gateway holds.
  */
 import { Agent } from 'node:http';
 import { exchange, type ExchangeOptions } from './client.js';
@@ -179,7 +180,9 @@ async function exchanges(agent: Agent, url: string, session: string, plan: Sessi
   const send = async (post: PostPlan, n: number): Promise<void> => {
     const ex = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body: bodyOf(post), deadlineMs: answerDeadline(post), ...faultOptions(post) });
     const left = post.client?.kind === 'vanish' || post.client?.kind === 'stop-reading-vanish';
-    if (post.client?.kind === 'vanish' && !post.client.returns && plan.target !== 'http') comesBack = false;
+    // Never on the proxied target (its sessions are the upstream's), nor on the 2026-07-28-only upstream's, which
+    // the gateway holds for 15 minutes idle (not configurable for a url upstream): longer than a chunk waits.
+    if (post.client?.kind === 'vanish' && !post.client.returns && plan.target !== 'http' && plan.target !== 'modern') comesBack = false;
     const entry: ExchangeRecord = { label: `post ${n}`, ids: post.messages.map((m) => m.id), exchange: ex, plan: post, ...(left && { left }) };
     record.exchanges.push(entry);
     await ex.done;

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { endlessOn, stepsFor } from './brain.js';
-import { directiveOf } from './directive.js';
+import { directiveOf, recordId } from './directive.js';
 import { readBody, SseFramer, writeWithPressure } from './framing.js';
 import { Cancellations, runSteps, type Recorder, type Sink, type Step } from './steps.js';
 
@@ -34,8 +34,8 @@ function jsonError(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
 
-/** A sink over one response: SSE events or a JSON body. */
-function responseSink(res: ServerResponse, sse: SseFramer | undefined, kill: () => void): Sink {
+/** A sink over one response: SSE events or a JSON body (the 2026-07-28 upstream's too). */
+export function responseSink(res: ServerResponse, sse: SseFramer | undefined, kill: () => void): Sink {
   return {
     frame: (json) => (sse ? sse.frame(json) : json),
     opening: sse ? sse.opening : Buffer.alloc(0),
@@ -91,7 +91,7 @@ export async function startHttpUpstream(recorder: Recorder): Promise<FaultHttpUp
       const fault = directiveOf(request)?.fault;
       // The answer waits until the endless message is over: the session lasts as long as it does.
       if (fault?.kind === 'endless' && fault.where === 'stream') await onStream(session, endlessOn(request, fault));
-      const written = recorder.entry(directiveOf(request)?.tag ?? '', request.id);
+      const written = recorder.entry(directiveOf(request)?.tag ?? '', recordId(request));
       if (preamble && preamble.length > 0) {
         written.bytes.push(preamble);
         await sink.write(preamble);

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { stepsFor } from './brain.js';
-import { directiveOf } from './directive.js';
+import { directiveOf, recordId } from './directive.js';
 import { readBody, SseFramer, writeWithPressure } from './framing.js';
 import { Cancellations, runSteps, type Recorder, type Sink } from './steps.js';
 
@@ -74,7 +74,7 @@ export async function startLegacyUpstream(recorder: Recorder): Promise<FaultLega
       if (session.cancellations.observe(m)) continue;
       const steps = stepsFor(m);
       if (steps.length === 0) continue;
-      const written = recorder.entry(directiveOf(m)?.tag ?? '', m.id);
+      const written = recorder.entry(directiveOf(m)?.tag ?? '', recordId(m));
       const { cancellations } = session;
       session.queue = session.queue.then(() => runSteps(steps, session.sink, written, cancellations.of(m.id))).then(() => cancellations.done(m.id));
     }

@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { stepsFor } from './brain.js';
-import { directiveOf } from './directive.js';
+import { directiveOf, recordId } from './directive.js';
 import { ndjsonLine, writeWithPressure } from './framing.js';
 import { Cancellations, runSteps, type Recorder, type Sink } from './steps.js';
 
@@ -55,7 +55,7 @@ function serve(socket: Socket, recorder: Recorder): void {
     if (cancellations.observe(message)) return;
     const steps = stepsFor(message);
     if (steps.length === 0) return;
-    const written = recorder.entry(directiveOf(message)?.tag ?? '', message.id);
+    const written = recorder.entry(directiveOf(message)?.tag ?? '', recordId(message));
     queue = queue.then(() => runSteps(steps, sink, written, cancellations.of(message.id))).then(() => cancellations.done(message.id));
   };
   let parts: Buffer[] = [];
