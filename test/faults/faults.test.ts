@@ -4,8 +4,8 @@
  * invariants checked after every session, every chunk and every run (./runner.ts). One test per fault kind,
  * then a mixed run where every session draws its kind.
  *
- * `npm test` runs it short: FAULT_SESSIONS (default 200) sessions from a fixed seed, plus one fresh seed per
- * run (printed). `npm run faults` runs 20,000 by default. A kind that failed FAULT_MAX_FAILURES sessions
+ * `npm test` runs it short: FAULT_SESSIONS (default 200, and at least one per kind and target: ./schedule.ts)
+ * sessions from a fixed seed, plus one fresh seed per run (printed). `npm run faults` runs 20,000 by default. A kind that failed FAULT_MAX_FAILURES sessions
  * stops there; the mixed run makes up its share, so that FAULT_SESSIONS sessions run. Environment: FAULT_SEED (replay; the fresh seed is
  * then not used), FAULT_SESSIONS, FAULT_KINDS, FAULT_TARGETS, FAULT_CONCURRENCY, FAULT_CHUNK (sessions
  * between leak checks), FAULT_MAX_FAILURES (per kind, then its sessions are skipped), FAULT_ATTRIBUTE (how
@@ -14,10 +14,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorld, type World } from './harness.js';
-import { selection, type FaultKind } from './kinds.js';
+import { selection } from './kinds.js';
 import { freshSeed, stream } from './prng.js';
 import { describeFailure, describeKinds, formatReport } from './report.js';
 import { FaultRunner, type Item } from './runner.js';
+import { FIXED_SEED, itemsOf, schedule } from './schedule.js';
 
 const env = process.env;
 const num = (name: string, fallback: number): number => {
@@ -28,24 +29,15 @@ const num = (name: string, fallback: number): number => {
   return n;
 };
 
-/**
- * The fixed seed of the short run (npm test): the same sessions every time, plus one fresh seed. Its first
- * six seeds (the short run's per kind) take every kind to every target it applies to and hold the variants
- * the known bugs need: an endless message on the proxied GET stream and after an answer, a reset after SSE
- * headers, a stalled body, a client that never comes back, Expect: 100-continue to a proxied upstream, an
- * invalid answer, a flood and a reused id on a legacy session, a slow initialize in share mode.
- */
-const FIXED_SEED = 0x23fa0078;
 const { kinds, targets } = selection(env);
 const total = num('FAULT_SESSIONS', 200);
 const long = total > 2_000;
 const seed = num('FAULT_SEED', FIXED_SEED) >>> 0;
 const fresh = env.FAULT_SEED === undefined ? freshSeed() : undefined;
-// Three quarters of the sessions kind by kind, the rest mixed — plus, in the mixed run, the sessions of kinds
-// that stopped after too many failures, so that `total` sessions run. One kind alone (a replay) runs all of
-// them, seed after seed.
-const perKind = kinds.length === 1 ? total : Math.max(1, Math.floor((total * 0.75) / Math.max(1, kinds.length)));
-const mixed = kinds.length === 1 ? 0 : Math.max(0, total - perKind * kinds.length);
+// Kind by kind, then mixed (./schedule.ts) — plus, in the mixed run, the sessions of kinds that stopped after
+// too many failures, so that at least `total` sessions run.
+const { perKind, mixed } = schedule(kinds, targets, total, fresh !== undefined);
+const planned = [...perKind.values()].reduce((a, b) => a + b, 0) + mixed;
 const options = {
   seed,
   targets,
@@ -58,10 +50,6 @@ const options = {
 };
 const KIND_TIMEOUT_MS = long ? 6 * 3_600_000 : 180_000;
 
-/** Session seeds of one kind: the run's seed counting up; in a fresh run the last one is the fresh seed. */
-function itemsOf(kind: FaultKind): Item[] {
-  return Array.from({ length: perKind }, (_, j) => ({ kind, seed: j === perKind - 1 && fresh !== undefined && perKind > 1 ? fresh : (seed + j) >>> 0 }));
-}
 
 describe('fault suite', () => {
   let world: World | undefined;
@@ -69,7 +57,8 @@ describe('fault suite', () => {
   const started = Date.now();
 
   beforeAll(async () => {
-    options.log(`seed ${seed}${fresh !== undefined ? `, fresh seed ${fresh}` : ''}; ${total} sessions (${perKind} per kind, ${mixed} mixed); concurrency ${options.concurrency}; targets ${targets.join(', ')}`);
+    const counts = [...new Set(perKind.values())].sort((a, b) => a - b);
+    options.log(`seed ${seed}${fresh !== undefined ? `, fresh seed ${fresh}` : ''}; ${planned} sessions (${counts.join('–')} per kind, ${mixed} mixed); concurrency ${options.concurrency}; targets ${targets.join(', ')}`);
     options.log(`kinds:\n${describeKinds(kinds)}`);
     world = await startWorld();
     runner = new FaultRunner(world, options);
@@ -89,7 +78,7 @@ describe('fault suite', () => {
   }, 60_000);
 
   it.each(kinds)('%s: the invariants hold', async (kind) => {
-    await runner!.run(itemsOf(kind), kind);
+    await runner!.run(itemsOf(kind, perKind.get(kind)!, seed, fresh), kind);
     const t = runner!.tally(kind);
     expect(t.failed + t.leakFailures + t.memoryFailures, `${kind}:\n${t.failures.map(describeFailure).join('\n')}`).toBe(0);
   }, KIND_TIMEOUT_MS);
@@ -98,7 +87,7 @@ describe('fault suite', () => {
     // Kinds still running (not stopped for failures), and as many sessions as it takes to reach `total`.
     const open = kinds.filter((k) => runner!.tally(k).failed < options.maxFailures);
     const ran = [...runner!.tallies.values()].reduce((n, t) => n + t.run, 0);
-    const items = Array.from({ length: open.length === 0 ? 0 : Math.max(mixed, total - ran) }, (_, j): Item => {
+    const items = Array.from({ length: open.length === 0 ? 0 : Math.max(mixed, planned - ran) }, (_, j): Item => {
       const s = (seed + 0x10000 + j) >>> 0;
       return { seed: s, kind: stream(s, 3).pick(open) };
     });
