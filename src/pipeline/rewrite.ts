@@ -27,6 +27,7 @@ import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import type { Reshaped } from './offload/protocol.js';
+import type { Demuxed } from './offload/demux.js';
 import type { Inspected } from './offload/inspect.js';
 import { spliceResult } from './offload/splice.js';
 import { createRecordTap, type RecordSink } from './record.js';
@@ -65,6 +66,11 @@ export interface Rewriter {
    * src/session/inbound.ts); undefined when no worker can take it (the caller parses it itself).
    */
   inspect(data: Buffer, log: Log): Promise<Inspected> | undefined;
+  /**
+   * Sort out a shared stdio child's long line that is not an answer on the large-result worker (./offload/
+   * demux.ts: src/upstream/shared-stdio.ts); undefined when no worker can take it (the caller does it).
+   */
+  demux(data: Buffer, log: Log): Promise<Demuxed<Buffer>> | undefined;
   /**
    * True when an answer to `request` whose result reads as `result` — a worker's stub of it (./offload/
    * inspect.ts) — comes out of respond() unchanged: a tools/call or tasks/result of a tool without a configured
@@ -359,6 +365,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     },
     reshape: (data, clientId, log) => usable(large, 'large results', log)?.reshape(data, clientId),
     inspect: (data, log) => usable(large, 'large results', log)?.inspect(data),
+    demux: (data, log) => usable(large, 'large results', log)?.demux(data),
     leavesUnread(request, result) {
       const { policy, tool, method } = request;
       if (!policy || !isJsonObject(result)) return true;

@@ -1,56 +1,16 @@
 /**
  * The id space of one shared stdio child (./shared-stdio.ts does the I/O): which session each message
  * belongs to, both ways. Request ids, `params._meta.progressToken` and the `requestId` of
- * notifications/cancelled become `<session#>~<JSON of the original>` — unique across sessions, `1` and `"1"`
- * kept apart, the original restored exactly. An answer's id is mapped back by text where it sits at either end
+ * notifications/cancelled go as wire ids (src/jsonrpc/multiplex.ts). An answer's id is mapped back by text where it sits at either end
  * (where src/jsonrpc/sniff.ts finds it), so a large answer is not parsed on the event loop: the session may
  * still hand it to a worker unparsed. No I/O here: every decision is returned as routes.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { fromWire, isKey, metaTokenOf, paramOf, restoreWire, routingFacts, toWire, withMetaToken, withParam, type Key, type RoutingFacts } from '../jsonrpc/multiplex.js';
 import { endsOf, locateResponseId, sniffResponseId } from '../jsonrpc/sniff.js';
 import { answerProblem } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
-
-/** A request id or progress token as its sender wrote it. */
-type Key = string | number;
-
-function isKey(value: unknown): value is Key {
-  return typeof value === 'string' || typeof value === 'number';
-}
-
-/** Session `session`'s id or token as the child sees it. */
-export function toWire(session: number, value: Key): string {
-  return `${session}~${JSON.stringify(value)}`;
-}
-
-/** The session and original value of a wire id or token; undefined when it is not one the gateway made. */
-export function fromWire(wire: unknown): { readonly session: number; readonly value: Key } | undefined {
-  if (typeof wire !== 'string') return undefined;
-  const at = wire.indexOf('~');
-  const prefix = wire.slice(0, at);
-  if (at <= 0 || !/^[1-9]\d*$/.test(prefix)) return undefined;
-  try {
-    const value: unknown = JSON.parse(wire.slice(at + 1));
-    return isKey(value) ? { session: Number(prefix), value } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const paramsOf = (m: JsonObject): JsonObject | undefined => (isJsonObject(m.params) ? m.params : undefined);
-const paramOf = (m: JsonObject, field: string): Key | undefined => {
-  const value = paramsOf(m)?.[field];
-  return isKey(value) ? value : undefined;
-};
-const withParam = (m: JsonObject, field: string, value: Key): JsonObject => ({ ...m, params: { ...paramsOf(m), [field]: value } });
-const metaTokenOf = (m: JsonObject): Key | undefined => {
-  const meta = paramsOf(m)?._meta;
-  return isJsonObject(meta) && isKey(meta.progressToken) ? meta.progressToken : undefined;
-};
-const withMetaToken = (m: JsonObject, token: Key): JsonObject => {
-  const params = paramsOf(m) ?? {};
-  return { ...m, params: { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), progressToken: token } } };
-};
+import type { Demuxed } from '../pipeline/offload/demux.js';
 
 /**
  * The answer `data` to the request sent as `wire`, with `value` for its id; undefined when the id is not at
@@ -73,10 +33,35 @@ export function replaceAnswerId(data: string | Buffer, wire: string, value: Key)
 }
 
 /**
- * Where one message goes: a session (by number), every session, or back to the child (answered here). Only an
- * answer for one session may be bytes (a long line: answerUnparsed).
+ * Where one message goes: a session (by number), every session, or back to the child (answered here). A long
+ * line goes as bytes (answerUnparsed, fromDemuxed).
  */
 export type Route = { readonly to: 'child'; readonly json: string } | { readonly to: number | 'all'; readonly json: string | Buffer };
+
+/**
+ * One message of the child's to route: what it is routed by, its own JSON, the same with the gateway's wire id
+ * or token restored (only asked for when it holds one), and the message itself (only the child's first
+ * initialize's answer is read whole).
+ */
+interface Routable {
+  readonly facts: RoutingFacts;
+  json(): string | Buffer;
+  restored(): string | Buffer;
+  parsed(): JsonObject;
+}
+
+/** A message parsed here (`raw`: its text, when it is the whole line). */
+function parsedRoutable(m: unknown, raw?: string): Routable {
+  return {
+    facts: routingFacts(m),
+    json: () => raw ?? JSON.stringify(m),
+    restored: () => JSON.stringify(restoreWire(m as JsonObject) ?? m),
+    parsed: () => m as JsonObject,
+  };
+}
+
+/** The start of a message, for a log line. */
+const head = (json: string | Buffer): string => (typeof json === 'string' ? json.slice(0, 200) : json.subarray(0, 200).toString('utf8'));
 
 /** A session's message for the child: the text to send (none: handled here) and answers given here. */
 export interface Outgoing {
@@ -255,7 +240,23 @@ export class SharedIds {
       return [];
     }
     // A batch: each message on its own way.
-    return Array.isArray(parsed) ? parsed.flatMap((m) => this.#route(m, undefined)) : this.#route(parsed, data);
+    return Array.isArray(parsed) ? parsed.flatMap((m) => this.#route(parsedRoutable(m))) : this.#route(parsedRoutable(parsed, data));
+  }
+
+  /**
+   * A long line (bytes) that is not an answer with the gateway's id at an end, as a worker sorted it out
+   * (src/pipeline/offload/demux.ts; not `deep`: the caller drops that), as routes: each message's own bytes or
+   * the restored ones, never decoded here.
+   */
+  fromDemuxed(data: Buffer, demuxed: Exclude<Demuxed<Buffer>, { kind: 'deep' }>): Route[] {
+    if (demuxed.kind === 'invalid') {
+      this.#log.warn({ line: data.subarray(0, 200).toString('utf8'), bytes: data.length }, 'upstream sent something that is not JSON; skipped');
+      return [];
+    }
+    return demuxed.messages.flatMap((m) => {
+      const json = m.json ?? data;
+      return this.#route({ facts: m.facts, json: () => json, restored: () => m.restored ?? json, parsed: () => JSON.parse(json.toString('utf8')) as JsonObject });
+    });
   }
 
   /**
@@ -272,36 +273,37 @@ export class SharedIds {
     return json === undefined ? undefined : this.#answer(wire as string, origin.session, json);
   }
 
-  #route(m: unknown, raw: string | undefined): Route[] {
-    if (!isJsonObject(m)) {
-      this.#log.warn({ line: raw?.slice(0, 200) }, 'upstream sent something that is not a JSON-RPC message; skipped');
+  #route(r: Routable): Route[] {
+    const f = r.facts;
+    if (!f.object) {
+      this.#log.warn({ line: head(r.json()) }, 'upstream sent something that is not a JSON-RPC message; skipped');
       return [];
     }
-    const { method, id } = m;
-    if (typeof method !== 'string') {
-      if (typeof id === 'string' && this.#isInit(id)) return this.#initAnswered(m);
+    const { method, id } = f;
+    if (method === undefined) {
+      if (typeof id === 'string' && this.#isInit(id)) return this.#initAnswered(r.parsed());
       const origin = fromWire(id);
-      if (origin) return this.#answer(id as string, origin.session, JSON.stringify({ ...m, id: origin.value }));
+      if (origin) return this.#answer(id as string, origin.session, r.restored());
       this.#log.debug({ id }, 'share mode: upstream answered an id no session sent; dropped');
       return [];
     }
-    if ('id' in m) return this.#serverRequest(m, method, raw);
+    if (f.hasId) return this.#serverRequest(r, method);
     if (method === 'notifications/progress') {
-      const origin = fromWire(paramOf(m, 'progressToken'));
-      if (origin && this.#inflight.has(origin.session)) return [{ to: origin.session, json: JSON.stringify(withParam(m, 'progressToken', origin.value)) }];
-      this.#log.debug({ token: paramOf(m, 'progressToken') }, 'share mode: progress for no attached session; dropped');
+      const origin = fromWire(f.progressToken);
+      if (origin && this.#inflight.has(origin.session)) return [{ to: origin.session, json: r.restored() }];
+      this.#log.debug({ token: f.progressToken }, 'share mode: progress for no attached session; dropped');
       return [];
     }
     if (method === 'notifications/cancelled') {
       // The child gave up a request of its own: only the session it asked knows it.
-      const key = JSON.stringify(paramOf(m, 'requestId'));
+      const key = JSON.stringify(f.requestId);
       const asked = this.#asked.get(key);
       this.#asked.delete(key);
-      return asked ? [{ to: asked.session, json: raw ?? JSON.stringify(m) }] : [];
+      return asked ? [{ to: asked.session, json: r.json() }] : [];
     }
-    const token = fromWire(metaTokenOf(m));
-    if (token && this.#inflight.has(token.session)) return [{ to: token.session, json: JSON.stringify(withMetaToken(m, token.value)) }];
-    return [{ to: 'all', json: raw ?? JSON.stringify(m) }];
+    const token = fromWire(f.metaToken);
+    if (token && this.#inflight.has(token.session)) return [{ to: token.session, json: r.restored() }];
+    return [{ to: 'all', json: r.json() }];
   }
 
   #isInit(wire: string): boolean {
@@ -327,12 +329,12 @@ export class SharedIds {
     return [{ session: first.session, id: first.value }, ...init.waiters].map((w) => ({ to: w.session, json: JSON.stringify({ ...m, id: w.id }) }));
   }
 
-  #serverRequest(m: JsonObject, method: string, raw: string | undefined): Route[] {
-    const id = m.id;
+  #serverRequest(r: Routable, method: string): Route[] {
+    const id = r.facts.id;
     if (!isKey(id)) return [];
     // The child checks the connection, not a client: the gateway answers.
     if (method === 'ping') return [{ to: 'child', json: JSON.stringify({ jsonrpc: '2.0', id, result: {} }) }];
-    const token = fromWire(metaTokenOf(m));
+    const token = fromWire(r.facts.metaToken);
     const busy = [...this.#inflight].filter(([, wires]) => wires.size > 0).map(([session]) => session);
     const only = busy.length === 0 && this.#inflight.size === 1 ? [...this.#inflight.keys()] : busy;
     const session = token ? (this.#inflight.has(token.session) ? token.session : undefined) : only.length === 1 ? only[0] : undefined;
@@ -341,7 +343,7 @@ export class SharedIds {
       return [{ to: 'child', json: rpcError(id, `share mode cannot route "${method}" to one client session (${this.#inflight.size} attached, ${busy.length} with requests in flight)`) }];
     }
     this.#asked.set(JSON.stringify(id), { session, id });
-    return [{ to: session, json: token ? JSON.stringify(withMetaToken(m, token.value)) : (raw ?? JSON.stringify(m)) }];
+    return [{ to: session, json: token ? r.restored() : r.json() }];
   }
 
   /**

@@ -27,14 +27,14 @@
  *   resources/updated), tasks (a session may read another's by its id), anything a tool remembers;
  * - backpressure is shared: a session that cannot keep up pauses the child for every session;
  * - the child dying ends every session at once (each gets the child's cause, stderr included);
- * - a line past OFFLOAD_BYTES that is not an answer (a notification, a server→client request) is checked and
- *   decoded in one step on the event loop, to be routed by its content; a long answer goes to its session as
- *   bytes, as a dedicated child's does.
+ * - a line past OFFLOAD_BYTES is never decoded on the event loop: an answer goes to its session as bytes, as a
+ *   dedicated child's does; anything else is sorted out on a worker first (held in order, the child paused),
+ *   only the child's first initialize's answer is parsed here.
  */
 import { RetrofitError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
-import { nestedTooDeeply } from '../jsonrpc/strict.js';
+import { demuxLine, type Demuxed } from '../pipeline/offload/demux.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from './link.js';
 import { SharedIds, type InitWaiter, type Route } from './shared-ids.js';
 
@@ -46,9 +46,28 @@ export interface SharedStdioOptions {
   readonly upstream: string;
   /** The upstream's logger (not a session's): the child's own lines and share-mode warnings go there. */
   readonly log: Logger;
+  /**
+   * Sort out a long line that is not an answer on a worker (src/pipeline/rewrite.ts Rewriter.demux); undefined:
+   * no worker can take it, and it is sorted out here.
+   */
+  readonly demux?: (data: Buffer) => Promise<Demuxed<Buffer>> | undefined;
 }
 
 const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
+/** The key in SharedChild's paused set of a line on the worker (sessions are numbered from 1). */
+const SORTING = 0;
+
+/** Something the link said, waiting for a long line on the worker; `data`: the message, when it is one. */
+interface Waiting {
+  readonly event: () => void;
+  readonly data?: string | Buffer;
+}
+
+/** The id a message's ends show, as LinkDropped carries it. */
+function idOf(data: string | Buffer): { id?: string | number } {
+  const id = sniffResponseId(endsOf(data));
+  return id === undefined ? {} : { id };
+}
 
 /** The shared child of one upstream; after it died or was stopped, the next session to attach spawns another. */
 export class SharedStdio {
@@ -84,23 +103,22 @@ class SharedChild {
   readonly #sessions = new Map<number, SessionLink>();
   /** Sessions holding the child back: it reads again once none does. */
   readonly #paused = new Set<number>();
+  readonly #demux: SharedStdioOptions['demux'];
+  /** What the link said while a long line is on the worker, in order (undefined: none is). */
+  #behind: Waiting[] | undefined;
   #closed: LinkClosed | undefined;
 
   constructor(spawn: SpawnLink, options: SharedStdioOptions, gone: (child: SharedChild) => void) {
     this.#upstream = options.upstream;
     this.#log = options.log;
     this.#gone = gone;
+    this.#demux = options.demux;
     this.#ids = new SharedIds(options.log);
     this.#link = spawn(options.log);
     // A throw here is caught by the child's link, which reports the message as dropped (`failed`): see below.
-    this.#link.onframe = (frame) => {
-      const data = frame.data;
-      if (typeof data === 'string') this.#deliver(this.#ids.fromChild(data));
-      else this.#fromChildBytes(data);
-      this.#initCheck();
-    };
-    this.#link.ondropped = (dropped) => this.#dropped(dropped);
-    this.#link.onclose = (closed) => this.#end(closed);
+    this.#link.onframe = (frame) => this.#inOrder(() => this.#frame(frame.data), frame.data);
+    this.#link.ondropped = (dropped) => this.#inOrder(() => this.#dropped(dropped));
+    this.#link.onclose = (closed) => this.#inOrder(() => this.#end(closed));
   }
 
   get pid(): number | undefined {
@@ -202,19 +220,65 @@ class SharedChild {
     await this.#link.close();
   }
 
+  /** Now, or after the long line on the worker (and what the link said before this); `data`: a message's. */
+  #inOrder(event: () => void, data?: string | Buffer): void {
+    if (this.#behind) this.#behind.push({ event, ...(data !== undefined && { data }) });
+    else event();
+  }
+
+  #frame(data: string | Buffer): void {
+    if (typeof data === 'string') this.#deliver(this.#ids.fromChild(data));
+    else this.#fromChildBytes(data);
+    this.#initCheck();
+  }
+
   /**
    * A long line, as bytes (LinkFrame): an answer goes to its session as they are, its id rewritten in place
-   * (that session checks them, in slices). Anything else is routed by its parsed text, so it is checked in one
-   * pass and decoded here.
+   * (that session checks them, in slices). Anything else is sorted out on a worker (checked, parsed; its
+   * messages' bytes, restored where they hold a wire id or token: src/pipeline/offload/demux.ts) and routed by
+   * what it found; the child is held back and what it says meanwhile waits its turn. Without a worker, here.
    */
   #fromChildBytes(data: Buffer): void {
     const answered = this.#ids.answerUnparsed(data);
     if (answered) return this.#deliver(answered);
-    if (nestedTooDeeply(data)) {
-      const id = sniffResponseId(endsOf(data));
-      return this.#dropped({ reason: 'depth', bytes: data.length, ...(id !== undefined && { id }) });
+    const job = this.#demux?.(data);
+    if (!job) return this.#routeDemuxed(data, demuxLine(data));
+    this.#log.debug({ bytes: data.length }, 'share mode: a long line sorted out on a worker');
+    this.#behind = [];
+    this.pause(SORTING);
+    const finish = (demuxed: Demuxed<Buffer>): void => {
+      this.#settle({ event: () => this.#routeDemuxed(data, demuxed), data });
+      const behind = this.#behind ?? [];
+      this.#behind = undefined;
+      this.resume(SORTING);
+      // Until one of them goes to the worker in turn: the rest then waits behind it.
+      while (behind.length > 0 && this.#behind === undefined) this.#settle(behind.shift()!);
+      if (behind.length > 0) this.#behind = [...behind, ...(this.#behind ?? [])];
+    };
+    job.then(finish, (err: unknown) => {
+      this.#log.warn({ err, bytes: data.length }, 'share mode: sorting out a long line on the worker failed; done on the event loop');
+      finish(demuxLine(data));
+    });
+  }
+
+  /**
+   * A waiting event, run where the link's own catch cannot see it: a throw is logged, and the request a message
+   * answers is answered (as the link does: `failed`).
+   */
+  #settle({ event, data }: Waiting): void {
+    try {
+      event();
+    } catch (err) {
+      const bytes = data === undefined ? undefined : Buffer.byteLength(data);
+      this.#log.error({ err, bytes }, 'share mode: an upstream message could not be handled; dropped');
+      if (data !== undefined) this.#dropped({ reason: 'failed', bytes: bytes!, ...idOf(data) });
     }
-    this.#deliver(this.#ids.fromChild(data.toString('utf8')));
+  }
+
+  #routeDemuxed(data: Buffer, demuxed: Demuxed<Buffer>): void {
+    if (demuxed.kind === 'deep') this.#dropped({ reason: 'depth', bytes: data.length, ...idOf(data) });
+    else this.#deliver(this.#ids.fromDemuxed(data, demuxed));
+    this.#initCheck();
   }
 
   /** A message of the child dropped (by the link, or here): the sessions whose requests it answers are told. */

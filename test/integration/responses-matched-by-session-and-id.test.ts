@@ -18,6 +18,7 @@ function markingRewriter(): Rewriter & { seen: PendingRequest[] } {
     },
     reshape: () => undefined,
     inspect: () => undefined,
+    demux: () => undefined,
     leavesUnread: () => false,
     passedUnread: () => {},
     prepare: () => {},

@@ -45,6 +45,7 @@ describe('a tools/call whose POST stream drops, resumed with Last-Event-ID throu
       },
       reshape: () => undefined,
       inspect: () => undefined,
+      demux: () => undefined,
       leavesUnread: () => false,
       passedUnread: () => {},
       prepare: () => {},

@@ -37,6 +37,7 @@ describe('tasks/result and JSON-RPC batches', () => {
       },
       reshape: () => undefined,
       inspect: () => undefined,
+      demux: () => undefined,
       leavesUnread: () => false,
       passedUnread: () => {},
       prepare: () => {},

@@ -66,7 +66,10 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
         });
         if (!upstream.share) return spawn(sessionLog);
         const key = JSON.stringify([upstream.command, upstream.args, childEnv(upstream), childCwd(upstream, snap.loaded.config), snap.loaded.config.limits.maxResultBytes]);
-        if (shared?.key !== key) shared = { key, child: new SharedStdio({ upstream: name, log: ctx.logger.child({ upstream: name }) }) };
+        if (shared?.key !== key) {
+          const sharedLog = ctx.logger.child({ upstream: name });
+          shared = { key, child: new SharedStdio({ upstream: name, log: sharedLog, demux: (data) => ctx.rewriter.demux(data, sharedLog) }) };
+        }
         return shared.child.attach(sessionLog, spawn);
       },
       maxSessions: (snap) => stdio(snap).maxSessions,

@@ -2,7 +2,7 @@
  * A small pool of worker threads running retrofits off the event loop (./worker.ts): large results, and
  * extractions that cannot be bounded in time on the main thread (a backtracking pattern, a YAML parse), which
  * run under a deadline; the reshape of large 2026-07-28 answers for older clients (reshape()); and the reading
- * of large messages nothing rewrites (inspect()). Jobs queue
+ * of large messages nothing rewrites (inspect()) and of a shared child's long lines (demux()). Jobs queue
  * in order and each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy
  * object, so per config generation); its config and defaults travel to a worker only the first time that worker sees
  * the id. A worker that crashes fails its job (the caller passes the original result through) and is
@@ -17,8 +17,10 @@ import { type JsonObject } from '../../json.js';
 import { TOOL_DEFAULTS } from '../../retrofit/settings.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
+import { demuxed, type Demuxed } from './demux.js';
 import type { Inspected } from './inspect.js';
-import { READY, type InspectJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
+import { asBuffer } from './shared.js';
+import { READY, type DemuxJob, type InspectJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
 
 /** Pool settings. */
 export interface PoolOptions {
@@ -46,6 +48,7 @@ export interface PoolAnswer {
   readonly mismatch?: true;
   readonly reshaped?: Reshaped<Buffer>;
   readonly inspected?: Inspected;
+  readonly demuxed?: Demuxed<Buffer>;
 }
 
 /** The work the pool needs for one result. */
@@ -91,17 +94,15 @@ export function defaultWorkerUrl(from: string = import.meta.url): URL {
  * A reshape (ReshapeJob) or an inspection (InspectJob): the message's bytes count against the queue bound as a
  * result's text does.
  */
-type BytesRequest = { readonly reshape: ReshapeJob['reshape']; readonly bytes: number } | { readonly inspect: InspectJob['inspect']; readonly bytes: number };
+type BytesRequest =
+  | { readonly reshape: ReshapeJob['reshape']; readonly bytes: number }
+  | { readonly inspect: InspectJob['inspect']; readonly bytes: number }
+  | { readonly demux: DemuxJob['demux']; readonly bytes: number };
 
 interface Queued {
   readonly request: PoolRequest | BytesRequest;
   readonly resolve: (answer: PoolAnswer) => void;
   readonly reject: (err: Error) => void;
-}
-
-/** A worker's bytes as a Buffer over the same (transferred) memory. */
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 interface Slot {
@@ -202,6 +203,14 @@ export class OffloadPool {
     return this.#enqueue({ inspect: { data }, bytes: data.length })?.then((answer) => answer.inspected ?? Promise.reject(new Error('the offload worker gave no inspection')));
   }
 
+  /**
+   * Sort out a long line of a shared stdio child that is not an answer (./demux.ts) on a worker; undefined
+   * when the queue bound would be exceeded, as run().
+   */
+  demux(data: Uint8Array | string): Promise<Demuxed<Buffer>> | undefined {
+    return this.#enqueue({ demux: { data }, bytes: data.length })?.then((answer) => answer.demuxed ?? Promise.reject(new Error('the offload worker gave no demux')));
+  }
+
   /** Terminate every worker; queued and running jobs reject. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -246,6 +255,7 @@ export class OffloadPool {
     const { request } = queued;
     if ('reshape' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, reshape: request.reshape });
     if ('inspect' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, inspect: request.inspect });
+    if ('demux' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, demux: request.demux });
     const toolId = this.idOf(request.entry);
     const job: OffloadJob = {
       job: this.#nextJob++,
@@ -262,7 +272,7 @@ export class OffloadPool {
     this.#postJob(slot, queued, job);
   }
 
-  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob | InspectJob): void {
+  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob | InspectJob | DemuxJob): void {
     slot.running = { job: job.job, queued };
     try {
       slot.worker.postMessage(job);
@@ -282,8 +292,9 @@ export class OffloadPool {
     if (reply.ok) {
       const bytes = reply.bytes && asBuffer(reply.bytes);
       const { outcome, stub, mismatch, inspected } = reply;
+      const demux = reply.demuxed && demuxed(reply.demuxed);
       const reshaped = reply.reshaped?.kind === 'answer' ? { kind: 'answer' as const, bytes: asBuffer(reply.reshaped.bytes) } : reply.reshaped;
-      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(reshaped && { reshaped }), ...(inspected && { inspected }) });
+      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(reshaped && { reshaped }), ...(inspected && { inspected }), ...(demux && { demuxed: demux }) });
     }
     else this.#settle(running.queued, new Error(reply.error));
     this.#dispatch();

@@ -7,6 +7,7 @@ import type { ToolConfig, ToolDefaults } from '../../config/types.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
 import type { ProfileShape } from '../../retrofit/profile.js';
 import type { SessionAnswer } from '../../protocol/modern.js';
+import type { Demuxed } from './demux.js';
 import type { Inspected } from './inspect.js';
 
 /** One tools/call (or tasks/result) retrofit to run off the event loop. */
@@ -53,6 +54,12 @@ export interface InspectJob {
   readonly inspect: { readonly data: Uint8Array | string };
 }
 
+/** A long line of a shared stdio child that is not an answer, sorted out for routing (./demux.ts). */
+export interface DemuxJob {
+  readonly job: number;
+  readonly demux: { readonly data: Uint8Array | string };
+}
+
 /**
  * What a reshape gives back: sessionAnswer's verdict, the answer as UTF-8 bytes (in shared memory: passed on,
  * never copied); `deep`: nested past MAX_DEPTH.
@@ -78,6 +85,8 @@ export type OffloadReply =
       readonly reshaped?: Reshaped;
       /** For an inspect job. */
       readonly inspected?: Inspected;
+      /** For a demux job (its bytes in shared memory). */
+      readonly demuxed?: Demuxed;
     }
   | { readonly job: number; readonly ok: false; readonly error: string }
   /** A timed job's retrofit starts now (its deadline counts from here). */

@@ -8,12 +8,11 @@
 import { nestedTooDeeply } from '../../jsonrpc/strict.js';
 import { sessionAnswer } from '../../protocol/modern.js';
 import type { Reshaped } from './protocol.js';
+import { sharedUtf8 } from './shared.js';
 
 export function reshapeAnswer(data: Uint8Array | string, clientId: string | number): Reshaped<Buffer> {
   if (nestedTooDeeply(data)) return { kind: 'deep' };
   const out = sessionAnswer(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'), clientId);
   if (out.kind !== 'answer') return out;
-  const bytes = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(out.json)));
-  bytes.write(out.json);
-  return { kind: 'answer', bytes };
+  return { kind: 'answer', bytes: sharedUtf8(out.json) };
 }

@@ -1,6 +1,7 @@
 /**
  * Entry point of an offload worker thread: runs the retrofit engine on large tools/call results (and reshapes
- * large 2026-07-28 answers for older clients, and reads large messages nothing rewrites: ./inspect.ts) so the gateway's event loop stays free, and answers with the
+ * large 2026-07-28 answers for older clients, reads large messages nothing rewrites: ./inspect.ts, and sorts
+ * out a shared child's long lines: ./demux.ts) so the gateway's event loop stays free, and answers with the
  * rewritten result already serialised (a string copies between threads cheaply; a large object graph does
  * not). Each tool's policy is compiled once, on the first job that names its id, and kept (bounded) for the
  * jobs after.
@@ -12,8 +13,9 @@ import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
+import { demuxLine } from './demux.js';
 import { inspectMessage } from './inspect.js';
-import { READY, type InspectJob, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
+import { READY, type DemuxJob, type InspectJob, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
 import { reshapeAnswer } from './reshape.js';
 
 /** Compiled tools kept at most; a reload makes new ids, so old ones age out in insertion order. */
@@ -79,10 +81,14 @@ function run(job: OffloadJob): OffloadReply {
   }
 }
 
-/** A 2026-07-28 answer for a session revision's client (./reshape.ts), or a message to inspect (./inspect.ts). */
-function runBytes(job: ReshapeJob | InspectJob): OffloadReply {
+/**
+ * A 2026-07-28 answer for a session revision's client (./reshape.ts), a message to inspect (./inspect.ts), or a
+ * shared child's line to sort out (./demux.ts).
+ */
+function runBytes(job: ReshapeJob | InspectJob | DemuxJob): OffloadReply {
   try {
     if ('inspect' in job) return { job: job.job, ok: true, inspected: inspectMessage(job.inspect.data) };
+    if ('demux' in job) return { job: job.job, ok: true, demuxed: demuxLine(job.demux.data) };
     return { job: job.job, ok: true, reshaped: reshapeAnswer(job.reshape.data, job.reshape.clientId) };
   } catch (err) {
     return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
@@ -99,8 +105,8 @@ function transfer(reply: OffloadReply): ArrayBuffer[] {
 const worker = parentPort;
 if (!worker) throw new Error('src/pipeline/offload/worker.ts runs as a worker thread only');
 const port = worker;
-port.on('message', (job: OffloadJob | ReshapeJob | InspectJob) => {
-  const reply = 'reshape' in job || 'inspect' in job ? runBytes(job) : run(job);
+port.on('message', (job: OffloadJob | ReshapeJob | InspectJob | DemuxJob) => {
+  const reply = 'reshape' in job || 'inspect' in job || 'demux' in job ? runBytes(job) : run(job);
   port.postMessage(reply, transfer(reply));
 });
 port.postMessage(READY);

@@ -30,6 +30,7 @@ function fake(answer: (input: RewriteInput, request: PendingRequest) => Rewritte
     },
     reshape: () => undefined,
     inspect: () => undefined,
+    demux: () => undefined,
     leavesUnread: () => false,
     passedUnread: () => {},
     prepare: () => undefined,

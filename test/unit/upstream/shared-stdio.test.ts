@@ -7,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RetrofitError } from '../../../src/errors.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
-import { fromWire, replaceAnswerId, toWire } from '../../../src/upstream/shared-ids.js';
-import { SharedStdio } from '../../../src/upstream/shared-stdio.js';
+import { fromWire, toWire } from '../../../src/jsonrpc/multiplex.js';
+import { demuxLine } from '../../../src/pipeline/offload/demux.js';
+import { replaceAnswerId } from '../../../src/upstream/shared-ids.js';
+import { SharedStdio, type SharedStdioOptions } from '../../../src/upstream/shared-stdio.js';
 import { captureLogger } from '../../helpers/stdio-gateway.js';
 
 type Message = Record<string, unknown>;
@@ -74,11 +76,11 @@ function record(link: UpstreamLink) {
   return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), drops, closes, send: (m: Message) => link.send(JSON.stringify(m)) };
 }
 
-function setup() {
+function setup(demux?: SharedStdioOptions['demux']) {
   const logs: Record<string, unknown>[] = [];
   const log = captureLogger(logs);
   const children: FakeChild[] = [];
-  const shared = new SharedStdio({ upstream: 'fx', log });
+  const shared = new SharedStdio({ upstream: 'fx', log, ...(demux && { demux }) });
   const spawn = (): UpstreamLink => {
     const child = new FakeChild(1000 + children.length);
     children.push(child);
@@ -154,7 +156,7 @@ describe('SharedStdio', () => {
     expect(a.frames[0]).toBe('{"result":{"who": "a"}, "jsonrpc":"2.0", "id": 1 }');
   });
 
-  it('hands a long answer that came as bytes to its session as those bytes, its id rewritten in place; checks and decodes anything else', () => {
+  it('hands a long answer that came as bytes to its session as those bytes, its id rewritten in place; sorts out anything else without decoding it', () => {
     const { open, child } = setup();
     const a = open();
     const frames: (string | Buffer)[] = [];
@@ -169,12 +171,42 @@ describe('SharedStdio', () => {
     const deepAnswer = Buffer.from(`{"jsonrpc":"2.0","id":"1~2","result":${'['.repeat(600)}${']'.repeat(600)}}`);
     child().onframe({ data: deepAnswer });
     expect(frames[1]).toBe(deepAnswer);
-    // Anything else is routed by its parsed text: decoded here, and checked first (too deep: dropped).
-    const notification = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(1000) } };
-    child().onframe({ data: Buffer.from(JSON.stringify(notification)) });
-    expect(frames[2]).toBe(JSON.stringify(notification));
+    // Anything else is sorted out (here: no worker), checked first (too deep: dropped), and goes on as its bytes.
+    const notification = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'y'.repeat(1000) } }));
+    child().onframe({ data: notification });
+    expect(frames[2]).toBe(notification);
     child().onframe({ data: Buffer.from(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":${'['.repeat(600)}${']'.repeat(600)}}}`) });
     expect(frames).toHaveLength(3);
+  });
+
+  it('sorts out a long line on the worker while what the child says next waits its turn, the child held back', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const jobs: Buffer[] = [];
+    const { open, child, logs } = setup((data) => {
+      jobs.push(data);
+      return gate.then(() => demuxLine(data));
+    });
+    const a = open();
+    const frames: (string | Buffer)[] = [];
+    a.link.onframe = (f) => frames.push(f.data);
+    a.send(request(1, 'tools/call', { name: 'slow', _meta: { progressToken: 'p' } }));
+    // Progress for the session's token (restored on the worker), then the answer as text.
+    const progress = Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: '1~"p"', progress: 1, message: 'z'.repeat(1000) } }));
+    child().onframe({ data: progress });
+    child().onframe({ data: JSON.stringify(result('1~1')) });
+    expect(jobs).toEqual([progress]);
+    expect(frames).toEqual([]);
+    expect(child().paused).toBe(true);
+    release();
+    await gate;
+    await settled();
+    expect(frames).toHaveLength(2);
+    expect(JSON.parse(frames[0]!.toString())).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, message: 'z'.repeat(1000) } });
+    expect(Buffer.isBuffer(frames[0])).toBe(true);
+    expect(JSON.parse(frames[1] as string)).toEqual(result(1));
+    expect(child().paused).toBe(false);
+    expect(logs.some((l) => l.msg === 'share mode: a long line sorted out on a worker')).toBe(true);
   });
 
   it('keeps the text of messages with nothing to remap, and re-serialises batches once', () => {

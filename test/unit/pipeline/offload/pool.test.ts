@@ -191,7 +191,7 @@ describe('the pool', () => {
     expect(p.queuedBytes).toBe(0);
   });
 
-  it('inspects a large message nothing rewrites on the built worker, bytes in shared memory or text', async () => {
+  it('inspects a large message nothing rewrites, and sorts out a shared child\'s line, on the built worker', async () => {
     const p = pool();
     const text = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'ü'.repeat(100_000) } });
     const shared = Buffer.from(new SharedArrayBuffer(Buffer.byteLength(text)));
@@ -200,6 +200,11 @@ describe('the pool', () => {
       expect(await p.inspect(data)!).toEqual({ kind: 'messages', batch: false, messages: [{ stub: { jsonrpc: '2.0', method: 'notifications/message', params: {} } }] });
     }
     expect(await p.inspect(Buffer.from('{"jsonrpc":'))!).toEqual({ kind: 'invalid' });
+    // A shared child's line, sorted out: the restored bytes come back as a Buffer over shared memory.
+    const demuxed = await p.demux(Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: '1~5', progress: 1 } })))!;
+    const restored = demuxed.kind === 'messages' ? demuxed.messages[0]!.restored : undefined;
+    expect(Buffer.isBuffer(restored) && restored.buffer instanceof SharedArrayBuffer).toBe(true);
+    expect(JSON.parse(restored!.toString('utf8'))).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 5, progress: 1 } });
     expect(p.queuedBytes).toBe(0);
   });
 

@@ -1,0 +1,47 @@
+/**
+ * A long line of a shared stdio child that is not an answer to a session (a notification, a server→client
+ * request, an answer whose id is not at its ends, a batch), sorted out on a worker instead of on the event loop
+ * (src/upstream/shared-stdio.ts asks for it): for each message, what it is routed by (src/jsonrpc/multiplex.ts
+ * RoutingFacts), and as bytes in shared memory its own JSON when it is one of a batch, and the same with the
+ * gateway's wire id or token restored when it holds one. Whoever routes it picks which bytes go where.
+ */
+import { isJsonObject } from '../../json.js';
+import { restoreWire, routingFacts, type RoutingFacts } from '../../jsonrpc/multiplex.js';
+import { nestedTooDeeply } from '../../jsonrpc/strict.js';
+import { asBuffer, sharedUtf8 } from './shared.js';
+
+export interface DemuxedMessage<B = Uint8Array> {
+  readonly facts: RoutingFacts;
+  /** Its JSON, when it is one message of a batch (alone, it is the line itself). */
+  readonly json?: B;
+  /** Its JSON with the gateway's wire id or token restored (restoreWire), when it holds one. */
+  readonly restored?: B;
+}
+
+/** Not JSON, nested past MAX_DEPTH, or the line's messages (`batch`: it was an array). */
+export type Demuxed<B = Uint8Array> = { readonly kind: 'invalid' } | { readonly kind: 'deep' } | { readonly kind: 'messages'; readonly batch: boolean; readonly messages: readonly DemuxedMessage<B>[] };
+
+function demuxOne(m: unknown, alone: boolean): DemuxedMessage<Buffer> {
+  const restored = isJsonObject(m) ? restoreWire(m) : undefined;
+  return { facts: routingFacts(m), ...(!alone && { json: sharedUtf8(JSON.stringify(m)) }), ...(restored && { restored: sharedUtf8(JSON.stringify(restored)) }) };
+}
+
+/** Sort out `data` (a line's text or UTF-8 bytes), checked for depth before anything recurses over it. */
+export function demuxLine(data: Uint8Array | string): Demuxed<Buffer> {
+  if (nestedTooDeeply(data)) return { kind: 'deep' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(typeof data === 'string' ? data : asBuffer(data).toString('utf8'));
+  } catch {
+    return { kind: 'invalid' };
+  }
+  if (!Array.isArray(parsed)) return { kind: 'messages', batch: false, messages: [demuxOne(parsed, true)] };
+  return { kind: 'messages', batch: true, messages: parsed.map((m) => demuxOne(m, false)) };
+}
+
+/** A worker's demux with its bytes as Buffers over the same (shared) memory. */
+export function demuxed(d: Demuxed): Demuxed<Buffer> {
+  if (d.kind !== 'messages') return d;
+  const messages = d.messages.map((m) => ({ facts: m.facts, ...(m.json && { json: asBuffer(m.json) }), ...(m.restored && { restored: asBuffer(m.restored) }) }));
+  return { kind: 'messages', batch: d.batch, messages };
+}
