@@ -88,6 +88,19 @@ function invalidAnswer(id: unknown, shape: number): Buffer {
   return json(shapes[shape % shapes.length]);
 }
 
+/** Rounds of input a retry of an input-required call has answered (its `requestState` counts them). */
+function roundOf(message: Message): number {
+  const state = (message.params as { requestState?: unknown } | undefined)?.requestState;
+  const round = typeof state === 'string' ? Number(state.slice(state.lastIndexOf('#') + 1)) : 0;
+  return Number.isSafeInteger(round) ? round : 0;
+}
+
+/** The revision's multi-round-trip: the client's roots are asked for, and the state says which round this is. */
+function inputRequired(message: Message, d: Directive, round: number): Message {
+  const result = { resultType: 'input_required', inputRequests: { [`roots-${round}`]: { method: 'roots/list' } }, requestState: `${d.tag}#${round + 1}` };
+  return { jsonrpc: '2.0', id: message.id, result };
+}
+
 /** A result nested `depth` deep (built as text: no recursion, and no JSON.stringify of a deep value). */
 function deepAnswer(id: unknown, depth: number): Buffer {
   return Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":"deep"}],"deep":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
@@ -105,7 +118,8 @@ export function stepsFor(message: Message, era: Era = 'session'): Step[] {
   if (message.method === undefined || message.id === undefined) return [];
   const d: Directive = directiveOf(message) ?? { tag: '' };
   const fault = d.fault;
-  const answer = answerOf(message, d.pad ?? 0, era);
+  const round = fault?.kind === 'input-required' ? roundOf(message) : 0;
+  const answer = fault?.kind === 'input-required' && era === 'modern' && round < fault.rounds ? inputRequired(message, d, round) : answerOf(message, d.pad ?? 0, era);
   const answerJson = json(answer);
   if (fault?.kind === 'reset-early') return fault.headers ? [{ op: 'flush' }, { op: 'pause', ms: 5 }, { op: 'reset' }] : [{ op: 'reset' }];
 

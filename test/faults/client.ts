@@ -41,7 +41,7 @@ export interface ExchangeOptions {
   readonly deadlineMs: number;
   /** Called with each SSE event as it completes (a legacy stream's endpoint, answers). */
   readonly onEvent?: (event: SseEvent, exchange: Exchange) => void;
-  /** Read the body and let it go (only its size is kept): a stream nobody compares. */
+  /** Read the body and let it go (only its size is kept; events only reach `onEvent`): a stream nobody compares. */
   readonly discard?: boolean;
 }
 
@@ -145,14 +145,15 @@ export class Exchange {
       this.status = res.statusCode;
       this.headers = res.headers;
       this.#responded();
-      const reader = this.sse && !options.discard ? new SseReader() : undefined;
+      // A discarded stream is still read event by event for `onEvent` (the reader keeps at most one event).
+      const reader = this.sse && (!options.discard || options.onEvent) ? new SseReader() : undefined;
       const slow = options.slowRead;
       res.on('data', (chunk: Buffer) => {
         if (!options.discard && this.received + chunk.length <= MAX_BODY_BYTES) this.body.push(chunk);
         this.received += chunk.length;
         for (const event of reader?.push(chunk) ?? []) {
-          this.events.push(event);
-          if (event.data !== undefined) this.messages.push(...parseJsonMessages(event.data));
+          if (!options.discard) this.events.push(event);
+          if (event.data !== undefined && !options.discard) this.messages.push(...parseJsonMessages(event.data));
           options.onEvent?.(event, this);
           if (options.vanish?.at === 'first-event' && event.data !== undefined && event.data !== '') return finish('vanished');
         }

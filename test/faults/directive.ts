@@ -63,7 +63,12 @@ export type UpstreamFault =
   /** An answer holding JSON nested `depth` deep. */
   | { readonly kind: 'deep-json'; readonly depth: number }
   /** A stdio child stops reading its stdin for `ms` (the gateway's writes back up). */
-  | { readonly kind: 'stall-stdin'; readonly ms: number };
+  | { readonly kind: 'stall-stdin'; readonly ms: number }
+  /**
+   * 2026-07-28: the call needs the client's input `rounds` times (an `input_required` result asking for its
+   * roots, with a `requestState` that counts the rounds) before it is answered.
+   */
+  | { readonly kind: 'input-required'; readonly rounds: number };
 
 export interface Directive {
   /** The session's tag, its kind and seed (what the upstream records under). */

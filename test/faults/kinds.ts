@@ -57,6 +57,7 @@ export const KINDS = {
   'duplicate-id': { summary: 'the client sends two requests with the same id at once', targets: ALL, clean: false },
   'random-methods': { summary: 'requests with client-chosen random method names', targets: ALL, clean: true },
   'expect-continue': { summary: 'a POST with Expect: 100-continue', targets: ALL, clean: true },
+  'input-required': { summary: 'a 2026-07-28 call needs the client\'s input once or twice (input_required; for an older client, requests on its session)', targets: ['modern', 'stateless-modern'], clean: false },
   // 2026-07-28 has no batches (refused whole).
   'pending-flood': { summary: 'a batch of ~1,000 requests in flight at once in one session (past 1,000, refused whole)', targets: SESSIONS, clean: false },
 } as const satisfies Record<string, KindSpec>;

@@ -134,6 +134,14 @@ class Builder {
   }
 }
 
+/** A 2026-07-28 request that declares the client's `roots` capability (its retry answers roots/list). */
+function withRoots(m: JsonRpcRequest): JsonRpcRequest {
+  const meta = m.params._meta as Record<string, unknown>;
+  const key = 'io.modelcontextprotocol/clientCapabilities';
+  if (!(key in meta)) return m;
+  return { ...m, params: { ...m.params, _meta: { ...meta, [key]: { roots: {} } } } };
+}
+
 function isPassthrough(m: JsonRpcRequest): boolean {
   return m.method === 'tools/call' && (m.params.name === 'echo' || m.params.name === 'native');
 }
@@ -166,6 +174,8 @@ function upstreamFault(kind: FaultKind, rng: Rng, notes: number, target: Target)
       return { kind: 'invalid-answer', shape: rng.int(0, 3) };
     case 'deep-json':
       return { kind: 'deep-json', depth: 100_000 };
+    case 'input-required':
+      return { kind: 'input-required', rounds: rng.int(1, 2) };
     default:
       return undefined;
   }
@@ -179,7 +189,9 @@ function faulted(kind: FaultKind, b: Builder, rng: Rng, progress: boolean, targe
     const needsSse = ['reset-mid-event', 'half-line', 'unknown-id', 'duplicate-answer'].includes(kind) || (fault.kind === 'reset-early' && fault.headers);
     const pad = kind === 'oversized' ? LIMITS.maxResultBytes + rng.int(1, 64 * 1024) : 0;
     const n = kind === 'oversized' ? 0 : notes;
-    return [{ messages: [b.call(b.directive({ notes: n, gapMs: rng.int(0, 5), pad, fault }, needsSse), progress, rng.pick(['echo', 'native', 'weather']))], compare: false }];
+    const call = b.call(b.directive({ notes: n, gapMs: rng.int(0, 5), pad, fault }, needsSse), progress, rng.pick(['echo', 'native', 'weather']));
+    // The client declares roots, which the call asks for (the gateway passes a request on only to a client that can answer it).
+    return [{ messages: [kind === 'input-required' ? withRoots(call) : call], compare: false }];
   }
   switch (kind) {
     case 'large':

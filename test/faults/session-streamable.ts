@@ -10,6 +10,7 @@
  */
 import { Agent } from 'node:http';
 import { exchange, type ExchangeOptions } from './client.js';
+import { parseJsonMessages, type SseEvent } from './sse-parse.js';
 import { directiveOf } from './directive.js';
 import { TARGETS } from './harness.js';
 import type { PostPlan, SessionPlan } from './plan.js';
@@ -168,17 +169,34 @@ async function runSession(origin: string, plan: SessionPlan, run: RunOptions): P
   }
 }
 
+/**
+ * Answers the requests the gateway sends the client on a stream (an older client of the 2026-07-28-only
+ * upstream: its `input_required` results become requests on the session): roots/list with no roots, anything
+ * else with an empty result. Each answer is a POST of its own (202), recorded with the session's exchanges.
+ */
+function answerer(agent: Agent, url: string, session: string, plan: SessionPlan, record: SessionRecord): (event: SseEvent) => void {
+  return (event) => {
+    for (const m of event.data === undefined ? [] : parseJsonMessages(event.data)) {
+      if (typeof m.method !== 'string' || (typeof m.id !== 'string' && typeof m.id !== 'number')) continue;
+      const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: m.method === 'roots/list' ? { roots: [] } : {} }));
+      const ex = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body, deadlineMs: ANSWER_DEADLINE_MS });
+      record.exchanges.push({ label: `answer to ${m.method} ${String(m.id)}`, ids: [], exchange: ex });
+    }
+  };
+}
+
 /** The planned POSTs of an open session (its GET stream open meanwhile, if it listens), then its DELETE (unless the client vanished for good). */
 async function exchanges(agent: Agent, url: string, session: string, plan: SessionPlan, record: SessionRecord): Promise<void> {
   record.sessionId = session;
   let comesBack = true;
   // Its own stream: read and let go (an upstream's endless message may come on it), closed by the client at the end.
-  const listen = plan.listen ? exchange({ agent, method: 'GET', url, headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': plan.revision }, deadlineMs: LISTEN_DEADLINE_MS, discard: true }) : undefined;
+  const onEvent = answerer(agent, url, session, plan, record);
+  const listen = plan.listen ? exchange({ agent, method: 'GET', url, headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': plan.revision }, deadlineMs: LISTEN_DEADLINE_MS, discard: true, onEvent }) : undefined;
   if (listen) record.exchanges.push({ label: 'listen', ids: [], exchange: listen });
   // Open before anything is asked: what the upstream puts on it must find it there.
   await listen?.responded;
   const send = async (post: PostPlan, n: number): Promise<void> => {
-    const ex = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body: bodyOf(post), deadlineMs: answerDeadline(post), ...faultOptions(post) });
+    const ex = exchange({ agent, method: 'POST', url, headers: postHeaders(session, plan.revision), body: bodyOf(post), deadlineMs: answerDeadline(post), onEvent, ...faultOptions(post) });
     const left = post.client?.kind === 'vanish' || post.client?.kind === 'stop-reading-vanish';
     // Never on the proxied target (its sessions are the upstream's), nor on the 2026-07-28-only upstream's, which
     // the gateway holds for 15 minutes idle (not configurable for a url upstream): longer than a chunk waits.
