@@ -100,13 +100,44 @@ function isTimely(reply: Message, written: Written | undefined, r: ExchangeRecor
   return written?.answeredAt === undefined || written.answeredAt - r.exchange.startedAt >= UPSTREAM_TIMEOUT_MS - 250;
 }
 
+/**
+ * Gateway bugs the suite found and reported, not yet fixed (their code is not this suite's to change): each
+ * tolerated as narrowly as it shows, so that the rest of the session is still compared. FAULT_STRICT=1 turns
+ * the tolerance off (to see whether one is fixed).
+ */
+const STRICT = process.env.FAULT_STRICT === '1';
+
+/**
+ * A pooled session over HTTP whose upstream session ended (the upstream forgot it: 404) is lent once more,
+ * and the 2026-07-28 request that finds it dead gets RETROFIT_ERR_UPSTREAM_UNREACHABLE without reaching the
+ * upstream, whichever client it came from (src/session/pool.ts, src/upstream/http-session-link.ts; reported
+ * 2026-12-07 with seed 603652638 of kind large, after an upstream-killed session on the same pool).
+ */
+function deadPooledSession(reply: Message, written: Written | undefined, record: SessionRecord): boolean {
+  const code = (reply.error as { data?: { code?: unknown } } | undefined)?.data?.code;
+  return !STRICT && record.plan.target === 'stateless-http' && written === undefined && code === 'RETROFIT_ERR_UPSTREAM_UNREACHABLE';
+}
+
+/**
+ * In a session the gateway holds in front of the 2026-07-28-only upstream, a log message on a call's answer
+ * stream reaches that call's stream only when the call has a progress token or is the only one in flight: the
+ * link (src/upstream/modern-link.ts) knows the call, but a LinkFrame cannot say so, and src/session/owned.ts
+ * guesses (reported 2026-12-07, seed 603652242 of kind backed-up-vanish: the call after a vanished one lost
+ * its log message to the session's own stream). `got` is then `expected` less log messages.
+ */
+function misroutedLogMessages(got: readonly Message[], expected: readonly Message[], record: SessionRecord): boolean {
+  if (STRICT || record.plan.target !== 'modern') return false;
+  const isLog = (m: Message): boolean => m.method === 'notifications/message';
+  return isDeepStrictEqual(got.filter((m) => !isLog(m)), expected.filter((m) => !isLog(m)));
+}
+
 /** Compare one request's answer; returns what differs, or undefined. */
 function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRequest, written: Written | undefined): string | undefined {
   const id = request.id;
   const messages = r.answersOn?.messages ?? r.exchange.messages;
   const reply = repliesTo(messages, id)[0];
   if (reply === undefined) return undefined; // one-answer says what is wrong with that
-  if (isTimely(reply, written, r, record)) return undefined;
+  if (isTimely(reply, written, r, record) || deadPooledSession(reply, written, record)) return undefined;
   if (!written) return `the upstream never got request ${JSON.stringify(id)}, yet the client got ${JSON.stringify(reply).slice(0, 300)} (${r.exchange.status ?? '-'})`;
   const upstreamReply = written.messages.map(parse).find((m) => m !== undefined && m.method === undefined);
   const passthrough = passthroughTools(record.plan.revision);
@@ -140,7 +171,7 @@ function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRe
   // Share mode broadcasts a log message to every session (src/upstream/shared-stdio.ts): another session's are not this one's to compare.
   const others = (m: Message): boolean => target === 'shared' && m.method === 'notifications/message' && !String((m.params as { data?: unknown }).data).startsWith(`${record.plan.tag}#`);
   const got = r.exchange.messages.filter((m) => (m.method !== undefined && !others(m)) || m.id === id);
-  if (isDeepStrictEqual(got, expected)) return undefined;
+  if (isDeepStrictEqual(got, expected) || misroutedLogMessages(got, expected, record)) return undefined;
   const at = got.findIndex((m, i) => !isDeepStrictEqual(m, expected[i]));
   const first = at === -1 ? got.length : at;
   const show = (m: Message | undefined): string => (m === undefined ? 'nothing' : JSON.stringify(m).slice(0, 300));
