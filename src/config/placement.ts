@@ -53,6 +53,8 @@ function placeOf(path: readonly Segment[]): Place | undefined {
   return place;
 }
 
+/** How the root reads in shown(): no path at all. */
+const ROOT = '``';
 const shown = (segments: readonly string[]): string => `\`${segments.map((s) => (s === ANY ? '<name>' : s)).join('.')}\``;
 
 /**
@@ -80,5 +82,9 @@ export function placementHint(key: string, path: readonly Segment[]): string | u
   // Nearest first: places below this one, then those sharing the longest part of its path.
   elsewhere.sort((a, b) => b.shared - a.shared);
   const all = [...new Set([...below, ...elsewhere.map((e) => e.text)])];
-  return `it belongs under ${all.join(' or ')}`;
+  // A key of the config's root (`limits` written inside an upstream) has no place to be "under".
+  const root = all.includes(ROOT);
+  const under = all.filter((text) => text !== ROOT);
+  const at = root ? 'at the top level of the config' : '';
+  return under.length === 0 ? `it belongs ${at}` : `it belongs under ${under.join(' or ')}${root ? ` or ${at}` : ''}`;
 }

@@ -17,6 +17,7 @@ describe('misplaced keys say where they belong', () => {
     ['a setting of tools and defaults at upstream level', ['upstreams:', '  a:', '    url: http://x/mcp', '    onInvalid: error'], '4:5 upstreams.a: unknown key "onInvalid" (it belongs under `tools.<name>` or `defaults`)'],
     ['a listen key at the root', ['port: 9090', 'upstreams:', '  a: { url: http://x/mcp }'], '1:1 unknown key "port" (it belongs under `listen`)'],
     ['an upstream key inside a tool', [...tool, '        timeoutMs: 5'], '6:9 upstreams.a.tools.t: unknown key "timeoutMs" (it belongs under `upstreams.a`)'],
+    ['a root key inside an upstream', ['upstreams:', '  a:', '    url: http://x/mcp', '    limits: { maxResultBytes: 1024 }'], '4:5 upstreams.a: unknown key "limits" (it belongs at the top level of the config)'],
     ['a tool key inside extract', [...tool, '        extract: { format: json, onInvalid: error }'], '6:34 upstreams.a.tools.t.extract: unknown key "onInvalid" (it belongs under `upstreams.a.tools.t` or `defaults`)'],
   ])('%s', async (_name, lines, want) => {
     expect(await messages(lines)).toEqual([want]);
