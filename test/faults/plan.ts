@@ -190,7 +190,7 @@ function faulted(kind: FaultKind, b: Builder, rng: Rng, progress: boolean, targe
     const pad = kind === 'oversized' ? LIMITS.maxResultBytes + rng.int(1, 64 * 1024) : 0;
     const n = kind === 'oversized' ? 0 : notes;
     const call = b.call(b.directive({ notes: n, gapMs: rng.int(0, 5), pad, fault }, needsSse), progress, rng.pick(['echo', 'native', 'weather']));
-    // The client declares roots, which the call asks for (the gateway passes a request on only to a client that can answer it).
+    // The client declares roots, which the call asks for, as a client that answers roots/list does.
     return [{ messages: [kind === 'input-required' ? withRoots(call) : call], compare: false }];
   }
   switch (kind) {
