@@ -105,11 +105,31 @@ export function holder(ctx: RelayContext): HeldBytes {
 function rewriteJson(bytes: Buffer, ctx: RelayContext): Buffer | Promise<Buffer> {
   if (bytes.length === 0 || !ctx.state) return bytes;
   const state = ctx.state;
-  if (!mayChange(state, bytes)) return bytes;
+  if (!mayChange(state, bytes)) {
+    // Not read; but an answer awaited here must at least look like one JSON object or array at both ends: a body
+    // cut short, or an answer followed by a message that never ended, is no reply a client can parse.
+    if (looksWhole(bytes) || !ctx.own.some((p) => state.pending.holds(p))) return bytes;
+    ctx.log.warn({ bytes: bytes.length, tail: bytes.subarray(-80).toString('utf8') }, 'upstream JSON body does not end as a JSON message; its request gets an error');
+    throw new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]);
+  }
   // Nothing may recurse over JSON nested this deep (the stdio and legacy SSE links refuse it as well): an
   // answer awaited here becomes a JSON-RPC error, anything else passes as it came.
   const deep = nestedTooDeeplyInSlices(bytes);
   return deep instanceof Promise ? deep.then((found) => rewriteShallow(bytes, found, state, ctx)) : rewriteShallow(bytes, deep, state, ctx);
+}
+
+const isSpace = (byte: number): boolean => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
+/** The body starts with `{` or `[` and ends with `}` or `]` (white space aside): two bytes read, not a parse. */
+function looksWhole(bytes: Buffer): boolean {
+  let start = 0;
+  let end = bytes.length - 1;
+  while (start <= end && isSpace(bytes[start]!)) start++;
+  while (end >= start && isSpace(bytes[end]!)) end--;
+  if (start >= end) return false;
+  const first = bytes[start];
+  const last = bytes[end];
+  return (first === 0x7b && last === 0x7d) || (first === 0x5b && last === 0x5d);
 }
 
 function rewriteShallow(bytes: Buffer, deep: boolean, state: SessionState, ctx: RelayContext): Buffer | Promise<Buffer> {
