@@ -240,7 +240,7 @@ export class OwnedSession<S> {
       if (this.state.pending.size === 0) this.#deadlines.clear();
       return;
     }
-    const related = this.#relatedTo(message);
+    const related = this.#relatedTo(message, frame.related);
     if (related && message.method === 'notifications/progress') {
       // Progress shows the request is alive: its deadline moves on.
       related.deadline = Date.now() + this.#options.timeoutMs();
@@ -255,8 +255,15 @@ export class OwnedSession<S> {
     this.pressureChanged();
   }
 
-  /** The request a notification or server→client request belongs to (see the module comment). */
-  #relatedTo(message: JsonObject): Pending<S> | undefined {
+  /**
+   * The request a notification or server→client request belongs to (see the module comment): the one the link
+   * says it came with, while that one waits; else the one its progress token names; else the only one in flight.
+   */
+  #relatedTo(message: JsonObject, related: string | number | undefined): Pending<S> | undefined {
+    if (related !== undefined) {
+      const owner = this.state.pending.peek(related);
+      if (owner && !owner.answered) return owner;
+    }
     const params = isJsonObject(message.params) ? message.params : undefined;
     const token = message.method === 'notifications/progress' ? params?.progressToken : isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
     if (typeof token === 'string' || typeof token === 'number') {

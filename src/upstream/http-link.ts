@@ -69,12 +69,15 @@ export abstract class HttpLink implements UpstreamLink {
   /** Something a message shows the link before it goes on (the session link learns its revision). */
   protected observe(_data: string): void {}
 
-  /** Hand one message on; whatever handling it throws is logged and the message reported as dropped. */
-  protected frame(data: string | Buffer): void {
+  /**
+   * Hand one message on (`related`: the client's request it came with, LinkFrame); whatever handling it throws
+   * is logged and the message reported as dropped.
+   */
+  protected frame(data: string | Buffer, related?: string | number): void {
     try {
       // Bytes are a large message (past OFFLOAD_BYTES): never one the link learns from.
       if (typeof data === 'string') this.observe(data);
-      this.onframe({ data });
+      this.onframe(related === undefined ? { data } : { data, related });
     } catch (err) {
       this.o.log.error({ err, bytes: data.length }, 'upstream message could not be handled; dropped');
       const id = sniffResponseId(endsOf(data));

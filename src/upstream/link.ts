@@ -22,6 +22,11 @@ export interface LinkFrame {
   readonly data: string | Buffer;
   /** The bytes it arrived in when it came framed (an SSE event, `id:` and all): forwarded as is when unchanged. */
   readonly raw?: Buffer;
+  /**
+   * The client's request this message came with, when the link knows it (a 2026-07-28 upstream's notification
+   * on a call's answer stream, a request made of its input requests): it belongs on that request's stream.
+   */
+  readonly related?: string | number;
 }
 
 /** A message the link dropped instead of passing it on, its id read from its ends (src/jsonrpc/sniff.ts). */

@@ -255,7 +255,8 @@ export class ModernUpstreamLink extends HttpLink {
     if (!this.alive) return;
     switch (out.kind) {
       case 'pass':
-        return this.frame(data);
+        // A notification on the call's answer stream: the call's, whatever else is in flight.
+        return this.frame(data, call.clientId);
       case 'request':
         this.o.log.warn({ method: out.method }, 'the 2026-07-28 upstream sent a request on an answer stream; dropped');
         return;
@@ -287,7 +288,7 @@ export class ModernUpstreamLink extends HttpLink {
       const id = `mrtr-${this.#asked}`;
       this.#asks.set(id, { call, key });
       call.waiting.add(key);
-      this.frame(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }));
+      this.frame(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }), call.clientId);
     }
     // Nothing to ask (only state to echo): the request goes again at once.
     if (call.waiting.size === 0) this.#retry(call);

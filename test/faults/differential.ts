@@ -118,19 +118,6 @@ function deadPooledSession(reply: Message, written: Written | undefined, record:
   return !STRICT && record.plan.target === 'stateless-http' && written === undefined && code === 'RETROFIT_ERR_UPSTREAM_UNREACHABLE';
 }
 
-/**
- * In a session the gateway holds in front of the 2026-07-28-only upstream, a log message on a call's answer
- * stream reaches that call's stream only when the call has a progress token or is the only one in flight: the
- * link (src/upstream/modern-link.ts) knows the call, but a LinkFrame cannot say so, and src/session/owned.ts
- * guesses (reported 2026-12-07, seed 603652242 of kind backed-up-vanish: the call after a vanished one lost
- * its log message to the session's own stream). `got` is then `expected` less log messages.
- */
-function misroutedLogMessages(got: readonly Message[], expected: readonly Message[], record: SessionRecord): boolean {
-  if (STRICT || record.plan.target !== 'modern') return false;
-  const isLog = (m: Message): boolean => m.method === 'notifications/message';
-  return isDeepStrictEqual(got.filter((m) => !isLog(m)), expected.filter((m) => !isLog(m)));
-}
-
 /** Compare one request's answer; returns what differs, or undefined. */
 function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRequest, written: Written | undefined): string | undefined {
   const id = request.id;
@@ -171,7 +158,7 @@ function compareOne(record: SessionRecord, r: ExchangeRecord, request: JsonRpcRe
   // Share mode broadcasts a log message to every session (src/upstream/shared-stdio.ts): another session's are not this one's to compare.
   const others = (m: Message): boolean => target === 'shared' && m.method === 'notifications/message' && !String((m.params as { data?: unknown }).data).startsWith(`${record.plan.tag}#`);
   const got = r.exchange.messages.filter((m) => (m.method !== undefined && !others(m)) || m.id === id);
-  if (isDeepStrictEqual(got, expected) || misroutedLogMessages(got, expected, record)) return undefined;
+  if (isDeepStrictEqual(got, expected)) return undefined;
   const at = got.findIndex((m, i) => !isDeepStrictEqual(m, expected[i]));
   const first = at === -1 ? got.length : at;
   const show = (m: Message | undefined): string => (m === undefined ? 'nothing' : JSON.stringify(m).slice(0, 300));
