@@ -51,8 +51,10 @@ export class HttpSessionLink extends HttpLink {
     const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
     if (res.statusCode === 404 && this.#session !== undefined) {
       await res.body.dump().catch(() => {});
-      this.end({ kind: 'unreachable', reason: 'the upstream ended the session (404)' });
-      return { ok: false, error: this.error() };
+      // The link ends once this send's outcome is settled: the request it carried is then released as never
+      // sent (`gone`: its caller may send it again on a new session), not failed with the link's end.
+      setImmediate(() => this.end({ kind: 'unreachable', reason: 'the upstream ended the session (404)' }));
+      return { ok: false, error: this.error(), gone: true };
     }
     // Refused by the upstream itself (credentials): the answer, challenge and all, is what the client should see.
     if (res.statusCode === 401 || res.statusCode === 403) {

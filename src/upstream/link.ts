@@ -66,8 +66,12 @@ export interface LinkHttpAnswer {
 /** What became of one send. */
 export type SendOutcome =
   | { readonly ok: true; readonly answer?: LinkHttpAnswer }
-  /** Not delivered: `error` for the client's JSON-RPC error; `answer` when the upstream itself refused it. */
-  | { readonly ok: false; readonly error: RetrofitError; readonly answer?: LinkHttpAnswer };
+  /**
+   * Not delivered: `error` for the client's JSON-RPC error; `answer` when the upstream itself refused it;
+   * `gone` when the upstream no longer knew the session it was sent on (404): the message never reached it as
+   * a request, and may go again on a new session.
+   */
+  | { readonly ok: false; readonly error: RetrofitError; readonly answer?: LinkHttpAnswer; readonly gone?: true };
 
 /** Per-send details a link may use (the client's HTTP headers for an HTTP-carried link). */
 export interface SendOptions {

@@ -114,6 +114,15 @@ export class ModernExchange implements PoolStream {
     this.#pending = send(this);
   }
 
+  /**
+   * The request never reached the upstream (the pooled session it was sent on was gone): the exchange ends
+   * without a word to its client, whose response the caller serves again on another session.
+   */
+  withdraw(): void {
+    this.#res = undefined;
+    this.#end(false);
+  }
+
   /** A retry of the client's request with the answers to what it was asked (see the module comment). */
   resume(res: ServerResponse, clientId: JsonRpcId, responses: JsonObject): void {
     if (this.#retryTimer) clearTimeout(this.#retryTimer);

@@ -32,7 +32,7 @@ import { SessionPool, type PoolRefusal } from '../../session/pool.js';
 import type { PooledSession } from '../../session/pooled-session.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { LinkHttpAnswer, UpstreamLink } from '../../upstream/link.js';
-import { withTraceMeta } from '../../telemetry/spans.js';
+import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
 import { traceRequest } from '../trace.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { countRevision } from '../server/exchange-log.js';
@@ -261,7 +261,12 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     exchange.resume(res, id, isJsonObject(params.inputResponses) ? params.inputResponses : {});
   }
 
-  async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
+  /**
+   * Serve a 2026-07-28 call on a pooled session. `again`: the call's first session turned out gone at the
+   * upstream (it forgot the session: 404) before the request reached it, so it goes once more, on a new one,
+   * with the first attempt's trace.
+   */
+  async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot, again?: { readonly trace: RequestTrace | undefined }): Promise<void> {
     const timeoutMs = snap.upstream.timeoutMs;
     const lent = await lease(message, req, snap);
     if (isRefusal(lent)) return refused(res, facts, lent, id, req, snap);
@@ -290,8 +295,8 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       outcome: facts,
     });
     // Traced: the span continues the client's trace from this request's `_meta`, and ends with the exchange.
-    const trace = ctx.telemetry.tracer ? traceRequest(ctx, classifyMessage(message), snap.upstream, { revision: MODERN_REVISION, headers: req.headers }) : undefined;
-    if (trace) res.once('close', () => trace.end({ rpcError: facts.rpcError, errorType: facts.errorCode, aborted: !res.writableFinished }));
+    const trace = again ? again.trace : ctx.telemetry.tracer ? traceRequest(ctx, classifyMessage(message), snap.upstream, { revision: MODERN_REVISION, headers: req.headers }) : undefined;
+    if (trace && !again) res.once('close', () => trace.end({ rpcError: facts.rpcError, errorType: facts.errorCode, aborted: !res.writableFinished }));
     exchange.start(res, id, (stream) => {
       lent.use(stream);
       const built = upstreamRequest(message, lent.nextId());
@@ -299,12 +304,19 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       const c = { ...classifyMessage(upstream), metaRevision: MODERN_REVISION };
       // The profile is this request's client's (its `_meta`), not that of the client the pooled session was opened for.
       const { registered, sent } = lent.owned.request(c, JSON.stringify(upstream), { header: MODERN_REVISION, policy: snap.policy, stream, client: clientInfo(message) ?? null, ...(trace && { trace }) }, { headers: req.headers });
-      countRevision(ctx.metrics, name, registered.revision, registered.source);
+      if (!again) countRevision(ctx.metrics, name, registered.revision, registered.source);
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;
       if (registered.profile !== undefined) facts.profile = registered.profile;
       const failed = (outcome: Awaited<typeof sent>): void => {
         if (outcome.ok) return;
+        // The session was gone at the upstream: nothing reached it, so the call goes once more on a new session.
+        if (outcome.gone && !again && !res.headersSent && !res.destroyed) {
+          log.info({ id }, 'a pooled session the upstream had ended was lent; the call goes again on a new one');
+          exchange.withdraw();
+          void call(req, res, message, id, facts, snap, { trace });
+          return;
+        }
         // The upstream refused the request itself (its session's credentials no longer hold): the client meets
         // that answer, challenge and all, and can authorize again; else the JSON-RPC error.
         // (Its log line has the upstream's status and no code of the gateway's: the gateway refused nothing.)
