@@ -25,6 +25,8 @@ export function dropFailure(upstream: string, dropped: LinkDropped, maxResultByt
       return { kind: 'too_large', message: 'upstream message over maxResultBytes dropped', error: new RetrofitError('RETROFIT_ERR_RESULT_TOO_LARGE', [upstream, maxResultBytes]) };
     case 'depth':
       return { kind: 'protocol', message: `upstream message nested deeper than ${MAX_DEPTH} levels dropped`, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error(`nested deeper than ${MAX_DEPTH} levels`) }) };
+    case 'unanswered':
+      return { kind: 'protocol', message: 'the upstream\'s JSON answer did not answer the request', error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [upstream], { cause: new Error('its JSON answer body held no answer to it') }), onlyIfAwaited: true };
     case 'reset':
       return { kind: 'reset', message: 'the upstream\'s answer stream broke before the answer came', error: new RetrofitError('RETROFIT_ERR_UPSTREAM_RESET', [upstream]), onlyIfAwaited: true };
     default:

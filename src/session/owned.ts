@@ -283,9 +283,10 @@ export class OwnedSession<S> {
   /** A message the link did not pass on (see LinkDropped): the request it answers, if any, gets the error. */
   #dropped(dropped: LinkDropped): void {
     const upstream = this.#options.upstream;
-    const pending = dropped.id === undefined ? undefined : this.state.pending.answer(dropped.id);
     const failure = dropFailure(upstream, dropped, this.#options.maxResultBytes());
-    if (failure.onlyIfAwaited && !pending) return;
+    // A report about a request that may have been answered already (reset, unanswered): only one still waiting.
+    if (failure.onlyIfAwaited && (dropped.id === undefined || !this.state.pending.has(dropped.id))) return;
+    const pending = dropped.id === undefined ? undefined : this.state.pending.answer(dropped.id);
     if (failure.kind !== undefined) this.#options.metrics.upstreamErrors.inc({ upstream, kind: failure.kind });
     this.#log.warn({ bytes: dropped.bytes, id: dropped.id, answered: pending !== undefined }, failure.message);
     if (pending) this.#fail(pending, failure.error);

@@ -142,10 +142,11 @@ export abstract class HttpLink implements UpstreamLink {
   }
 
   /**
-   * The answer stream of the POST that carried `json` broke: each request it carried is reported as reset, so
-   * the session answers the ones still waiting at once (UPSTREAM_RESET), not at their deadline. Parsed only here.
+   * The answer stream of the POST that carried `json` broke (`reset`), or its JSON body is over (`unanswered`):
+   * each request it carried is reported, so the session answers the ones still waiting at once
+   * (UPSTREAM_RESET, UPSTREAM_PROTOCOL), not at their deadline; those answered are not its concern. Parsed only here.
    */
-  protected brokeFor(json: string): void {
+  protected brokeFor(json: string, reason: 'reset' | 'unanswered' = 'reset'): void {
     let sent: unknown;
     try {
       sent = JSON.parse(json);
@@ -155,7 +156,7 @@ export abstract class HttpLink implements UpstreamLink {
     for (const m of Array.isArray(sent) ? sent : [sent]) {
       if (m === null || typeof m !== 'object' || typeof (m as { method?: unknown }).method !== 'string') continue;
       const id = (m as { id?: unknown }).id;
-      if (typeof id === 'string' || typeof id === 'number') this.dropped({ reason: 'reset', bytes: 0, id });
+      if (typeof id === 'string' || typeof id === 'number') this.dropped({ reason, bytes: 0, id });
     }
   }
 

@@ -78,6 +78,8 @@ export class HttpSessionLink extends HttpLink {
         this.brokeFor(json);
         return { ok: true };
       }
+      // The body was the answer: a request it did not answer (it was no JSON-RPC, or another id) never will be.
+      if (res.statusCode < 300) this.brokeFor(json, 'unanswered');
       if (answered || res.statusCode < 300) return { ok: true };
     } else {
       await res.body.dump().catch(() => {});

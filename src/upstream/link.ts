@@ -34,9 +34,10 @@ export interface LinkDropped {
   /**
    * `size`: over limits.maxResultBytes (never held whole); `depth`: nested deeper than MAX_DEPTH
    * (src/jsonrpc/strict.ts), refused before anything recurses over it; `failed`: handling it threw (logged);
-   * `reset`: the answer's stream broke before it came (HTTP links: `id` is the request's).
+   * `reset`: the answer's stream broke before it came (HTTP links: `id` is the request's); `unanswered`: the
+   * JSON body that was the request's answer is over and did not answer it (not JSON-RPC, or another id).
    */
-  readonly reason: 'size' | 'depth' | 'failed' | 'reset';
+  readonly reason: 'size' | 'depth' | 'failed' | 'reset' | 'unanswered';
   readonly bytes: number;
   /** The JSON-RPC id of the response it was, when its ends show one. */
   readonly id?: string | number;
