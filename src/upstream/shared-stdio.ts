@@ -255,10 +255,13 @@ class SharedChild {
       while (behind.length > 0 && this.#behind === undefined) this.#settle(behind.shift()!);
       if (behind.length > 0) this.#behind = [...behind, ...(this.#behind ?? [])];
     };
-    job.then(finish, (err: unknown) => {
-      this.#log.warn({ err, bytes: data.length }, 'share mode: sorting out a long line on the worker failed; done on the event loop');
-      finish(demuxLine(data));
-    });
+    job
+      .then(finish, (err: unknown) => {
+        this.#log.warn({ err, bytes: data.length }, 'share mode: sorting out a long line on the worker failed; done on the event loop');
+        finish(demuxLine(data));
+      })
+      // Each event is settled on its own (#settle): this is the bookkeeping around them, which must not fail silently.
+      .catch((err: unknown) => this.#log.error({ err }, 'share mode: the lines after a long one could not be resumed'));
   }
 
   /**
