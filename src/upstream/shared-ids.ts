@@ -7,7 +7,7 @@
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { fromWire, isKey, metaTokenOf, paramOf, restoreWire, routingFacts, toWire, withMetaToken, withParam, type Key, type RoutingFacts } from '../jsonrpc/multiplex.js';
-import { endsOf, locateResponseId, sniffResponseId } from '../jsonrpc/sniff.js';
+import { endsOf, locateResponseId, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
 import { answerProblem } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 import type { Demuxed } from '../pipeline/offload/demux.js';
@@ -59,9 +59,6 @@ function parsedRoutable(m: unknown, raw?: string): Routable {
     parsed: () => m as JsonObject,
   };
 }
-
-/** The start of a message, for a log line. */
-const head = (json: string | Buffer): string => (typeof json === 'string' ? json.slice(0, 200) : json.subarray(0, 200).toString('utf8'));
 
 /** A session's message for the child: the text to send (none: handled here) and answers given here. */
 export interface Outgoing {
@@ -250,7 +247,7 @@ export class SharedIds {
    */
   fromDemuxed(data: Buffer, demuxed: Exclude<Demuxed<Buffer>, { kind: 'deep' }>): Route[] {
     if (demuxed.kind === 'invalid') {
-      this.#log.warn({ line: data.subarray(0, 200).toString('utf8'), bytes: data.length }, 'upstream sent something that is not JSON; skipped');
+      this.#log.warn({ line: textHead(data), bytes: data.length }, 'upstream sent something that is not JSON; skipped');
       return [];
     }
     return demuxed.messages.flatMap((m) => {
@@ -276,7 +273,7 @@ export class SharedIds {
   #route(r: Routable): Route[] {
     const f = r.facts;
     if (!f.object) {
-      this.#log.warn({ line: head(r.json()) }, 'upstream sent something that is not a JSON-RPC message; skipped');
+      this.#log.warn({ line: textHead(r.json()) }, 'upstream sent something that is not a JSON-RPC message; skipped');
       return [];
     }
     const { method, id } = f;

@@ -8,7 +8,7 @@
 import { isJsonObject } from '../../json.js';
 import { restoreWire, routingFacts, type RoutingFacts } from '../../jsonrpc/multiplex.js';
 import { nestedTooDeeply } from '../../jsonrpc/strict.js';
-import { asBuffer, sharedUtf8 } from './shared.js';
+import { asBuffer, sharedUtf8, utf8Text } from './shared.js';
 
 export interface DemuxedMessage<B = Uint8Array> {
   readonly facts: RoutingFacts;
@@ -31,7 +31,7 @@ export function demuxLine(data: Uint8Array | string): Demuxed<Buffer> {
   if (nestedTooDeeply(data)) return { kind: 'deep' };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(typeof data === 'string' ? data : asBuffer(data).toString('utf8'));
+    parsed = JSON.parse(utf8Text(data));
   } catch {
     return { kind: 'invalid' };
   }

@@ -10,6 +10,7 @@ import { isJsonObject, type Json, type JsonObject } from '../../json.js';
 import { responseIdLiterals } from '../../jsonrpc/id-literal.js';
 import { nestedTooDeeply, responseProblem } from '../../jsonrpc/strict.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/era.js';
+import { utf8Text } from './shared.js';
 
 /** One message of an inspected line or body. */
 export interface InspectedMessage {
@@ -76,7 +77,7 @@ function inspectOne(m: unknown, literal: string | undefined): InspectedMessage {
 /** Inspect `data` (a message or a batch, its text or UTF-8 bytes), checked for depth before anything recurses over it. */
 export function inspectMessage(data: Uint8Array | string): Inspected {
   if (nestedTooDeeply(data)) return { kind: 'deep' };
-  const text = typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+  const text = utf8Text(data);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

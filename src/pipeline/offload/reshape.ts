@@ -8,11 +8,11 @@
 import { nestedTooDeeply } from '../../jsonrpc/strict.js';
 import { sessionAnswer } from '../../protocol/modern.js';
 import type { Reshaped } from './protocol.js';
-import { sharedUtf8 } from './shared.js';
+import { sharedUtf8, utf8Text } from './shared.js';
 
 export function reshapeAnswer(data: Uint8Array | string, clientId: string | number): Reshaped<Buffer> {
   if (nestedTooDeeply(data)) return { kind: 'deep' };
-  const out = sessionAnswer(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'), clientId);
+  const out = sessionAnswer(utf8Text(data), clientId);
   if (out.kind !== 'answer') return out;
   return { kind: 'answer', bytes: sharedUtf8(out.json) };
 }

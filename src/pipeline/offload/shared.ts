@@ -9,6 +9,11 @@ export function sharedUtf8(text: string): Buffer {
   return bytes;
 }
 
+/** A message's text, from its text or its UTF-8 bytes (read where they are, not copied first). */
+export function utf8Text(data: Uint8Array | string): string {
+  return typeof data === 'string' ? data : asBuffer(data).toString('utf8');
+}
+
 /** Bytes (a worker's view of them) as a Buffer over the same memory. */
 export function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -17,6 +17,7 @@ import { demuxLine } from './demux.js';
 import { inspectMessage } from './inspect.js';
 import { READY, type DemuxJob, type InspectJob, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
 import { reshapeAnswer } from './reshape.js';
+import { utf8Text } from './shared.js';
 
 /** Compiled tools kept at most; a reload makes new ids, so old ones age out in insertion order. */
 const MAX_TOOLS = 1024;
@@ -52,7 +53,7 @@ function encode(json: string): Uint8Array {
 function runMessage(job: OffloadJob, data: Uint8Array | string, id: string | number, policy: UpstreamPolicy): OffloadReply {
   let message: unknown;
   try {
-    message = JSON.parse(typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+    message = JSON.parse(utf8Text(data));
   } catch {
     return { job: job.job, ok: true, mismatch: true };
   }
