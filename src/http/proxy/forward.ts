@@ -73,6 +73,8 @@ class ProxyExchange {
   #method: string;
   /** What the session knew before this exchange, and the state this exchange registers with. */
   #known: SessionState | undefined;
+  /** This exchange made the session's entry (the gateway had not seen the session before). */
+  #created = false;
   #state: SessionState | undefined;
   #revision: { revision: string; source: RevisionSource } | undefined;
   /** The client profile the first message's answer is shaped for, when one matched. */
@@ -151,8 +153,13 @@ class ProxyExchange {
     const { name } = this.#target;
     const bridge = this.#snap.upstream.bridge;
     const session = this.#session;
-    // Shared with the session's other exchanges (GET replays of answers) when it has an id.
-    this.#known = session === undefined ? undefined : this.#verb === 'POST' ? this.#ctx.sessions.open(name, session, bridge) : this.#ctx.sessions.get(name, session);
+    // Shared with the session's other exchanges (GET replays of answers) when it has an id; a POST of a session not
+    // seen before makes its entry.
+    this.#known = session === undefined ? undefined : this.#ctx.sessions.get(name, session);
+    if (this.#known === undefined && session !== undefined && this.#verb === 'POST') {
+      this.#known = this.#ctx.sessions.open(name, session, bridge);
+      this.#created = true;
+    }
     this.#state = this.#known;
     const first = this.#first;
     this.#revision = detectRevision({ meta: first?.metaRevision, header: this.#header, session: this.#known?.clientRevision });
@@ -372,6 +379,12 @@ class ProxyExchange {
     const state = this.#state;
     // The initialize answer named a new session: what was learnt of it goes where its next exchanges look.
     if (this.#session === undefined && this.#assigned !== undefined && state?.negotiated) this.#ctx.sessions.open(name, this.#assigned, this.#snap.upstream.bridge).adopt(state.negotiated, state.client);
+    // An entry made by an exchange whose client left learnt nothing, and may be of a session its client has deleted
+    // meanwhile (the DELETE overtook this POST): it is not kept unless another request of the session awaits.
+    if (this.#created && this.#aborted && state !== undefined) {
+      this.#release();
+      if (state.pending.size === 0) this.#ctx.sessions.forget(name, this.#session!);
+    }
     if (this.#stream) this.#target.streams.untrack(this.#stream);
     this.#tracked?.end();
     const first = this.#first;
