@@ -74,8 +74,9 @@ export interface Rewriter {
   /**
    * True when an answer to `request` whose result reads as `result` — a worker's stub of it (./offload/
    * inspect.ts) — comes out of respond() unchanged: a tools/call or tasks/result of a tool without a configured
-   * schema whose result has no structuredContent to project (or any answer to a method nothing rewrites). Then
-   * passedUnread() keeps respond()'s books without the result (it is recorded from its bytes).
+   * schema whose result has no structuredContent, or one the client's revision and profile take as it is (or
+   * any answer to a method nothing rewrites). Then passedUnread() keeps respond()'s books without the result
+   * (it is recorded from its bytes).
    */
   leavesUnread(request: PendingRequest, result: Json): boolean;
   passedUnread(request: PendingRequest, raw: Buffer, result: Json): void;
@@ -370,7 +371,12 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       const { policy, tool, method } = request;
       if (!policy || !isJsonObject(result)) return true;
       if (method !== 'tools/call' && method !== 'tasks/result') return method !== 'tools/list';
-      return tool === undefined || (!policy.resolve(tool)?.compiled?.output && result.structuredContent === undefined);
+      if (tool === undefined) return true;
+      if (policy.resolve(tool)?.compiled?.output) return false;
+      if (result.structuredContent === undefined) return true;
+      // The upstream's own structuredContent: the native projection run on the worker's miniature of the result
+      // (src/pipeline/offload/inspect.ts) changes it exactly when it would change the result itself.
+      return rewriteToolCall(result, tool, policy, request.revision, request.profile).result === result;
     },
     passedUnread(request, raw, result) {
       reportProfiled(metrics, request);

@@ -207,12 +207,19 @@ function readOnWorker<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffe
 function fromInspected<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, inspected: Inspected, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
   if (inspected.kind === 'invalid') return { messages: [], batch: false, invalid: true };
   // Too deep: whoever passed the bytes checked them first (owned sessions, the HTTP relays), so not reached.
-  if (inspected.kind === 'deep' || inspected.messages.some((m) => mustRead(state, rewriter, m, inspected.batch, strict))) return parseAndGo(state, rewriter, data, log, strict);
+  if (inspected.kind === 'deep' || inspected.messages.some((m) => mustRead(state, rewriter, m, inspected.batch, strict))) {
+    log.debug({ bytes: data.length }, 'a large message read on a worker must be read whole: parsed on the event loop');
+    return parseAndGo(state, rewriter, data, log, strict);
+  }
   const messages: InboundMessage<S>[] = [];
   for (const m of inspected.messages) {
     if (!m.stub) continue;
     const one = stubbed(state, m.stub, m, strict);
-    if (one.pending?.expect.kind === 'rewrite' && one.problem === undefined) rewriter.passedUnread(one.pending.expect.request, data, m.stub.result ?? null);
+    if (one.pending?.expect.kind === 'rewrite' && one.problem === undefined) {
+      // What the session learns of an answer (a task it created) is in the stub.
+      state.settle(one.pending, m.stub);
+      rewriter.passedUnread(one.pending.expect.request, data, m.stub.result ?? null);
+    }
     messages.push(one);
   }
   return { messages, batch: inspected.batch };

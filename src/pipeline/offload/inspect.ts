@@ -41,11 +41,36 @@ function pick(from: JsonObject, keys: readonly string[]): JsonObject {
   return out;
 }
 
+/**
+ * A result in miniature: every member the native projection decides by (src/retrofit/native.ts, ./result.ts
+ * isNonFinal, src/retrofit/profile.ts), so the engine run on it changes it exactly when it would change the
+ * whole result (src/pipeline/rewrite.ts leavesUnread) — `content` as one text block when it has one (or none),
+ * structuredContent as its kind (`{result: null}` for a value that is `{result: …}` alone, which a wrap
+ * keeps), a task as its id.
+ */
+function resultStub(result: JsonObject): JsonObject {
+  const stub = pick(result, ['isError', 'resultType']);
+  if ('content' in result) {
+    const content = result.content;
+    stub.content = Array.isArray(content) ? (content.some((b) => isJsonObject(b) && b.type === 'text') ? [{ type: 'text' }] : []) : lean(content);
+  }
+  if ('structuredContent' in result) {
+    const value = result.structuredContent;
+    if (isJsonObject(value)) stub.structuredContent = 'result' in value && Object.keys(value).length === 1 ? { result: null } : {};
+    else stub.structuredContent = typeof value === 'string' ? '' : lean(value);
+  }
+  if ('task' in result) {
+    const task = result.task;
+    stub.task = isJsonObject(task) && typeof task.taskId === 'string' ? { taskId: task.taskId } : lean(task);
+  }
+  return stub;
+}
+
 /** The members of one message a session reads (src/session/owned.ts, src/session/inbound.ts). */
 export function stubOf(m: JsonObject): JsonObject {
   const stub = pick(m, ['jsonrpc', 'id', 'method']);
   // What decides whether a result must be read whole (src/pipeline/rewrite.ts leavesUnread).
-  if ('result' in m) stub.result = isJsonObject(m.result) ? pick(m.result, ['isError', 'structuredContent']) : lean(m.result);
+  if ('result' in m) stub.result = isJsonObject(m.result) ? resultStub(m.result) : lean(m.result);
   if ('error' in m) {
     const error = m.error;
     if (!isJsonObject(error)) stub.error = lean(error);

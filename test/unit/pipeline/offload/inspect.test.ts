@@ -6,7 +6,7 @@ describe('inspectMessage', () => {
   const big = 'x'.repeat(10_000);
 
   it('keeps what a session decides by and drops the bulk', () => {
-    expect(stubOf({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: big }], isError: true, structuredContent: { text: big } } })).toEqual({ jsonrpc: '2.0', id: 7, result: { isError: true, structuredContent: {} } });
+    expect(stubOf({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: big }], isError: true, structuredContent: { text: big } } })).toEqual({ jsonrpc: '2.0', id: 7, result: { isError: true, content: [{ type: 'text' }], structuredContent: {} } });
     expect(stubOf({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1, message: big } })).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't' } });
     expect(stubOf({ jsonrpc: '2.0', id: 'a', method: 'sampling/createMessage', params: { messages: [big], _meta: { progressToken: 3, other: big } } })).toEqual({ jsonrpc: '2.0', id: 'a', method: 'sampling/createMessage', params: { _meta: { progressToken: 3 } } });
     expect(stubOf({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: big } })).toEqual({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4 } });
