@@ -26,7 +26,10 @@ import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
-import type { Reshaped } from './offload/protocol.js';
+import type { NativeJob, Reshaped } from './offload/protocol.js';
+import { decisionKey, type NativeDecision } from '../retrofit/native-memory.js';
+import { TOOL_DEFAULTS } from '../retrofit/settings.js';
+import type { Era } from '../protocol/era.js';
 import type { Demuxed } from './offload/demux.js';
 import type { Inspected } from './offload/inspect.js';
 import { spliceResult } from './offload/splice.js';
@@ -79,6 +82,13 @@ export interface Rewriter {
    * (it is recorded from its bytes).
    */
   leavesUnread(request: PendingRequest, result: Json): boolean;
+  /**
+   * A large answer (bytes) to `request`, a tools/call or tasks/result of a tool without a configured schema,
+   * whose own structuredContent must change for the client (leavesUnread said no): projected on the
+   * large-result worker, with what tools/list taught of the tool. Undefined when no worker can take it (the
+   * caller parses it); a worker that fails leaves it to be decided on the parsed message here.
+   */
+  projectNative(request: PendingRequest, raw: Buffer, id: string | number, log: Log): Promise<Rewritten> | undefined;
   passedUnread(request: PendingRequest, raw: Buffer, result: Json): void;
   /**
    * Boot the isolation worker ahead of the first call that needs it, when one of `policies` has a tool
@@ -125,6 +135,9 @@ function parseResponse(raw: Buffer | string, id: string | number): Parsed {
 function stubOf(id: string | number, answer: PoolAnswer): JsonObject {
   return answer.stub ?? { jsonrpc: '2.0', id, result: {} };
 }
+
+/** The eras whose tools/list decisions a native projection may consult (src/retrofit/native.ts). */
+const NATIVE_ERAS: readonly Era[] = ['modern', 'object-only', 'none'];
 
 /** A policy view without configured tools, for the native projection of a result whose schema the client never saw. */
 function withoutConfig(policy: UpstreamPolicy): UpstreamPolicy {
@@ -377,6 +390,34 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       // The upstream's own structuredContent: the native projection run on the worker's miniature of the result
       // (src/pipeline/offload/inspect.ts) changes it exactly when it would change the result itself.
       return rewriteToolCall(result, tool, policy, request.revision, request.profile).result === result;
+    },
+    projectNative(request, raw, id, log) {
+      const { policy, tool } = request;
+      if (!policy || tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return undefined;
+      const pool = usable(large, 'large results', log);
+      if (!pool) return undefined;
+      const decisions: [Era, NativeDecision][] = [];
+      for (const era of NATIVE_ERAS) {
+        const decision = policy.native?.decisions.get(decisionKey(tool, era));
+        if (decision !== undefined) decisions.push([era, decision]);
+      }
+      const native: NativeJob['native'] = { data: raw, id, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), decisions, defaults: policy.defaults ?? TOOL_DEFAULTS };
+      const job = pool.native(native);
+      if (!job) return undefined;
+      log.debug({ tool, bytes: raw.length }, 'structuredContent projected on a worker');
+      return job.then(
+        (answer): Rewritten | Promise<Rewritten> => {
+          if (answer.mismatch) return respondToRaw(request, raw, id, log, false);
+          reportProfiled(metrics, request);
+          record.raw(request, raw);
+          const original = stubOf(id, answer);
+          return answer.bytes === undefined ? { kind: 'unchanged', original } : { kind: 'bytes', bytes: answer.bytes, original };
+        },
+        (err: unknown): Rewritten | Promise<Rewritten> => {
+          log.warn({ err, tool, bytes: raw.length }, 'projecting structuredContent on the worker failed; done on the event loop');
+          return respondToRaw(request, raw, id, log, false);
+        },
+      );
     },
     passedUnread(request, raw, result) {
       reportProfiled(metrics, request);

@@ -161,27 +161,40 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
     const unread = Buffer.isBuffer(data) && pending?.expect.kind === 'rewrite' && pending.expect.nativeOnly === true;
     if (id !== undefined && pending?.expect.kind === 'rewrite' && !unread) {
       const out = rewriter.respond(pending.expect.request, { raw: data, id }, log);
-      const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => {
-        if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict, data);
-        // The bookkeeping the parsed path does, on the original (or the worker's stub of it, which only a
-        // valid response gets: the worker hands back any other as a mismatch, and the pipeline parses it).
-        const answered = state.pending.answer(id, literal) ?? (strict ? undefined : pending);
-        // Strict: answered meanwhile (past its deadline, say) — nobody waits for it any more.
-        if (!answered) return { messages: [{ message: r.original }], batch: false };
-        const problem = strict ? responseProblem(r.original) : undefined;
-        if (problem !== undefined) return { messages: [{ message: r.original, pending: answered, problem }], batch: false };
-        state.settle(answered, r.original);
-        const replaced = r.kind === 'message' ? r.message : r.kind === 'bytes' ? r.bytes : undefined;
-        const message: InboundMessage<S> = { message: r.original, pending: answered, ...(replaced !== undefined && { replaced }) };
-        const json = serialize([message], false, [literal]);
-        return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
-      };
+      const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => fromRewrittenBytes(state, rewriter, data, { id, literal, pending }, r, log, strict);
       return out instanceof Promise ? out.then(finish) : finish(out);
     }
     const read = Buffer.isBuffer(data) ? readOnWorker(state, rewriter, data, log, strict) : undefined;
     if (read) return read;
   }
   return parseAndGo(state, rewriter, data, log, strict);
+}
+
+/** The awaited answer a large message was found to be, before it was read here. */
+interface Awaited<S> {
+  readonly id: string | number;
+  readonly literal: string | undefined;
+  readonly pending: Pending<S>;
+}
+
+/**
+ * What the pipeline made of a large answer it read from its bytes (on a worker, mostly) → the session's
+ * bookkeeping, on the original or the worker's stub of it (which only a valid response gets: the worker hands
+ * back any other as a mismatch, and it is parsed here).
+ */
+function fromRewrittenBytes<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, awaited: Awaited<S>, r: Rewritten, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
+  if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict, data);
+  const { id, literal } = awaited;
+  const answered = state.pending.answer(id, literal) ?? (strict ? undefined : awaited.pending);
+  // Strict: answered meanwhile (past its deadline, say) — nobody waits for it any more.
+  if (!answered) return { messages: [{ message: r.original }], batch: false };
+  const problem = strict ? responseProblem(r.original) : undefined;
+  if (problem !== undefined) return { messages: [{ message: r.original, pending: answered, problem }], batch: false };
+  state.settle(answered, r.original);
+  const replaced = r.kind === 'message' ? r.message : r.kind === 'bytes' ? r.bytes : undefined;
+  const message: InboundMessage<S> = { message: r.original, pending: answered, ...(replaced !== undefined && { replaced }) };
+  const json = serialize([message], false, [literal]);
+  return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
 }
 
 /**
@@ -208,6 +221,8 @@ function fromInspected<S>(state: SessionState<S>, rewriter: Rewriter, data: Buff
   if (inspected.kind === 'invalid') return { messages: [], batch: false, invalid: true };
   // Too deep: whoever passed the bytes checked them first (owned sessions, the HTTP relays), so not reached.
   if (inspected.kind === 'deep' || inspected.messages.some((m) => mustRead(state, rewriter, m, inspected.batch, strict))) {
+    const projected = inspected.kind === 'messages' && !inspected.batch ? projectOnWorker(state, rewriter, data, inspected.messages[0]!, log, strict) : undefined;
+    if (projected) return projected;
     log.debug({ bytes: data.length }, 'a large message read on a worker must be read whole: parsed on the event loop');
     return parseAndGo(state, rewriter, data, log, strict);
   }
@@ -239,6 +254,19 @@ function mustRead<S>(state: SessionState<S>, rewriter: Rewriter, m: InspectedMes
   const expect = pending.expect;
   if (expect.kind === 'initialize') return true;
   return expect.kind === 'rewrite' && (batch || !rewriter.leavesUnread(expect.request, stub.result ?? null));
+}
+
+/**
+ * An answer to a tool without a configured schema whose own structuredContent must change for the client:
+ * projected on the worker too (rewriter.projectNative). Undefined for anything else, or when no worker takes it.
+ */
+function projectOnWorker<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, m: InspectedMessage, log: Log, strict: boolean): Promise<Inbound<S>> | undefined {
+  const id = m.stub?.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  const pending = state.pending.peek(id, m.literal);
+  if (pending?.expect.kind !== 'rewrite' || pending.expect.nativeOnly !== true) return undefined;
+  const job = rewriter.projectNative(pending.expect.request, data, id, log);
+  return job?.then((r) => fromRewrittenBytes(state, rewriter, data, { id, literal: m.literal, pending }, r, log, strict));
 }
 
 /**

@@ -8,8 +8,8 @@ import { connectV1Client } from '../helpers/v1-client.js';
  * answer, a tool's own structuredContent — is read on the worker (src/pipeline/offload/inspect.ts), not parsed
  * on the event loop: the session decides by the stub the worker gives back, and the bytes go on as they came.
  * In share mode a line that is not an answer is first sorted out on the worker for routing.
- * Only what must change is parsed here: structuredContent projected for a revision that has none (a tool's own
- * structuredContent the client's revision takes as it is passes unread).
+ * A tool's own structuredContent the client's revision takes as it is passes unread; one that must change (no
+ * structuredContent before 2025-06-18) is projected on the worker too.
  */
 const BIG = 600_000;
 const child = rawChild(`(m, out) => {
@@ -33,6 +33,7 @@ const child = rawChild(`(m, out) => {
 
 const READ_ON_WORKER = 'a large message read on a worker';
 const PARSED_AFTER_ALL = 'a large message read on a worker must be read whole: parsed on the event loop';
+const PROJECTED_ON_WORKER = 'structuredContent projected on a worker';
 let gw: StdioGateway | undefined;
 afterEach(async () => {
   await gw?.close();
@@ -69,7 +70,7 @@ describe.each([
 });
 
 describe('a large answer holding structuredContent of a tool without a configured schema', () => {
-  it('is parsed and projected for a 2025-03-26 client (no structuredContent), and passed unread to a 2025-06-18 one', async () => {
+  it('is projected on the worker for a 2025-03-26 client (no structuredContent), and passed unread to a 2025-06-18 one', async () => {
     gw = await startStdioGateway({ args: rawArgs(child) });
     const results: Record<string, Record<string, unknown>> = {};
     for (const revision of ['2025-03-26', '2025-06-18']) {
@@ -87,8 +88,9 @@ describe('a large answer holding structuredContent of a tool without a configure
     }
     expect(results['2025-03-26']).toEqual({ content: [{ type: 'text', text: 'typed' }] });
     expect(results['2025-06-18']).toEqual({ content: [{ type: 'text', text: 'typed' }], structuredContent: { text: 'x'.repeat(BIG) } });
-    // Both read on the worker first; only the first had to be parsed here (its answer changes).
+    // Both read on the worker first; the first, whose answer changes, projected there too: none parsed here.
     expect(gw.logs.filter((l) => l.msg === READ_ON_WORKER)).toHaveLength(2);
-    expect(gw.logs.filter((l) => l.msg === PARSED_AFTER_ALL)).toHaveLength(1);
+    expect(gw.logs.filter((l) => l.msg === PROJECTED_ON_WORKER).map((l) => l.tool)).toEqual(['big-typed']);
+    expect(gw.logs.filter((l) => l.msg === PARSED_AFTER_ALL)).toHaveLength(0);
   });
 });

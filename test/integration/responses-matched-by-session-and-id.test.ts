@@ -21,6 +21,7 @@ function markingRewriter(): Rewriter & { seen: PendingRequest[] } {
     demux: () => undefined,
     leavesUnread: () => false,
     passedUnread: () => {},
+    projectNative: () => undefined,
     prepare: () => {},
     close: async () => {},
   };

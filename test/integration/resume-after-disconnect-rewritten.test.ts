@@ -48,6 +48,7 @@ describe('a tools/call whose POST stream drops, resumed with Last-Event-ID throu
       demux: () => undefined,
       leavesUnread: () => false,
       passedUnread: () => {},
+      projectNative: () => undefined,
       prepare: () => {},
       close: async () => {},
     };

@@ -40,6 +40,7 @@ describe('tasks/result and JSON-RPC batches', () => {
       demux: () => undefined,
       leavesUnread: () => false,
       passedUnread: () => {},
+      projectNative: () => undefined,
       prepare: () => {},
       close: async () => {},
     };

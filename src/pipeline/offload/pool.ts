@@ -20,7 +20,7 @@ import type { CallOutcome } from '../../retrofit/engine.js';
 import { demuxed, type Demuxed } from './demux.js';
 import type { Inspected } from './inspect.js';
 import { asBuffer } from './shared.js';
-import { READY, type DemuxJob, type InspectJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
+import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
 
 /** Pool settings. */
 export interface PoolOptions {
@@ -97,7 +97,8 @@ export function defaultWorkerUrl(from: string = import.meta.url): URL {
 type BytesRequest =
   | { readonly reshape: ReshapeJob['reshape']; readonly bytes: number }
   | { readonly inspect: InspectJob['inspect']; readonly bytes: number }
-  | { readonly demux: DemuxJob['demux']; readonly bytes: number };
+  | { readonly demux: DemuxJob['demux']; readonly bytes: number }
+  | { readonly native: NativeJob['native']; readonly bytes: number };
 
 interface Queued {
   readonly request: PoolRequest | BytesRequest;
@@ -211,6 +212,14 @@ export class OffloadPool {
     return this.#enqueue({ demux: { data }, bytes: data.length })?.then((answer) => answer.demuxed ?? Promise.reject(new Error('the offload worker gave no demux')));
   }
 
+  /**
+   * Project a tool's own structuredContent in a large answer for the client (see NativeJob) on a worker;
+   * undefined when the queue bound would be exceeded, as run().
+   */
+  native(native: NativeJob['native']): Promise<PoolAnswer> | undefined {
+    return this.#enqueue({ native, bytes: native.data.length });
+  }
+
   /** Terminate every worker; queued and running jobs reject. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -256,6 +265,7 @@ export class OffloadPool {
     if ('reshape' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, reshape: request.reshape });
     if ('inspect' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, inspect: request.inspect });
     if ('demux' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, demux: request.demux });
+    if ('native' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, native: request.native });
     const toolId = this.idOf(request.entry);
     const job: OffloadJob = {
       job: this.#nextJob++,
@@ -272,7 +282,7 @@ export class OffloadPool {
     this.#postJob(slot, queued, job);
   }
 
-  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob | InspectJob | DemuxJob): void {
+  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob | InspectJob | DemuxJob | NativeJob): void {
     slot.running = { job: job.job, queued };
     try {
       slot.worker.postMessage(job);

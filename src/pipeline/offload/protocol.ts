@@ -9,6 +9,8 @@ import type { ProfileShape } from '../../retrofit/profile.js';
 import type { SessionAnswer } from '../../protocol/modern.js';
 import type { Demuxed } from './demux.js';
 import type { Inspected } from './inspect.js';
+import type { Era } from '../../protocol/era.js';
+import type { NativeDecision } from '../../retrofit/native-memory.js';
 
 /** One tools/call (or tasks/result) retrofit to run off the event loop. */
 export interface OffloadJob {
@@ -54,6 +56,26 @@ export interface InspectJob {
   readonly inspect: { readonly data: Uint8Array | string };
 }
 
+/**
+ * A large answer of a tool without a configured schema whose own structuredContent must change for the client
+ * (its revision or profile): parsed, projected and serialised here instead of on the event loop. The worker
+ * needs what the main thread's NativeMemory learnt of the tool from tools/list, sent along.
+ */
+export interface NativeJob {
+  readonly job: number;
+  readonly native: {
+    readonly data: Uint8Array | string;
+    readonly id: string | number;
+    readonly tool: string;
+    readonly revision: string;
+    readonly profile?: ProfileShape;
+    /** What each era's tools/list taught of the tool's declared schema (src/retrofit/native-memory.ts). */
+    readonly decisions: readonly (readonly [Era, NativeDecision])[];
+    /** The config's `defaults:` (legacyRoots decides a non-object value's projection). */
+    readonly defaults: ToolDefaults;
+  };
+}
+
 /** A long line of a shared stdio child that is not an answer, sorted out for routing (./demux.ts). */
 export interface DemuxJob {
   readonly job: number;
@@ -77,9 +99,9 @@ export type OffloadReply =
       readonly ok: true;
       readonly bytes?: Uint8Array;
       readonly outcome?: CallOutcome;
-      /** For a `message` job: the response without its result's bulk (id, and result.task if any), for bookkeeping. */
+      /** For a `message` or native job: the response without its result's bulk (id, and result.task if any), for bookkeeping. */
       readonly stub?: JsonObject;
-      /** For a `message` job: it is not a response with that id and a result object; nothing was done. */
+      /** For a `message` or native job: it is not a response with that id and a result object; nothing was done. */
       readonly mismatch?: true;
       /** For a reshape job. */
       readonly reshaped?: Reshaped;

@@ -1,7 +1,7 @@
 /**
- * Entry point of an offload worker thread: runs the retrofit engine on large tools/call results (and reshapes
- * large 2026-07-28 answers for older clients, reads large messages nothing rewrites: ./inspect.ts, and sorts
- * out a shared child's long lines: ./demux.ts) so the gateway's event loop stays free, and answers with the
+ * Entry point of an offload worker thread: runs the retrofit engine on large tools/call results (and projects
+ * a tool's own structuredContent for the client, reshapes large 2026-07-28 answers for older clients, reads
+ * large messages nothing rewrites: ./inspect.ts, and sorts out a shared child's long lines: ./demux.ts) so the gateway's event loop stays free, and answers with the
  * rewritten result already serialised (a string copies between threads cheaply; a large object graph does
  * not). Each tool's policy is compiled once, on the first job that names its id, and kept (bounded) for the
  * jobs after.
@@ -15,7 +15,9 @@ import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
 import { demuxLine } from './demux.js';
 import { inspectMessage } from './inspect.js';
-import { READY, type DemuxJob, type InspectJob, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
+import { createNativeMemory, decisionKey } from '../../retrofit/native-memory.js';
+import type { ProfileShape } from '../../retrofit/profile.js';
+import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
 import { reshapeAnswer } from './reshape.js';
 import { utf8Text } from './shared.js';
 
@@ -49,21 +51,41 @@ function encode(json: string): Uint8Array {
   return new Uint8Array(bytes);
 }
 
+/** What a whole-response job names: the tool, the client's revision and profile. */
+interface Call {
+  readonly job: number;
+  readonly tool: string;
+  readonly revision: string;
+  readonly profile?: ProfileShape | undefined;
+}
+
 /** A whole response, parsed here (the envelope's JSON.parse is most of a large result's cost otherwise). */
-function runMessage(job: OffloadJob, data: Uint8Array | string, id: string | number, policy: UpstreamPolicy): OffloadReply {
+function runMessage(call: Call, data: Uint8Array | string, id: string | number, policy: UpstreamPolicy): OffloadReply {
   let message: unknown;
   try {
     message = JSON.parse(utf8Text(data));
   } catch {
-    return { job: job.job, ok: true, mismatch: true };
+    return { job: call.job, ok: true, mismatch: true };
   }
   // Not a response a strict client takes either (jsonrpc 1.0, result and error both…): the caller parses it and decides.
-  if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result) || responseProblem(message) !== undefined) return { job: job.job, ok: true, mismatch: true };
+  if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result) || responseProblem(message) !== undefined) return { job: call.job, ok: true, mismatch: true };
   const result = message.result;
   const stub: JsonObject = { jsonrpc: '2.0', id, result: isJsonObject(result.task) ? { task: result.task } : {} };
-  const out = rewriteToolCall(result, job.tool, policy, job.revision, job.profile);
-  if (out.result === result) return { job: job.job, ok: true, outcome: out.outcome, stub };
-  return { job: job.job, ok: true, bytes: encode(JSON.stringify({ ...message, result: out.result })), outcome: out.outcome, stub };
+  const out = rewriteToolCall(result, call.tool, policy, call.revision, call.profile);
+  if (out.result === result) return { job: call.job, ok: true, outcome: out.outcome, stub };
+  return { job: call.job, ok: true, bytes: encode(JSON.stringify({ ...message, result: out.result })), outcome: out.outcome, stub };
+}
+
+/**
+ * A tool without a configured schema: the engine with no tool entry and a NativeMemory holding what the main
+ * thread's had learnt of the tool, so the projection is the one the main thread would make.
+ */
+function runNative(job: NativeJob): OffloadReply {
+  const { data, id, tool, revision, profile, decisions, defaults } = job.native;
+  const native = createNativeMemory();
+  for (const [era, decision] of decisions) native.decisions.set(decisionKey(tool, era), decision);
+  const policy: UpstreamPolicy = { upstream: '', defaults, native, resolve: () => undefined };
+  return runMessage({ job: job.job, tool, revision, profile }, data, id, policy);
 }
 
 function run(job: OffloadJob): OffloadReply {
@@ -86,8 +108,9 @@ function run(job: OffloadJob): OffloadReply {
  * A 2026-07-28 answer for a session revision's client (./reshape.ts), a message to inspect (./inspect.ts), or a
  * shared child's line to sort out (./demux.ts).
  */
-function runBytes(job: ReshapeJob | InspectJob | DemuxJob): OffloadReply {
+function runBytes(job: ReshapeJob | InspectJob | DemuxJob | NativeJob): OffloadReply {
   try {
+    if ('native' in job) return runNative(job);
     if ('inspect' in job) return { job: job.job, ok: true, inspected: inspectMessage(job.inspect.data) };
     if ('demux' in job) return { job: job.job, ok: true, demuxed: demuxLine(job.demux.data) };
     return { job: job.job, ok: true, reshaped: reshapeAnswer(job.reshape.data, job.reshape.clientId) };
@@ -106,8 +129,8 @@ function transfer(reply: OffloadReply): ArrayBuffer[] {
 const worker = parentPort;
 if (!worker) throw new Error('src/pipeline/offload/worker.ts runs as a worker thread only');
 const port = worker;
-port.on('message', (job: OffloadJob | ReshapeJob | InspectJob | DemuxJob) => {
-  const reply = 'reshape' in job || 'inspect' in job || 'demux' in job ? runBytes(job) : run(job);
+port.on('message', (job: OffloadJob | ReshapeJob | InspectJob | DemuxJob | NativeJob) => {
+  const reply = 'reshape' in job || 'inspect' in job || 'demux' in job || 'native' in job ? runBytes(job) : run(job);
   port.postMessage(reply, transfer(reply));
 });
 port.postMessage(READY);

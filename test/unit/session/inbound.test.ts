@@ -33,6 +33,7 @@ function fake(answer: (input: RewriteInput, request: PendingRequest) => Rewritte
     demux: () => undefined,
     leavesUnread: () => false,
     passedUnread: () => {},
+    projectNative: () => undefined,
     prepare: () => undefined,
     close: () => Promise.resolve(),
   };

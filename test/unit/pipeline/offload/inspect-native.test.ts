@@ -5,7 +5,6 @@
  * changes the whole result. Checked over results × revisions × what tools/list taught × legacyRoots × profiles.
  */
 import { describe, expect, it } from 'vitest';
-import { STATELESS_DEFAULTS, type UpstreamConfig } from '../../../../src/config/types.js';
 import type { JsonObject } from '../../../../src/json.js';
 import { stubOf } from '../../../../src/pipeline/offload/inspect.js';
 import { compileUpstreamPolicy } from '../../../../src/policy/compile.js';
@@ -46,9 +45,6 @@ const PROFILES: (ProfileShape | undefined)[] = [
 /** textFallback compares the text blocks with the value, which the miniature does not hold: it may only err towards reading. */
 const TEXT_FALLBACK: ProfileShape = { outputSchema: 'keep', schemaDialect: 'keep', textFallback: true, inputSchemaRoot: 'keep' };
 
-function upstream(): UpstreamConfig {
-  return { kind: 'stdio', name: 'u', path: '/u/mcp', timeoutMs: 1000, command: 'node', args: [], env: {}, tools: {}, bridge: true, share: false, idleTimeoutMs: 900_000, maxSessions: 32, stateless: STATELESS_DEFAULTS, stderr: 'debug' };
-}
 
 describe('the miniature of a result with structuredContent', () => {
   it('changes under the native projection exactly when the whole result does', () => {
@@ -57,7 +53,7 @@ describe('the miniature of a result with structuredContent', () => {
     for (const legacyRoots of ['wrap', 'drop'] as const) {
       for (const learnt of LEARNT) {
         for (const era of [...ERAS, undefined]) {
-          const { policy } = compileUpstreamPolicy(upstream(), { onInvalid: 'error', legacyRoots, coerce: true });
+          const { policy } = compileUpstreamPolicy({ name: 'u', tools: {} }, { onInvalid: 'error', legacyRoots, coerce: true });
           // What one era's tools/list taught (or none at all), as src/retrofit/inject.ts records it.
           if (learnt !== undefined && era !== undefined) policy.native!.decisions.set(decisionKey('t', era), learnt);
           for (const [name, result] of Object.entries(RESULTS)) {

@@ -8,6 +8,8 @@ import { DeadlineExceeded, OffloadPool, defaultWorkerUrl, type PoolAnswer, type 
 import type { UpstreamPolicy } from '../../../../src/retrofit/policy.js';
 import { rewriteToolCall } from '../../../../src/retrofit/engine.js';
 import { upstreamWith } from '../../retrofit/helpers.js';
+import { compileUpstreamPolicy } from '../../../../src/policy/compile.js';
+import { decisionKey } from '../../../../src/retrofit/native-memory.js';
 
 const PROBE = new URL('../../../fixtures/offload/probe-worker.mjs', import.meta.url);
 const pools: OffloadPool[] = [];
@@ -205,6 +207,31 @@ describe('the pool', () => {
     const restored = demuxed.kind === 'messages' ? demuxed.messages[0]!.restored : undefined;
     expect(Buffer.isBuffer(restored) && restored.buffer instanceof SharedArrayBuffer).toBe(true);
     expect(JSON.parse(restored!.toString('utf8'))).toEqual({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 5, progress: 1 } });
+    expect(p.queuedBytes).toBe(0);
+  });
+
+  it("projects a tool's own structuredContent on the built worker as the engine does on the main thread", async () => {
+    const p = pool();
+    const defaults = { onInvalid: 'error', legacyRoots: 'wrap', coerce: true } as const;
+    const main = compileUpstreamPolicy({ name: 'u', tools: {} }, defaults).policy;
+    // tools/list (2025-06-18) declared a non-object root: an object-only era gets it wrapped.
+    main.native!.decisions.set(decisionKey('t', 'object-only'), 'non-object');
+    const cases: [JsonObject, string][] = [
+      [{ content: [{ type: 'text', text: 'ü'.repeat(1000) }], structuredContent: { a: 'ü'.repeat(1000) } }, '2025-03-26'],
+      [{ content: [{ type: 'text', text: '[1]' }], structuredContent: [1, 2] }, '2025-06-18'],
+      [{ content: [{ type: 'text', text: '{}' }], structuredContent: { a: 1 } }, '2025-11-25'],
+      [{ content: [], structuredContent: { a: 1 }, isError: true }, '2024-11-05'],
+    ];
+    for (const [result, revision] of cases) {
+      const sync = rewriteToolCall(result, 't', main, revision).result;
+      const data = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 9, result }));
+      const answer = await p.native({ data, id: 9, tool: 't', revision, decisions: [['object-only', 'non-object']], defaults })!;
+      expect(answer.stub).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+      if (sync === result) expect(answer.bytes).toBeUndefined();
+      else expect(JSON.parse(answer.bytes!.toString('utf8'))).toEqual({ jsonrpc: '2.0', id: 9, result: sync });
+    }
+    // Not the response it was taken for: nothing done, the caller parses it.
+    expect(await p.native({ data: Buffer.from('{"jsonrpc":"2.0","id":8,"result":{}}'), id: 9, tool: 't', revision: '2025-03-26', decisions: [], defaults })!).toEqual({ mismatch: true });
     expect(p.queuedBytes).toBe(0);
   });
 
