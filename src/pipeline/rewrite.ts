@@ -28,6 +28,7 @@ import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import type { NativeJob, Reshaped } from './offload/protocol.js';
 import { decisionKey, type NativeDecision } from '../retrofit/native-memory.js';
+import { DECISION_ERAS } from '../retrofit/native.js';
 import { TOOL_DEFAULTS } from '../retrofit/settings.js';
 import type { Era } from '../protocol/era.js';
 import type { Demuxed } from './offload/demux.js';
@@ -135,9 +136,6 @@ function parseResponse(raw: Buffer | string, id: string | number): Parsed {
 function stubOf(id: string | number, answer: PoolAnswer): JsonObject {
   return answer.stub ?? { jsonrpc: '2.0', id, result: {} };
 }
-
-/** The eras whose tools/list decisions a native projection may consult (src/retrofit/native.ts). */
-const NATIVE_ERAS: readonly Era[] = ['modern', 'object-only', 'none'];
 
 /** A policy view without configured tools, for the native projection of a result whose schema the client never saw. */
 function withoutConfig(policy: UpstreamPolicy): UpstreamPolicy {
@@ -397,7 +395,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       const pool = usable(large, 'large results', log);
       if (!pool) return undefined;
       const decisions: [Era, NativeDecision][] = [];
-      for (const era of NATIVE_ERAS) {
+      for (const era of DECISION_ERAS) {
         const decision = policy.native?.decisions.get(decisionKey(tool, era));
         if (decision !== undefined) decisions.push([era, decision]);
       }

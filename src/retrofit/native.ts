@@ -11,8 +11,8 @@ import { decisionKey, type NativeDecision, type NativeMemory } from './native-me
 import { projectionFor, projectResult } from './project.js';
 import { RESULT_KEY } from './wrap.js';
 
-/** The eras, in the order another era's decision is consulted. */
-const ERAS: readonly Era[] = ['modern', 'object-only', 'none'];
+/** The eras a tools/list decision is kept for, in the order another era's decision is consulted. */
+export const DECISION_ERAS: readonly Era[] = ['modern', 'object-only', 'none'];
 
 /** `{result: X}` and nothing else: the shape a modern upstream gives a non-object value for object-only sessions. */
 function isWrappedValue(value: Json): boolean {
@@ -29,7 +29,7 @@ function decide(memory: NativeMemory, tool: string, revision: string, value: Jso
   const era = eraOf(revision);
   const own = memory.decisions.get(decisionKey(tool, era));
   if (own !== undefined) return own;
-  for (const other of ERAS) {
+  for (const other of DECISION_ERAS) {
     if (other === era) continue;
     const seen = memory.decisions.get(decisionKey(tool, other));
     if (seen === undefined) continue;

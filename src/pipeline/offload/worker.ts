@@ -1,8 +1,8 @@
 /**
  * Entry point of an offload worker thread: runs the retrofit engine on large tools/call results (and projects
  * a tool's own structuredContent for the client, reshapes large 2026-07-28 answers for older clients, reads
- * large messages nothing rewrites: ./inspect.ts, and sorts out a shared child's long lines: ./demux.ts) so the gateway's event loop stays free, and answers with the
- * rewritten result already serialised (a string copies between threads cheaply; a large object graph does
+ * large messages nothing rewrites: ./inspect.ts, and sorts out a shared child's long lines: ./demux.ts) so the
+ * gateway's event loop stays free, and answers with the rewritten result already serialised (a string copies between threads cheaply; a large object graph does
  * not). Each tool's policy is compiled once, on the first job that names its id, and kept (bounded) for the
  * jobs after.
  */
@@ -105,8 +105,8 @@ function run(job: OffloadJob): OffloadReply {
 }
 
 /**
- * A 2026-07-28 answer for a session revision's client (./reshape.ts), a message to inspect (./inspect.ts), or a
- * shared child's line to sort out (./demux.ts).
+ * A tool's own structuredContent to project (runNative), a 2026-07-28 answer for a session revision's client
+ * (./reshape.ts), a message to inspect (./inspect.ts), or a shared child's line to sort out (./demux.ts).
  */
 function runBytes(job: ReshapeJob | InspectJob | DemuxJob | NativeJob): OffloadReply {
   try {
