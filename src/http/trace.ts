@@ -77,8 +77,14 @@ export function tracedText(messages: readonly ClassifiedMessage[], batch: boolea
   return JSON.stringify(batch ? out : out[0]);
 }
 
-/** A traced proxied body: the bytes the upstream gets, and the first request's context for the HTTP header. */
-export function tracedUpstream(body: { readonly messages: readonly ClassifiedMessage[]; readonly batch: boolean }, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>): { body: Buffer; first: { traceparent: string; tracestate?: string } } {
+/**
+ * A traced proxied body: the bytes the upstream gets (each request's context in its `_meta`), with the first
+ * request's context set in `headers` (`traceparent`, and `tracestate` when it has one).
+ */
+export function tracedUpstream(body: { readonly messages: readonly ClassifiedMessage[]; readonly batch: boolean }, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>, headers: Record<string, string | string[]>): Buffer {
   const first = traces.values().next().value!.upstreamContext();
-  return { body: Buffer.from(tracedText(body.messages, body.batch, traces), 'utf8'), first };
+  headers.traceparent = first.traceparent;
+  if (first.tracestate !== undefined) headers.tracestate = first.tracestate;
+  else delete headers.tracestate;
+  return Buffer.from(tracedText(body.messages, body.batch, traces), 'utf8');
 }

@@ -1,8 +1,13 @@
 /**
  * What the rewrite pipeline is asked to do: a response to one request whose answer may be rewritten, as a
- * parsed message or as the raw bytes the upstream sent (with the id they were sniffed to carry).
+ * parsed message or as the raw bytes the upstream sent (with the id they were sniffed to carry); and what it
+ * offers the sessions (Rewriter, made by ./rewrite.ts createRewriter).
  */
 import type { Json, JsonObject } from '../json.js';
+import type { Log } from '../log.js';
+import type { Demuxed } from './offload/demux.js';
+import type { Inspected } from './offload/inspect.js';
+import type { Reshaped } from './offload/protocol.js';
 import type { ClientProfile } from '../retrofit/profile.js';
 import type { RequestTrace } from '../telemetry/spans.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
@@ -49,3 +54,50 @@ export type Rewritten =
    * JSON). `parsed` holds what JSON.parse made of them, if it could; the caller handles them as usual.
    */
   | { readonly kind: 'mismatch'; readonly parsed?: unknown };
+
+export interface Rewriter {
+  /** True when responses to this method may be rewritten (tools/list, tools/call, tasks/result). */
+  needsRewrite(method: string): boolean;
+  /** Raw responses longer than this may be handed over unparsed (absent: parse them first, always). */
+  readonly rawThreshold?: number;
+  /** Rewrite one response (see the module comment); synchronous unless a worker is involved. */
+  respond(request: PendingRequest, input: RewriteInput, log: Log): Rewritten | Promise<Rewritten>;
+  /**
+   * Reshape a large 2026-07-28 answer for a client of a session revision on the large-result worker
+   * (src/upstream/modern-link.ts); undefined when no worker can take it (the caller does it on its thread).
+   */
+  reshape(data: Buffer, clientId: string | number, log: Log): Promise<Reshaped<Buffer>> | undefined;
+  /**
+   * Read a large message nothing will rewrite on the large-result worker (./offload/inspect.ts:
+   * src/session/inbound.ts); undefined when no worker can take it (the caller parses it itself).
+   */
+  inspect(data: Buffer, log: Log): Promise<Inspected> | undefined;
+  /**
+   * Sort out a shared stdio child's long line that is not an answer on the large-result worker (./offload/
+   * demux.ts: src/upstream/shared-stdio.ts); undefined when no worker can take it (the caller does it).
+   */
+  demux(data: Buffer, log: Log): Promise<Demuxed<Buffer>> | undefined;
+  /**
+   * True when an answer to `request` whose result reads as `result` — a worker's stub of it (./offload/
+   * inspect.ts) — comes out of respond() unchanged: a tools/call or tasks/result of a tool without a configured
+   * schema whose result has no structuredContent, or one the client's revision and profile take as it is (or
+   * any answer to a method nothing rewrites). Then passedUnread() keeps respond()'s books without the result
+   * (it is recorded from its bytes).
+   */
+  leavesUnread(request: PendingRequest, result: Json): boolean;
+  /**
+   * A large answer (bytes) to `request`, a tools/call or tasks/result of a tool without a configured schema,
+   * whose own structuredContent must change for the client (leavesUnread said no): projected on the
+   * large-result worker, with what tools/list taught of the tool. Undefined when no worker can take it (the
+   * caller parses it); a worker that fails leaves it to be decided on the parsed message here.
+   */
+  projectNative(request: PendingRequest, raw: Buffer, id: string | number, log: Log): Promise<Rewritten> | undefined;
+  passedUnread(request: PendingRequest, raw: Buffer, result: Json): void;
+  /**
+   * Boot the isolation worker ahead of the first call that needs it, when one of `policies` has a tool
+   * that does (config load, and each reload that changes tools). Otherwise no worker runs until one does.
+   */
+  prepare(policies: Iterable<UpstreamPolicy>): void;
+  /** Stop the workers (the app's close calls it). */
+  close(): Promise<void>;
+}

@@ -13,7 +13,7 @@
  * Outcomes are logged and counted (./report.ts) whichever way they ran. Never rejects. tools/call answers of recording upstreams are offered
  * to the recorder here too (./record.ts), as received, whichever way they are then retrofitted.
  */
-import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { isJsonObject, type JsonObject } from '../json.js';
 import type { Log } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import type { ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
@@ -26,19 +26,17 @@ import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
-import type { NativeJob, Reshaped } from './offload/protocol.js';
+import type { NativeJob } from './offload/protocol.js';
 import { decisionKey, type NativeDecision } from '../retrofit/native-memory.js';
 import { DECISION_ERAS } from '../retrofit/native.js';
 import { TOOL_DEFAULTS } from '../retrofit/settings.js';
 import type { Era } from '../protocol/era.js';
-import type { Demuxed } from './offload/demux.js';
-import type { Inspected } from './offload/inspect.js';
 import { spliceResult } from './offload/splice.js';
 import { createRecordTap, type RecordSink } from './record.js';
 import { reportListed, reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
-import type { PendingRequest, RewriteInput, Rewritten } from './request.js';
+import type { PendingRequest, Rewriter, Rewritten } from './request.js';
 
-export type { PendingRequest, RewriteInput, Rewritten } from './request.js';
+export type { PendingRequest, RewriteInput, Rewriter, Rewritten } from './request.js';
 
 /** How long an isolated extraction may run once a worker took it (ms), before its worker is stopped… */
 export const ISOLATE_DEADLINE_MS = 250;
@@ -51,53 +49,6 @@ class IsolationUnavailable extends Error {
     super(`the extraction must run on the isolation worker thread, and ${why}`);
     this.name = 'IsolationUnavailable';
   }
-}
-
-export interface Rewriter {
-  /** True when responses to this method may be rewritten (tools/list, tools/call, tasks/result). */
-  needsRewrite(method: string): boolean;
-  /** Raw responses longer than this may be handed over unparsed (absent: parse them first, always). */
-  readonly rawThreshold?: number;
-  /** Rewrite one response (see the module comment); synchronous unless a worker is involved. */
-  respond(request: PendingRequest, input: RewriteInput, log: Log): Rewritten | Promise<Rewritten>;
-  /**
-   * Reshape a large 2026-07-28 answer for a client of a session revision on the large-result worker
-   * (src/upstream/modern-link.ts); undefined when no worker can take it (the caller does it on its thread).
-   */
-  reshape(data: Buffer, clientId: string | number, log: Log): Promise<Reshaped<Buffer>> | undefined;
-  /**
-   * Read a large message nothing will rewrite on the large-result worker (./offload/inspect.ts:
-   * src/session/inbound.ts); undefined when no worker can take it (the caller parses it itself).
-   */
-  inspect(data: Buffer, log: Log): Promise<Inspected> | undefined;
-  /**
-   * Sort out a shared stdio child's long line that is not an answer on the large-result worker (./offload/
-   * demux.ts: src/upstream/shared-stdio.ts); undefined when no worker can take it (the caller does it).
-   */
-  demux(data: Buffer, log: Log): Promise<Demuxed<Buffer>> | undefined;
-  /**
-   * True when an answer to `request` whose result reads as `result` — a worker's stub of it (./offload/
-   * inspect.ts) — comes out of respond() unchanged: a tools/call or tasks/result of a tool without a configured
-   * schema whose result has no structuredContent, or one the client's revision and profile take as it is (or
-   * any answer to a method nothing rewrites). Then passedUnread() keeps respond()'s books without the result
-   * (it is recorded from its bytes).
-   */
-  leavesUnread(request: PendingRequest, result: Json): boolean;
-  /**
-   * A large answer (bytes) to `request`, a tools/call or tasks/result of a tool without a configured schema,
-   * whose own structuredContent must change for the client (leavesUnread said no): projected on the
-   * large-result worker, with what tools/list taught of the tool. Undefined when no worker can take it (the
-   * caller parses it); a worker that fails leaves it to be decided on the parsed message here.
-   */
-  projectNative(request: PendingRequest, raw: Buffer, id: string | number, log: Log): Promise<Rewritten> | undefined;
-  passedUnread(request: PendingRequest, raw: Buffer, result: Json): void;
-  /**
-   * Boot the isolation worker ahead of the first call that needs it, when one of `policies` has a tool
-   * that does (config load, and each reload that changes tools). Otherwise no worker runs until one does.
-   */
-  prepare(policies: Iterable<UpstreamPolicy>): void;
-  /** Stop the workers (the app's close calls it). */
-  close(): Promise<void>;
 }
 
 /** createRewriter settings. */

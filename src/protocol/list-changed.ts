@@ -24,3 +24,9 @@ export function listensForToolChanges(m: { readonly method?: string; readonly id
   const id = m.id;
   return isJsonObject(filter) && filter.toolsListChanged === true && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
 }
+
+/** Any `subscriptions/listen` among `messages` (a loop: this runs on every proxied POST). */
+export function holdsListen(messages: readonly { readonly method?: string | undefined }[]): boolean {
+  for (const m of messages) if (m.method === 'subscriptions/listen') return true;
+  return false;
+}

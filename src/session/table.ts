@@ -81,6 +81,20 @@ export class SessionTable {
     return state;
   }
 
+  /** The state of a session, and whether this call made its entry (the gateway had not seen the session). */
+  take(upstream: string, session: string, bridge: boolean): { readonly state: SessionState; readonly created: boolean } {
+    const known = this.get(upstream, session);
+    return known ? { state: known, created: false } : { state: this.open(upstream, session, bridge), created: true };
+  }
+
+  /**
+   * Forget a session whose entry an exchange made and whose client then left: it learnt nothing, and may be of
+   * a session the client deleted meanwhile. Kept while another request of the session awaits its answer there.
+   */
+  dropIfIdle(upstream: string, session: string): void {
+    if (this.get(upstream, session)?.pending.size === 0) this.forget(upstream, session);
+  }
+
   /** Forget a session (DELETE, or the upstream said 404). */
   forget(upstream: string, session: string): void {
     this.#sessions.delete(`${upstream}\u0000${session}`);

@@ -12,7 +12,7 @@ import { RetrofitError } from '../../errors.js';
 import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.js';
 import { LazyLog, type Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
-import { listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
+import { holdsListen, listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
 import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
@@ -37,13 +37,6 @@ import type { ServerStream } from './streams.js';
 import type { ForwardOptions, ProxyTarget } from './target.js';
 
 type Verb = 'GET' | 'POST' | 'DELETE';
-
-/** Any `subscriptions/listen` in the body (a loop: this runs on every POST). */
-function hasListen(classified: ClassifiedBody | undefined): boolean {
-  if (!classified) return false;
-  for (const m of classified.messages) if (m.method === 'subscriptions/listen') return true;
-  return false;
-}
 
 /**
  * Proxy one request to the upstream and answer on `res`, which nothing else writes to. Upstream failures are
@@ -155,11 +148,8 @@ class ProxyExchange {
     const session = this.#session;
     // Shared with the session's other exchanges (GET replays of answers) when it has an id; a POST of a session not
     // seen before makes its entry.
-    this.#known = session === undefined ? undefined : this.#ctx.sessions.get(name, session);
-    if (this.#known === undefined && session !== undefined && this.#verb === 'POST') {
-      this.#known = this.#ctx.sessions.open(name, session, bridge);
-      this.#created = true;
-    }
+    if (session !== undefined && this.#verb === 'POST') ({ state: this.#known, created: this.#created } = this.#ctx.sessions.take(name, session, bridge));
+    else this.#known = session === undefined ? undefined : this.#ctx.sessions.get(name, session);
     this.#state = this.#known;
     const first = this.#first;
     this.#revision = detectRevision({ meta: first?.metaRevision, header: this.#header, session: this.#known?.clientRevision });
@@ -180,19 +170,10 @@ class ProxyExchange {
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
   }
 
-  /** Traced (only then): each request's context in the body's `_meta`, the first one's in the `traceparent` header. */
-  #traced(headers: Record<string, string | string[]>): void {
-    const { body, first } = tracedUpstream(this.#classified!, this.#traces!);
-    this.#body = body;
-    headers.traceparent = first.traceparent;
-    if (first.tracestate !== undefined) headers.tracestate = first.tracestate;
-    else delete headers.tracestate;
-  }
-
   /** Step 3: in flight (shutdown ends it), and cancelled when the client goes away. */
   #open(): void {
     // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
-    const longLived = this.#options.mcp && (this.#verb === 'GET' || hasListen(this.#classified));
+    const longLived = this.#options.mcp && (this.#verb === 'GET' || (this.#classified !== undefined && holdsListen(this.#classified.messages)));
     this.#tracked = this.#ctx.inflight.start(this.#cancel, longLived);
     // A client that goes away takes its upstream request with it (on 2026-07-28 that is cancellation). Not
     // removed at the end: 'close' comes once the response is finished, when aborting is a no-op.
@@ -216,7 +197,8 @@ class ProxyExchange {
       if (forwarded === undefined) delete headers['mcp-protocol-version'];
       else headers['mcp-protocol-version'] = forwarded;
     }
-    if (this.#traces) this.#traced(headers);
+    // Traced (only then): each request's context in the body's `_meta`, the first one's in `traceparent`.
+    if (this.#traces) this.#body = tracedUpstream(this.#classified!, this.#traces, headers);
     try {
       const answer = await this.#target.upstream.exchange({ method: this.#verb, path: this.#options.path, headers, body: this.#body }, this.#cancel, config.timeoutMs);
       this.#ctx.metrics.latency.observe(this.#target.name, this.#method, (performance.now() - this.#started) / 1000);
@@ -379,11 +361,10 @@ class ProxyExchange {
     const state = this.#state;
     // The initialize answer named a new session: what was learnt of it goes where its next exchanges look.
     if (this.#session === undefined && this.#assigned !== undefined && state?.negotiated) this.#ctx.sessions.open(name, this.#assigned, this.#snap.upstream.bridge).adopt(state.negotiated, state.client);
-    // An entry made by an exchange whose client left learnt nothing, and may be of a session its client has deleted
-    // meanwhile (the DELETE overtook this POST): it is not kept unless another request of the session awaits.
-    if (this.#created && this.#aborted && state !== undefined) {
+    // An entry this exchange made goes with its client (the client's DELETE may have overtaken this POST).
+    if (this.#created && this.#aborted) {
       this.#release();
-      if (state.pending.size === 0) this.#ctx.sessions.forget(name, this.#session!);
+      this.#ctx.sessions.dropIfIdle(name, this.#session!);
     }
     if (this.#stream) this.#target.streams.untrack(this.#stream);
     this.#tracked?.end();
