@@ -109,7 +109,7 @@ export class OwnedSession<S> {
 
   /** Send JSON text carrying the registered `requests`; when it fails, they are no longer pending. */
   send(json: string, requests: readonly Pending<S>[], options?: SendOptions): SendOutcome | Promise<SendOutcome> {
-    const sent = this.#closed ? this.#refused() : this.link.send(json, options);
+    const sent = this.#closed ? this.#refused() : this.link.send(json, { ...options, ids: requests.map((p) => p.id) });
     const settle = (outcome: SendOutcome): SendOutcome => {
       // An upstream that stopped reading what it was sent is an upstream fault the operator should see.
       if (!outcome.ok && outcome.error.code === 'RETROFIT_ERR_UPSTREAM_BUSY') this.#options.metrics.upstreamErrors.inc({ upstream: this.#options.upstream, kind: 'busy' });
@@ -130,7 +130,7 @@ export class OwnedSession<S> {
    */
   notify(c: ClassifiedMessage, json: string, send?: SendOptions): SendOutcome | Promise<SendOutcome> {
     if (!this.observe(c)) return ACCEPTED;
-    return this.#closed ? this.#refused() : this.link.send(json, send);
+    return this.#closed ? this.#refused() : this.link.send(json, { ...send, ids: NO_IDS });
   }
 
   /**
@@ -324,7 +324,7 @@ export class OwnedSession<S> {
     // The spec forbids cancelling initialize: the link decides what a lost one means (share mode restarts).
     if (pending.method === 'initialize' || this.#closed) return;
     const cancel = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.id, reason } };
-    void this.link.send(JSON.stringify(cancel));
+    void this.link.send(JSON.stringify(cancel), { ids: NO_IDS });
   }
 
   #cancelsInitialize(c: ClassifiedMessage): boolean {
@@ -388,6 +388,8 @@ export class OwnedSession<S> {
 /** What every upstream message is read with: parsed always (every message is routed), answers held strictly. */
 const ROUTE_ALL = Object.freeze({ always: true, strict: true });
 const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
+/** A notification or a response carries no request of ours (SendOptions.ids). */
+const NO_IDS: readonly (string | number)[] = Object.freeze([]);
 
 /** The `requestId` a notifications/cancelled names, if it is one. */
 function cancelledId(message: unknown): string | number | undefined {

@@ -144,20 +144,11 @@ export abstract class HttpLink implements UpstreamLink {
   /**
    * The answer stream of the POST that carried `json` broke (`reset`), or its JSON body is over (`unanswered`):
    * each request it carried is reported, so the session answers the ones still waiting at once
-   * (UPSTREAM_RESET, UPSTREAM_PROTOCOL), not at their deadline; those answered are not its concern. Parsed only here.
+   * (UPSTREAM_RESET, UPSTREAM_PROTOCOL), not at their deadline; those answered are not its concern. The ids are
+   * the sender's (SendOptions.ids); only a sender that did not give them has the JSON read back here.
    */
-  protected brokeFor(json: string, reason: 'reset' | 'unanswered' = 'reset'): void {
-    let sent: unknown;
-    try {
-      sent = JSON.parse(json);
-    } catch {
-      return;
-    }
-    for (const m of Array.isArray(sent) ? sent : [sent]) {
-      if (m === null || typeof m !== 'object' || typeof (m as { method?: unknown }).method !== 'string') continue;
-      const id = (m as { id?: unknown }).id;
-      if (typeof id === 'string' || typeof id === 'number') this.dropped({ reason, bytes: 0, id });
-    }
+  protected brokeFor(json: string, ids: readonly (string | number)[] | undefined, reason: 'reset' | 'unanswered' = 'reset'): void {
+    for (const id of ids ?? requestIds(json)) this.dropped({ reason, bytes: 0, id });
   }
 
   /** Stop everything the link reads (it is closing). */
@@ -177,4 +168,21 @@ export abstract class HttpLink implements UpstreamLink {
       this.o.log.error({ err }, 'the end of an upstream link could not be handled');
     }
   }
+}
+
+/** The ids of the requests in a message's JSON text (a batch's too); none when it does not parse. */
+function requestIds(json: string): (string | number)[] {
+  let sent: unknown;
+  try {
+    sent = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  const ids: (string | number)[] = [];
+  for (const m of Array.isArray(sent) ? sent : [sent]) {
+    if (m === null || typeof m !== 'object' || typeof (m as { method?: unknown }).method !== 'string') continue;
+    const id = (m as { id?: unknown }).id;
+    if (typeof id === 'string' || typeof id === 'number') ids.push(id);
+  }
+  return ids;
 }

@@ -62,7 +62,7 @@ export class HttpSessionLink extends HttpLink {
     }
     if (type === 'text/event-stream' && res.statusCode === 200) {
       void this.read(decodedBody(res.headers, res.body), readSseAnswer, this.frames(), 'warn').then((whole) => {
-        if (!whole) this.brokeFor(json);
+        if (!whole) this.brokeFor(json, options.ids);
       });
       return { ok: true };
     }
@@ -75,11 +75,11 @@ export class HttpSessionLink extends HttpLink {
       });
       const whole = await this.read(decodedBody(res.headers, res.body), readJsonAnswer, reader, 'warn');
       if (!whole) {
-        this.brokeFor(json);
+        this.brokeFor(json, options.ids);
         return { ok: true };
       }
       // The body was the answer: a request it did not answer (it was no JSON-RPC, or another id) never will be.
-      if (res.statusCode < 300) this.brokeFor(json, 'unanswered');
+      if (res.statusCode < 300) this.brokeFor(json, options.ids, 'unanswered');
       if (answered || res.statusCode < 300) return { ok: true };
     } else {
       await res.body.dump().catch(() => {});

@@ -77,6 +77,11 @@ export type SendOutcome =
 /** Per-send details a link may use (the client's HTTP headers for an HTTP-carried link). */
 export interface SendOptions {
   readonly headers?: Record<string, string | string[] | undefined>;
+  /**
+   * The ids of the requests the message carries, when the sender knows them (none for a notification or a
+   * response): a link that reports what a broken or finished answer left unanswered need not read the JSON back.
+   */
+  readonly ids?: readonly (string | number)[];
 }
 
 export interface UpstreamLink {
