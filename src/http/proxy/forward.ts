@@ -254,8 +254,9 @@ class ProxyExchange {
   async #refused(answer: UpstreamAnswer): Promise<void> {
     const outcome = await relayRefusal(answer, this.#res, this.#options.refusedInitialize!, () => this.#release());
     // `handed`: another edge answers the client, and logs the exchange.
-    if (outcome === 'handed') this.#handedOver = true;
-    else if (outcome === 'aborted') this.#aborted = true;
+    if (outcome.kind === 'handed') this.#handedOver = true;
+    else if (outcome.kind === 'aborted') this.#aborted = true;
+    else if (outcome.kind === 'failed') this.#answerFailure(outcome.error);
   }
 
   /** An SSE answer, block by block. Synchronous when it came whole and nothing had to wait (a small answer). */

@@ -14,31 +14,43 @@ export const REFUSAL_BYTES = 64 * 1024;
 
 /**
  * `handed`: the hook answers the client (and logs the exchange); `relayed`: the client got the refusal;
- * `aborted`: the client went away while it was streamed. `read` is called once the answer was read (to release
- * the exchange's pending requests).
+ * `aborted`: the client went away while it was streamed; `failed`: the upstream's body failed before a byte of
+ * it was written (the caller answers the client with the gateway's error). `read` is called once the answer
+ * was read (to release the exchange's pending requests).
  */
-export async function relayRefusal(answer: UpstreamAnswer, res: ServerResponse, take: (body: Buffer) => boolean, read: () => void): Promise<'handed' | 'relayed' | 'aborted'> {
+export async function relayRefusal(answer: UpstreamAnswer, res: ServerResponse, take: (body: Buffer) => boolean, read: () => void): Promise<{ kind: 'handed' | 'relayed' | 'aborted' } | { kind: 'failed'; error: unknown }> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of answer.body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size > REFUSAL_BYTES) break;
+  // Read by hand, not with for-await: leaving that loop would destroy the body, whose rest is still wanted.
+  try {
+    while (size <= REFUSAL_BYTES) {
+      const next = await answer.body.next();
+      if (next.done) break;
+      chunks.push(next.value);
+      size += next.value.length;
+    }
+  } catch (error) {
+    read();
+    return { kind: 'failed', error };
   }
   const body = Buffer.concat(chunks, size);
   read();
-  if (size <= REFUSAL_BYTES && take(body)) return 'handed';
+  if (size <= REFUSAL_BYTES && take(body)) return HANDED;
   if (size > REFUSAL_BYTES) {
     // Too long to be a refusal worth reading: the rest follows as it comes.
     res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: false }));
     res.write(body);
-    if (!(await pipeBody(res, answer.body))) return 'aborted';
+    if (!(await pipeBody(res, answer.body))) return ABORTED;
     res.end();
-    return 'relayed';
+    return RELAYED;
   }
   const out = toClientHeaders(answer.headers, { dropLength: true });
   out['content-length'] = body.length;
   res.writeHead(answer.statusCode, out);
   res.end(body);
-  return 'relayed';
+  return RELAYED;
 }
+
+const HANDED = { kind: 'handed' } as const;
+const RELAYED = { kind: 'relayed' } as const;
+const ABORTED = { kind: 'aborted' } as const;
