@@ -14,7 +14,7 @@
  * answer's literal finds it. A lookup that does not (or whose upstream wrote the id back rounded, as a
  * JavaScript server does) finds the oldest entry with that parsed id.
  */
-import { idKey, type JsonRpcId } from '../jsonrpc/classify.js';
+import { idKey, type ClassifiedMessage, type JsonRpcId } from '../jsonrpc/classify.js';
 import { inexactId } from '../jsonrpc/id-literal.js';
 import type { PendingRequest } from '../pipeline/request.js';
 
@@ -136,6 +136,24 @@ export class PendingTable<S = unknown> {
   /** The entry for `id` (written as `literal`, when known: see the module comment; answered ones included) without changing it. */
   peek(id: JsonRpcId, literal?: string): Pending<S> | undefined {
     return this.#live(this.#keyOf(id, literal))?.pending;
+  }
+
+  /**
+   * The first request of `messages` (one client POST) whose id is still in flight here, or repeated among them:
+   * it would get one answer for two requests, so the edge refuses the body (RETROFIT_ERR_DUPLICATE_ID) before
+   * anything is sent. Undefined when there is none (the usual case: no set is made for a single message).
+   */
+  firstDuplicate(messages: readonly ClassifiedMessage[]): ClassifiedMessage | undefined {
+    let seen: Set<string> | undefined;
+    for (const m of messages) {
+      if (m.kind !== 'request' || m.id === undefined || m.id === null) continue;
+      if (this.has(m.id, m.idLiteral)) return m;
+      if (messages.length === 1) break;
+      const key = m.idLiteral !== undefined && inexactId(m.id) ? `n${m.idLiteral}` : idKey(m.id);
+      if ((seen ??= new Set()).has(key)) return m;
+      seen.add(key);
+    }
+    return undefined;
   }
 
   /** True while `id` (written as `literal`, when known) waits for its answer. */

@@ -166,7 +166,8 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     sessions.touch(session);
 
     const requests = body.messages.filter((m) => m.kind === 'request');
-    const duplicate = requests.find((m) => m.id !== undefined && m.id !== null && session.owned.state.pending.has(m.id));
+    // An id in flight on this session, or twice in this body, would get one answer for two requests.
+    const duplicate = session.owned.state.pending.firstDuplicate(body.messages);
     if (duplicate) return refuse(new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(duplicate.id)]), duplicate.id ?? null);
 
     const json = (m: ClassifiedMessage): string => (body.batch ? JSON.stringify(m.message) : read.text);

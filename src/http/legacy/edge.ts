@@ -210,13 +210,8 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     const header = headerValue(req.headers, 'mcp-protocol-version');
     // An id still in flight on this connection (or twice in one batch) would get one answer for two requests:
     // refused, as the Streamable HTTP front refuses it, before anything reaches the upstream.
-    const ids = new Set<string>();
-    for (const m of read.body.messages) {
-      if (m.kind !== 'request' || m.id === undefined || m.id === null) continue;
-      const key = `${typeof m.id}:${String(m.id)}`;
-      if (conn.owned.state.pending.has(m.id) || ids.has(key)) return refuse(new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(m.id)]), m.id);
-      ids.add(key);
-    }
+    const duplicate = conn.owned.state.pending.firstDuplicate(read.body.messages);
+    if (duplicate) return refuse(new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(duplicate.id)]), duplicate.id ?? null);
     const registered: Pending<undefined>[] = [];
     const withheld = new Set<ClassifiedMessage>();
     // Traced: each request's span ends when its answer reaches the SSE stream, or when the POST fails.

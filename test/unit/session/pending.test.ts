@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { classifyMessage, type ClassifiedMessage } from '../../../src/jsonrpc/classify.js';
 import { idKey, PendingTable, type Expectation, type Pending } from '../../../src/session/pending.js';
 
 const ROUTE: Expectation = { kind: 'route' };
@@ -294,5 +295,29 @@ describe('PendingTable', () => {
     table.prune();
     expect(dropped).toEqual([[1, 'evicted'], [4, 'expired']]);
     expect(table.size).toBe(0);
+  });
+});
+
+describe('PendingTable.firstDuplicate', () => {
+  const request = (id: unknown, idLiteral?: string): ClassifiedMessage => ({ ...classifyMessage({ jsonrpc: '2.0', id, method: 'ping' }), ...(idLiteral !== undefined && { idLiteral }) });
+  const note = (): ClassifiedMessage => classifyMessage({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+  it('names a request whose id is in flight, or the second of two sharing an id in one body', () => {
+    const table = new PendingTable();
+    table.add(entry(1));
+    expect(table.firstDuplicate([request(1)])).toMatchObject({ id: 1 });
+    expect(table.firstDuplicate([request(2), note(), request(3)])).toBeUndefined();
+    const second = request(2);
+    expect(table.firstDuplicate([request(2), note(), second])).toBe(second);
+    // 2 and "2" are different requests; notifications carry no id.
+    expect(table.firstDuplicate([request(2), request('2'), note(), note()])).toBeUndefined();
+  });
+
+  it('keeps ids past 2^53 apart by how the client wrote them', () => {
+    const table = new PendingTable();
+    // Both parse to 2^53; their literals differ.
+    const parsed = 2 ** 53;
+    expect(table.firstDuplicate([request(parsed, '9007199254740993'), request(parsed, '9007199254740992')])).toBeUndefined();
+    expect(table.firstDuplicate([request(parsed, '9007199254740993'), request(parsed, '9007199254740993')])).toMatchObject({ idLiteral: '9007199254740993' });
   });
 });
