@@ -65,15 +65,18 @@ export interface ParsedBody {
 }
 
 /**
- * Parse a POST body: 415 unless JSON, 400 -32700 when it does not parse or nests deeper than MAX_DEPTH (on
- * every route: the gateway recurses over none of it, but the upstream it would reach may, and die of it), 400
- * -32600 for a batch of more than MAX_BATCH messages.
+ * Parse a POST body (a leading UTF-8 byte order mark ignored): 415 unless JSON, 400 -32700 when it does not
+ * parse or nests deeper than MAX_DEPTH (on every route: the gateway recurses over none of it, but the upstream
+ * it would reach may, and die of it), 400 -32600 for a batch of more than MAX_BATCH messages.
  */
 export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefined): ParsedBody | RetrofitError {
   if (mediaType(headers['content-type']) !== 'application/json') return new RetrofitError('RETROFIT_ERR_UNSUPPORTED_MEDIA_TYPE');
   const raw = bytes ?? EMPTY;
   if (nestedTooDeeply(raw)) return new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (nested deeper than ${MAX_DEPTH} levels)`]);
-  const text = raw.toString('utf8');
+  // A UTF-8 byte order mark is ignored, as the SDK servers' decoders ignore it (RFC 8259 allows either); a
+  // proxied upstream still gets the bytes as they came.
+  const decoded = raw.toString('utf8');
+  const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
   try {
     const parsed: unknown = JSON.parse(text);
     if (Array.isArray(parsed) && parsed.length > MAX_BATCH) return new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [`a batch of ${parsed.length} messages (at most ${MAX_BATCH})`]);
@@ -85,9 +88,12 @@ export function parseBody(headers: IncomingHttpHeaders, bytes: Buffer | undefine
 
 /**
  * A parsed body as strictly as the SDK servers check what they are sent (routes that hand messages to a
- * session the gateway holds): 400 -32700 for a message that is not a valid JSON-RPC message.
+ * session the gateway holds): 400 -32700 for a message that is not a valid JSON-RPC message, 400 -32600 for
+ * an empty batch (JSON-RPC 2.0's answer to one).
  */
 export function strictBodyProblem(read: ParsedBody): RetrofitError | undefined {
+  // JSON-RPC 2.0 answers an empty batch with one -32600 (Invalid Request): it parsed, it just holds nothing.
+  if (read.body.batch && Array.isArray(read.body.messages[0]?.message)) return new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['an empty batch']);
   const problem = read.body.messages.map(strictProblem).find((p) => p !== undefined);
   return problem === undefined ? undefined : new RetrofitError('RETROFIT_ERR_PARSE', [`invalid JSON-RPC message (${problem})`]);
 }
