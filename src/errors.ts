@@ -36,7 +36,7 @@ export const ERRORS = {
   RETROFIT_ERR_ALREADY_INITIALIZED: { status: 400, rpcCode: -32600, message: 'the session is already initialized' },
   RETROFIT_ERR_TOO_MANY_SESSIONS: { status: 503, rpcCode: -32000, message: 'upstream "%s" already has %s sessions (maxSessions)' },
   RETROFIT_ERR_SHUTTING_DOWN: { status: 503, rpcCode: -32000, message: 'the gateway is shutting down' },
-  RETROFIT_ERR_REQUEST_TIMEOUT: { status: 408, rpcCode: -32600, message: 'the request was not received within %sms' },
+  RETROFIT_ERR_REQUEST_TIMEOUT: { status: 408, rpcCode: -32600, message: 'the %s not received within %sms (limits.%s)' },
   RETROFIT_ERR_HEADERS_TOO_LARGE: { status: 431, rpcCode: -32600, message: 'request headers exceed %s bytes' },
   // A child not reading its stdin past the bound of bytes waiting for it, or a session with more requests in
   // flight than the gateway keeps (the oldest is answered with this): the client may try again later.

@@ -45,7 +45,7 @@ describe('regression: a request that never finishes arriving', () => {
       const head = `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc":`;
       const { text, elapsedMs } = await trickle(gw, head);
       expect(text).toMatch(/^HTTP\/1\.1 408 /);
-      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, data: { code: 'RETROFIT_ERR_REQUEST_TIMEOUT' } } });
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'the request was not received within 600ms (limits.requestTimeoutMs)', data: { code: 'RETROFIT_ERR_REQUEST_TIMEOUT' } } });
       expect(elapsedMs).toBeGreaterThanOrEqual(LIMITS.requestTimeoutMs - 50);
       expect(asked()).toBe(0);
       expect(gw.logs.some((l) => l.code === 'RETROFIT_ERR_REQUEST_TIMEOUT')).toBe(true);
@@ -54,9 +54,10 @@ describe('regression: a request that never finishes arriving', () => {
     });
   }
 
-  it('headers that never end get 408 after headersTimeoutMs', async () => {
+  it('headers that never end get 408 after headersTimeoutMs, naming that limit', async () => {
     const { gw } = await setup();
     const { text } = await trickle(gw, 'POST /remote/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
     expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { message: "the request's headers were not received within 300ms (limits.headersTimeoutMs)" } });
   });
 });

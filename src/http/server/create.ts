@@ -35,9 +35,12 @@ export function fastifyError(error: { statusCode?: number; code?: string; messag
   return undefined;
 }
 
-/** What Node's parser gave up on, as the gateway's error. */
-function clientError(err: NodeJS.ErrnoException, limits: GatewayConfig['limits']): RetrofitError {
-  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RetrofitError('RETROFIT_ERR_REQUEST_TIMEOUT', [limits.requestTimeoutMs], { cause: err });
+/**
+ * What Node's parser gave up on, as the gateway's error. Node names both timeouts ERR_HTTP_REQUEST_TIMEOUT:
+ * `headersIn` (a response exists for the request) tells the whole request's bound from the headers' one.
+ */
+function clientError(err: NodeJS.ErrnoException, limits: GatewayConfig['limits'], headersIn: boolean): RetrofitError {
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new RetrofitError('RETROFIT_ERR_REQUEST_TIMEOUT', headersIn ? ['request was', limits.requestTimeoutMs, 'requestTimeoutMs'] : ["request's headers were", limits.headersTimeoutMs, 'headersTimeoutMs'], { cause: err });
   if (err.code === 'HPE_HEADER_OVERFLOW') return new RetrofitError('RETROFIT_ERR_HEADERS_TOO_LARGE', [limits.maxHeaderBytes], { cause: err });
   return new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['malformed HTTP request'], { cause: err });
 }
@@ -59,9 +62,9 @@ function answerOnSocket(socket: Duplex, error: RetrofitError): void {
 function onClientError(logger: Logger, limits: GatewayConfig['limits']): (err: NodeJS.ErrnoException, socket: Socket) => void {
   return (err, socket) => {
     if (err.code === 'ECONNRESET' || socket.destroyed) return;
-    const error = clientError(err, limits);
-    logger.warn({ code: error.code, cause: err.code, remote: socket.remoteAddress }, error.message);
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    const error = clientError(err, limits, inFlight != null);
+    logger.warn({ code: error.code, cause: err.code, remote: socket.remoteAddress }, error.message);
     if (inFlight?.headersSent) socket.destroy();
     else answerOnSocket(socket, error);
   };
