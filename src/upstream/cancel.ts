@@ -5,10 +5,22 @@
  */
 export class Cancel {
   #aborted = false;
+  #byShutdown = false;
   #listener: (() => void) | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
+  }
+
+  /** Cancelled because the gateway shuts down (its client is still there, and can be told). */
+  get byShutdown(): boolean {
+    return this.#byShutdown;
+  }
+
+  /** Cancel because the gateway shuts down (see byShutdown). */
+  shutdown(): void {
+    if (!this.#aborted) this.#byShutdown = true;
+    this.abort();
   }
 
   /** Cancel (idempotent): the listener, if any, runs once. */

@@ -65,12 +65,16 @@ describe('graceful shutdown on SIGTERM', () => {
     await arrived;
 
     signals.emit('SIGTERM');
-    // The long-lived stream is closed by the gateway without waiting for the grace period.
+    // The long-lived stream is ended by the gateway without waiting for the grace period: cleanly (the client sees
+    // the end of the stream, not a cut connection), and not logged as a client that went away.
     await expect(
       (async () => {
         for (let r = await reader.read(); !r.done; r = await reader.read());
       })(),
-    ).rejects.toThrow();
+    ).resolves.toBeUndefined();
+    const logged = lines.find((l) => l.msg === 'request' && l.method === 'GET');
+    expect(logged).toMatchObject({ status: 200 });
+    expect(logged).not.toHaveProperty('aborted');
     posts[0]!.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
     const answer = await inFlight;
     expect(answer.status).toBe(200);
@@ -80,17 +84,19 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(lines.some((l) => l.msg === 'shut down')).toBe(true);
   });
 
-  it('aborts requests still in flight when the grace period ends', async () => {
+  it('answers requests still in flight when the grace period ends with RETROFIT_ERR_SHUTTING_DOWN', async () => {
     const { upstream, arrived } = await holdingUpstream();
     const { handle, signals } = await start(`${upstream.origin}/mcp`, 50);
-    // Settle into a value at once so the rejection is never unhandled while shutdown runs.
+    // Settle into a value at once so a rejection is never unhandled while shutdown runs.
     const outcome = post(`${handle.address}/up/mcp`).then(
-      (r) => r.text().then(() => 'completed', () => 'cut off'),
-      () => 'cut off',
+      async (r) => ({ status: r.status, body: await r.text() }),
+      (err: unknown) => ({ status: 0, body: String(err) }),
     );
     await arrived;
     signals.emit('SIGINT');
     await handle.closed;
-    expect(await outcome).toBe('cut off');
+    const { status, body } = await outcome;
+    expect(status).toBe(503);
+    expect(JSON.parse(body)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'the gateway is shutting down', data: { code: 'RETROFIT_ERR_SHUTTING_DOWN' } } });
   });
 });

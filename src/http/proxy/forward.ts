@@ -320,8 +320,12 @@ class ProxyExchange {
     return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, timeoutMs: this.#snap.upstream.timeoutMs, own: this.#own, stream: this.#stream };
   }
 
-  /** An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). */
+  /**
+   * An upstream failure as the client's error (mapped, logged and counted once: src/upstream/errors.ts). One the
+   * gateway caused by shutting down is the client's to hear: its stream then ends cleanly, not cut.
+   */
   #mapFailure(err: unknown): RetrofitError | undefined {
+    if (this.#cancel.byShutdown) return new RetrofitError('RETROFIT_ERR_SHUTTING_DOWN', [], { cause: err });
     return mapUpstreamFailure(err, { upstream: this.#target.name, timeoutMs: this.#snap.upstream.timeoutMs, method: this.#method, log: this.#logger(), metrics: this.#ctx.metrics });
   }
 

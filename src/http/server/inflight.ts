@@ -7,6 +7,14 @@
 /** What shutdown needs of an exchange: a way to end it (an AbortController or a Cancel). */
 export interface Abortable {
   abort(): void;
+  /** End it because the gateway shuts down, when the exchange tells that from its client leaving (a Cancel). */
+  shutdown?(): void;
+}
+
+/** End an exchange for shutdown. */
+function stop(controller: Abortable): void {
+  if (controller.shutdown) controller.shutdown();
+  else controller.abort();
 }
 
 /** One tracked exchange: `end()` it when it ends (more than once is harmless). */
@@ -40,7 +48,7 @@ export class InFlight {
   /** Track one exchange; call `end()` on what it returns when the exchange ends. */
   start(controller: Abortable, longLived: boolean): Tracked {
     const tracked = new Tracked(this, controller, longLived);
-    if (this.#closing && longLived) controller.abort();
+    if (this.#closing && longLived) stop(controller);
     const head = this.#head;
     if (head !== undefined) {
       tracked.next = head;
@@ -68,7 +76,7 @@ export class InFlight {
   /** Abort long-lived streams now; wait up to `graceMs` for the rest, then abort them too. */
   async drain(graceMs: number): Promise<void> {
     this.#closing = true;
-    for (const e of this.#snapshot()) if (e.longLived) e.controller.abort();
+    for (const e of this.#snapshot()) if (e.longLived) stop(e.controller);
     if (this.#size === 0) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -78,7 +86,7 @@ export class InFlight {
       }),
     ]);
     clearTimeout(timer);
-    for (const e of this.#snapshot()) e.controller.abort();
+    for (const e of this.#snapshot()) stop(e.controller);
   }
 
   /** The exchanges now (aborting one may end it, and unlink it, while the list is walked). */
