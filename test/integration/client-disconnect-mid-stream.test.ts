@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
-import { startGateway } from '../helpers/gateway.js';
+import { requestLines, startGateway } from '../helpers/gateway.js';
 import { listen } from '../helpers/listen.js';
 
 describe('a client that disconnects mid-stream', () => {
@@ -34,5 +35,21 @@ describe('a client that disconnects mid-stream', () => {
     }
     expect(closes).toEqual(['GET aborted', 'POST aborted']);
     expect((await fetch(gw.url('/healthz'))).status).toBe(200);
+  });
+
+  it('before its body was in: the exchange is still logged and counted once, as aborted (status 0)', async () => {
+    let asked = 0;
+    const upstream = await listen((_req, res) => {
+      asked += 1;
+      res.writeHead(500).end();
+    });
+    const gw = await startGateway(gatewayConfig([httpUpstream('up', `${upstream.origin}/mcp`)]));
+    const socket = connect(Number(new URL(gw.origin).port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.write('POST /up/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"jsonrpc":', () => socket.destroy());
+    await vi.waitFor(() => expect(requestLines(gw.logs)).toHaveLength(1));
+    expect(requestLines(gw.logs)[0]).toMatchObject({ upstream: 'up', method: 'POST', status: 0, aborted: true });
+    expect(await (await fetch(gw.url('/metrics'))).text()).toMatch(/^mcp_retrofit_requests_total\{upstream="up",method="POST",status="0"\} 1$/m);
+    expect(asked).toBe(0);
   });
 });

@@ -119,7 +119,8 @@ export class Gate {
     const make = (body: Buffer | undefined): GatewayRequest => ({ id: request.id, method: raw.method ?? 'GET', url, path, query, headers: raw.headers, body, socket: raw.socket, generation });
     if (raw.method !== 'POST') return this.#run(spec.handle, make(undefined), res);
     readRequestBody(raw, this.#options.bodyLimit, (read: BodyRead) => {
-      if (read === undefined) return;
+      // The client went away before its body was in: nothing to answer, but still an exchange of the route.
+      if (read === undefined) return this.#abandoned(request, spec, started);
       // The rest of the body is not read: the connection closes after the answer.
       if (read instanceof RetrofitError) return this.#refuse(request, res, spec, started, read, CLOSE);
       this.#run(spec.handle, make(read), res);
@@ -135,6 +136,13 @@ export class Gate {
       return;
     }
     finishExchange(logger, metrics, { reqId: request.id, upstream: spec.upstream, method: request.method, status: error.status, rpcError: error.rpcCode, errorCode: error.code, started });
+  }
+
+  /** A POST whose client left before its body was read: one exchange line and count (status 0, aborted). */
+  #abandoned(request: FastifyRequest, spec: RouteSpec, started: number): void {
+    const { logger, metrics } = this.#options;
+    if (spec.upstream === undefined) logger.debug({ reqId: request.id, method: request.method, path: request.url.split('?', 1)[0] }, 'request abandoned before its body was read');
+    else finishExchange(logger, metrics, { reqId: request.id, upstream: spec.upstream, method: request.method, status: 0, aborted: true, started });
   }
 
   /** The one failure path of every handler. */
