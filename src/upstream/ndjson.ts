@@ -2,19 +2,23 @@
  * NDJSON framing for stdio upstreams: one JSON-RPC message per line. Pure and synchronous so it can be
  * unit-tested byte by byte. Lines are bounded: a line longer than `maxLineBytes` is dropped (never
  * truncated into invalid JSON) and reported with its first and last bytes, so the caller can still find
- * the JSON-RPC id of an over-long response (src/jsonrpc/sniff.ts) and fail the pending request.
+ * the JSON-RPC id of an over-long response (src/jsonrpc/sniff.ts) and fail the pending request. A line whose
+ * head already names what the caller needs is reported as it passes the bound (`reportEarly`): a child may
+ * never end it, and the request it answers should not wait its whole timeout for a terminator.
  */
 import { OFFLOAD_BYTES } from '../pipeline/offload/plan.js';
 import { HeldBytes } from '../stream/held.js';
 
-/** A dropped over-long line: its total size and bounded samples of both ends. */
+/** A dropped over-long line: its size and bounded samples of both ends. */
 export interface OverlongLine {
-  /** Total bytes in the line (without the terminator). */
+  /** Total bytes in the line (without the terminator); when not `complete`, the bytes that had come. */
   readonly bytes: number;
   /** The first bytes of the line (at most `sampleBytes`), decoded as UTF-8. */
   readonly head: string;
-  /** The last bytes of the line (at most `sampleBytes`), decoded as UTF-8. */
+  /** The last bytes of the line (at most `sampleBytes`), decoded as UTF-8; when not `complete`, of those come so far. */
   readonly tail: string;
+  /** False when reported as it passed the bound (`reportEarly`), before its terminator. */
+  readonly complete: boolean;
 }
 
 export interface LineSplitterOptions {
@@ -22,8 +26,14 @@ export interface LineSplitterOptions {
   readonly maxLineBytes: number;
   /** Called once per complete line (without `\n` or a trailing `\r`); empty lines are skipped. */
   readonly onLine: (line: string) => void;
-  /** Called once per dropped over-long line, when its terminator arrives (or at `end`). */
+  /** Called once per dropped over-long line: when its terminator arrives (or at `end`), or early (`reportEarly`). */
   readonly onOverlong: (line: OverlongLine) => void;
+  /**
+   * Asked once with the head of a line (`sampleBytes`, decoded) as it passes the bound. True: the head says all
+   * the caller needs (the id of the answer it is), so the line is reported at once, not incomplete, and the rest
+   * of it is still discarded up to its terminator without another report. Absent or false: reported at its end.
+   */
+  readonly reportEarly?: (head: string) => boolean;
   /** How many bytes of each end of an over-long line to keep; default 256. */
   readonly sampleBytes?: number;
   /** Bytes of a line past which it is gathered in shared memory (default OFFLOAD_BYTES; tests go lower). */
@@ -53,13 +63,14 @@ const CR = 0x0d;
  * joined in one step on the event loop.
  */
 export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
-  const { maxLineBytes, onLine, onOverlong, onLargeLine } = options;
+  const { maxLineBytes, onLine, onOverlong, onLargeLine, reportEarly } = options;
   const sample = options.sampleBytes ?? 256;
   const sharedFrom = options.sharedFrom ?? OFFLOAD_BYTES;
   // One byte of slack: a trailing \r may belong to a \r\n terminator.
   const line = new HeldBytes(sharedFrom, maxLineBytes + 1);
-  // While discarding an over-long line we keep only its head, a rolling tail and the byte count.
-  let overlong: { bytes: number; head: Buffer; tail: Buffer } | undefined;
+  // While discarding an over-long line we keep only its head, a rolling tail and the byte count, and whether
+  // it was already reported (early): then its terminator only ends the discarding.
+  let overlong: { bytes: number; head: Buffer; tail: Buffer; reported: boolean } | undefined;
 
   const emit = (line: Buffer): void => {
     const end = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
@@ -71,6 +82,10 @@ export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
 
   const finishOverlong = (): void => {
     if (!overlong) return;
+    if (overlong.reported) {
+      overlong = undefined;
+      return;
+    }
     let tail = overlong.tail;
     let bytes = overlong.bytes;
     if (tail.length > 0 && tail[tail.length - 1] === CR) {
@@ -78,12 +93,13 @@ export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
       bytes -= 1;
     }
     tail = tail.subarray(Math.max(0, tail.length - sample));
-    onOverlong({ bytes, head: overlong.head.toString('utf8'), tail: tail.toString('utf8') });
+    const head = overlong.head.toString('utf8');
     overlong = undefined;
+    onOverlong({ bytes, head, tail: tail.toString('utf8'), complete: true });
   };
 
   const discard = (piece: Buffer): void => {
-    if (!overlong) return;
+    if (!overlong || overlong.reported) return;
     overlong.bytes += piece.length;
     const joined = piece.length > sample ? piece : Buffer.concat([overlong.tail, piece]);
     // One extra byte: a final \r is stripped before the tail is reported.
@@ -92,8 +108,14 @@ export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
 
   const startOverlong = (): void => {
     // One extra byte of tail: a final \r is stripped before the tail is reported.
-    overlong = { bytes: line.length, head: Buffer.from(line.head(sample)), tail: Buffer.from(line.tail(sample + 1)) };
+    const started = { bytes: line.length, head: Buffer.from(line.head(sample)), tail: Buffer.from(line.tail(sample + 1)), reported: false };
+    overlong = started;
     line.clear();
+    const head = started.head.toString('utf8');
+    if (!reportEarly?.(head)) return;
+    // Marked first: whatever the callback does, the terminator must not report the line again.
+    started.reported = true;
+    onOverlong({ bytes: started.bytes, head, tail: started.tail.subarray(Math.max(0, started.tail.length - sample)).toString('utf8'), complete: false });
   };
 
   /** Part of the line under way; `reused`: the caller's chunk may change after (it is copied). */
@@ -111,7 +133,7 @@ export function createLineSplitter(options: LineSplitterOptions): LineSplitter {
     const whole = line.take();
     const end = whole.length > 0 && whole[whole.length - 1] === CR ? whole.length - 1 : whole.length;
     if (end > maxLineBytes) {
-      onOverlong({ bytes: end, head: whole.toString('utf8', 0, Math.min(sample, end)), tail: whole.toString('utf8', Math.max(0, end - sample), end) });
+      onOverlong({ bytes: end, head: whole.toString('utf8', 0, Math.min(sample, end)), tail: whole.toString('utf8', Math.max(0, end - sample), end), complete: true });
       return;
     }
     emit(whole);

@@ -5,7 +5,7 @@
  * read cannot make the gateway hold an unbounded queue for it (write answers 'full' past the bound).
  */
 import { isJsonObject, type Json } from '../json.js';
-import { textHead } from '../jsonrpc/sniff.js';
+import { sniffHead, textHead } from '../jsonrpc/sniff.js';
 import type { Logger } from '../log.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { createLineSplitter, type OverlongLine } from './ndjson.js';
@@ -40,7 +40,10 @@ export interface StdioChildOptions extends ChildSpec {
    * terminator: decoded, or as bytes past OFFLOAD_BYTES (in shared memory, never decoded here: ./ndjson.ts).
    */
   readonly onLine: (line: string | Buffer) => void;
-  /** A stdout line over `maxLineBytes` (dropped). */
+  /**
+   * A stdout line over `maxLineBytes` (dropped), once: as soon as it passes the bound when its head names the
+   * answer's id (a child may never end the line), else when it ends, with both ends (the SDKs write the id last).
+   */
   readonly onOverlong: (line: OverlongLine) => void;
   /** Called exactly once, after the process is gone and its stdout drained. */
   readonly onExit: (exit: ChildExit) => void;
@@ -156,8 +159,9 @@ export class StdioChild {
       maxLineBytes: options.maxLineBytes,
       onLine: guarded('a line of upstream stdout', (line: string) => this.#line(line)),
       onLargeLine: guarded('a line of upstream stdout', (line: Buffer) => this.#line(line)),
+      reportEarly: (head) => sniffHead(head)?.kind === 'id',
       onOverlong: guarded('an over-long line of upstream stdout', (line: OverlongLine) => {
-        log.warn({ bytes: line.bytes, limit: options.maxLineBytes, head: line.head.slice(0, LOG_SAMPLE) }, 'over-long line on upstream stdout dropped');
+        log.warn({ bytes: line.bytes, complete: line.complete, limit: options.maxLineBytes, head: line.head.slice(0, LOG_SAMPLE) }, 'over-long line on upstream stdout dropped');
         options.onOverlong(line);
       }),
     });

@@ -3,11 +3,11 @@ import fc from 'fast-check';
 import { sniffResponseId } from '../../../src/jsonrpc/sniff.js';
 import { createLineSplitter, type OverlongLine } from '../../../src/upstream/ndjson.js';
 
-function collect(maxLineBytes: number, sampleBytes?: number, sharedFrom?: number, large?: Buffer[]) {
+function collect(maxLineBytes: number, sampleBytes?: number, sharedFrom?: number, large?: Buffer[], reportEarly?: (head: string) => boolean) {
   const lines: (string | Buffer)[] = [];
   const overlong: OverlongLine[] = [];
   const onLargeLine = large && ((l: Buffer) => lines.push(large[large.push(l) - 1]!));
-  const splitter = createLineSplitter({ maxLineBytes, onLine: (l) => lines.push(l), onOverlong: (o) => overlong.push(o), ...(sampleBytes !== undefined && { sampleBytes }), ...(sharedFrom !== undefined && { sharedFrom }), ...(onLargeLine && { onLargeLine }) });
+  const splitter = createLineSplitter({ maxLineBytes, onLine: (l) => lines.push(l), onOverlong: (o) => overlong.push(o), ...(sampleBytes !== undefined && { sampleBytes }), ...(sharedFrom !== undefined && { sharedFrom }), ...(onLargeLine && { onLargeLine }), ...(reportEarly && { reportEarly }) });
   return { lines, overlong, splitter };
 }
 
@@ -40,7 +40,53 @@ describe('createLineSplitter', () => {
     splitter.push(Buffer.from('456789abcdef'));
     splitter.push(Buffer.from('XYZ\r\nnext\n'));
     expect(lines).toEqual(['ok', 'next']);
-    expect(overlong).toEqual([{ bytes: 19, head: '0123', tail: 'fXYZ' }]);
+    expect(overlong).toEqual([{ bytes: 19, head: '0123', tail: 'fXYZ', complete: true }]);
+  });
+
+  // Regression: a line that never ended was reported only at its terminator or at end(), so the request it
+  // answers waited its whole timeoutMs although its head, over the bound, already named it.
+  it('reports an over-long line as it passes the bound when its head says enough, and not again at its terminator', () => {
+    const heads: string[] = [];
+    const asked = (head: string): boolean => {
+      heads.push(head);
+      return head.startsWith('{');
+    };
+    const { lines, overlong, splitter } = collect(10, 4, undefined, undefined, asked);
+    splitter.push(Buffer.from('ok\n{"id":7,'));
+    expect(overlong).toEqual([]);
+    splitter.push(Buffer.from('"result":"xxxxxxxx'));
+    // No terminator yet: reported now, with the head and what had come.
+    expect(heads).toEqual(['{"id']);
+    expect(overlong).toEqual([{ bytes: 26, head: '{"id', tail: 'xxxx', complete: false }]);
+    // The rest of the line, and what a child wrote after it before a newline, is discarded unreported.
+    splitter.push(Buffer.from('y'.repeat(100)));
+    splitter.push(Buffer.from('{"id":8,"result":1}\n{"id":9}\n'));
+    splitter.end();
+    expect(lines).toEqual(['ok', '{"id":9}']);
+    expect(overlong).toHaveLength(1);
+    expect(heads).toHaveLength(1);
+  });
+
+  it('waits for the terminator of an over-long line whose head does not say enough', () => {
+    const { lines, overlong, splitter } = collect(10, 4, undefined, undefined, (head) => head.startsWith('{'));
+    splitter.push(Buffer.from('[0123456789abc'));
+    expect(overlong).toEqual([]);
+    splitter.push(Buffer.from('def]\n{"a":1}\n'));
+    expect(overlong).toEqual([{ bytes: 18, head: '[012', tail: 'def]', complete: true }]);
+    expect(lines).toEqual(['{"a":1}']);
+    // Unterminated, it is reported at end().
+    splitter.push(Buffer.from('[0123456789abcdef'));
+    expect(overlong).toHaveLength(1);
+    splitter.end();
+    expect(overlong.at(-1)).toEqual({ bytes: 17, head: '[012', tail: 'cdef', complete: true });
+  });
+
+  it('reports a line over the bound in one chunk, terminator included, once', () => {
+    const { lines, overlong, splitter } = collect(5, 3, undefined, undefined, () => true);
+    splitter.push(Buffer.from('abcdefgh\r\nok\n'));
+    expect(overlong).toHaveLength(1);
+    expect(overlong[0]).toMatchObject({ head: 'abc', complete: false });
+    expect(lines).toEqual(['ok']);
   });
 
   it('accepts a line of exactly maxLineBytes, with or without \\r', () => {
@@ -74,8 +120,8 @@ describe('createLineSplitter', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(lineText, ending), { maxLength: 8 }), fc.array(fc.nat(25), { maxLength: 12 }), fc.integer({ min: 4, max: 24 }), fc.nat(12), (input, cuts, max, sharedFrom) => {
         const bytes = Buffer.from(input.map(([l, e]) => l + e).join(''));
-        const run = (from: number, large?: Buffer[]) => {
-          const got = collect(max, 3, from, large);
+        const run = (from: number, large?: Buffer[], reportEarly?: () => boolean) => {
+          const got = collect(max, 3, from, large, reportEarly);
           let at = 0;
           for (const cut of [...cuts, bytes.length]) {
             const next = Math.min(bytes.length, at + cut);
@@ -97,6 +143,10 @@ describe('createLineSplitter', () => {
         expect(run(sharedFrom, large)).toEqual(kept);
         expect(large.map((l) => l.toString())).toEqual(kept.lines.filter((l) => Buffer.byteLength(l.endsWith('\r') ? l.slice(0, -1) : l) > sharedFrom));
         for (const l of large) expect(l.buffer).toBeInstanceOf(SharedArrayBuffer);
+        // Reported early: the same lines, and each over-long line reported once, with the same head.
+        const early = run(sharedFrom, undefined, () => true);
+        expect(early.lines).toEqual(kept.lines);
+        expect(early.overlong.map((o) => o.head)).toEqual(kept.overlong.map((o) => o.head));
       }),
       { numRuns: 2000 },
     );
