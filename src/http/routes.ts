@@ -24,12 +24,12 @@ export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayCon
   const allowed = new Map<string, string>();
   for (const name of Object.keys(ctx.generations.current.config.upstreams)) {
     const upstream = snapshot(ctx, name).upstream;
-    allowed.set(upstream.path, 'GET, POST, DELETE');
+    allowed.set(upstream.path, 'GET, POST, DELETE, OPTIONS');
     if (upstream.kind === 'http') upstreams.set(name, registerProxyRoutes(app, gate, name, ctx));
     else if (upstream.kind === 'stdio') upstreams.set(name, registerStdioRoutes(app, gate, name, ctx, options.stdio));
     else {
       upstreams.set(name, registerSseRoutes(app, gate, name, ctx));
-      allowed.set(`${upstream.path.replace(/\/$/, '')}/message`, 'POST');
+      allowed.set(`${upstream.path.replace(/\/$/, '')}/message`, 'POST, OPTIONS');
     }
   }
   // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.

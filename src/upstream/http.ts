@@ -8,7 +8,7 @@ import { exchange, type UpstreamAnswer } from './exchange.js';
 
 /** One forwarded exchange. */
 export interface UpstreamRequest {
-  readonly method: 'GET' | 'POST' | 'DELETE' | 'HEAD';
+  readonly method: 'GET' | 'POST' | 'DELETE' | 'HEAD' | 'OPTIONS';
   /** Path + query on the upstream. */
   readonly path: string;
   readonly headers: Record<string, string | string[]>;

@@ -14,10 +14,10 @@ describe('routes nothing serves', () => {
   it('405 with Allow on an upstream path, 404 elsewhere, always a JSON-RPC error body', async () => {
     const gw = await startGateway(gatewayConfig([httpUpstream('web', 'http://127.0.0.1:9/mcp'), sse, stdio]));
     const cases: [string, string, number, string | null][] = [
-      ['PUT', '/web/mcp', 405, 'GET, POST, DELETE'],
-      ['PATCH', '/local/mcp', 405, 'GET, POST, DELETE'],
-      ['PUT', '/old/mcp', 405, 'GET, POST, DELETE'],
-      ['GET', '/old/mcp/message', 405, 'POST'],
+      ['PUT', '/web/mcp', 405, 'GET, POST, DELETE, OPTIONS'],
+      ['PATCH', '/local/mcp', 405, 'GET, POST, DELETE, OPTIONS'],
+      ['PUT', '/old/mcp', 405, 'GET, POST, DELETE, OPTIONS'],
+      ['GET', '/old/mcp/message', 405, 'POST, OPTIONS'],
       ['GET', '/nowhere', 404, null],
       ['POST', '/web/mcp/extra', 404, null],
     ];

@@ -29,6 +29,7 @@ import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
 import { FrontSession } from './session.js';
+import { answerPreflight } from '../server/cors.js';
 import { createModernFront, type ModernFront } from './modern.js';
 import type { StatelessServing } from '../../config/types.js';
 
@@ -60,14 +61,20 @@ export interface FrontHandlers extends FrontRoutes {
   readonly post: RouteHandler;
   readonly get: RouteHandler;
   readonly remove: RouteHandler;
+  readonly preflight: RouteHandler;
 }
+
+/** The methods the edge's path takes (a preflight's answer lists them). */
+const FRONT_METHODS = 'GET, POST, DELETE';
 
 /** Register POST/GET/DELETE of the edge; `legacyGet` takes GETs without a session (legacy SSE clients). */
 export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTarget, ctx: GatewayContext, legacyGet?: RouteHandler): FrontRoutes {
   const front = createFront(target, ctx, legacyGet);
-  gate.route(app, { method: 'POST', url: target.path, guards: 'mcp', upstream: target.name, handle: front.post });
-  gate.route(app, { method: 'GET', url: target.path, guards: 'mcp', upstream: target.name, handle: front.get });
-  gate.route(app, { method: 'DELETE', url: target.path, guards: 'mcp', upstream: target.name, handle: front.remove });
+  gate.route(app, { method: 'POST', url: target.path, guards: 'mcp', upstream: target.name, cors: true, handle: front.post });
+  gate.route(app, { method: 'GET', url: target.path, guards: 'mcp', upstream: target.name, cors: true, handle: front.get });
+  gate.route(app, { method: 'DELETE', url: target.path, guards: 'mcp', upstream: target.name, cors: true, handle: front.remove });
+  // A browser's preflight carries no credentials: the rebinding guard (Host, Origin) only.
+  gate.route(app, { method: 'OPTIONS', url: target.path, guards: 'discovery', upstream: target.name, cors: true, handle: front.preflight });
   return front;
 }
 
@@ -260,5 +267,11 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     res.writeHead(200, { 'content-length': 0 }).end();
   }
 
-  return { sessions, modern, post, get, remove };
+  /** A browser's preflight (./server/cors.ts): logged and counted as an exchange of the route. */
+  function preflight(req: GatewayRequest, res: ServerResponse): void {
+    logged(req, res, () => ({ method: 'OPTIONS' }));
+    answerPreflight(req.headers, res, FRONT_METHODS);
+  }
+
+  return { sessions, modern, post, get, remove, preflight };
 }

@@ -36,7 +36,7 @@ import { relaySse, type RelayEnd } from './sse-relay.js';
 import type { ServerStream } from './streams.js';
 import type { ForwardOptions, ProxyTarget } from './target.js';
 
-type Verb = 'GET' | 'POST' | 'DELETE';
+type Verb = 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
 
 /**
  * Proxy one request to the upstream and answer on `res`, which nothing else writes to. Upstream failures are

@@ -56,6 +56,15 @@ export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: stri
       return modern.claims(request) ? modern.serve(request, res, proxy) : proxy();
     },
   });
+  // A browser's preflight carries no credentials, and is the upstream's to answer (its CORS headers on every
+  // answer pass through too): passed on without the gateway's token or the upstream's configured headers.
+  gate.route(app, {
+    method: 'OPTIONS',
+    url: initial.path,
+    guards: 'discovery',
+    upstream: name,
+    handle: (request, res) => forward(request, res, ctx, target, { path: upstream.mapPath('', request.query), mcp: false }),
+  });
   // Discovery documents are reachable without the gateway's token: it is how a client learns how to get one.
   gate.route(app, {
     method: 'GET',

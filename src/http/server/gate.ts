@@ -17,6 +17,7 @@ import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import { writeError, writeInternalError } from '../write.js';
 import { readRequestBody, type BodyRead } from './body.js';
+import { allowOrigin } from './cors.js';
 import { finishExchange } from './exchange-log.js';
 import { refusal, type GuardSet } from './guards.js';
 
@@ -50,6 +51,8 @@ export interface RouteSpec {
   readonly guards: GuardSet;
   /** The upstream the route serves: the gate's own refusals are its exchanges too (logged and counted). */
   readonly upstream?: string;
+  /** The gateway answers CORS for this route itself (./cors.ts): an admitted Origin may read its answers. */
+  readonly cors?: boolean;
   readonly handle: RouteHandler;
 }
 
@@ -68,6 +71,7 @@ export function splitUrl(url: string): [string, string] {
 }
 
 const CLOSE = Object.freeze({ connection: 'close' });
+const REBINDING: ReadonlySet<string> = new Set(['RETROFIT_ERR_FORBIDDEN_ORIGIN', 'RETROFIT_ERR_FORBIDDEN_HOST']);
 
 export class Gate {
   readonly #options: GateOptions;
@@ -113,6 +117,9 @@ export class Gate {
     if (this.#closing) return this.#refuse(request, res, spec, started, new RetrofitError('RETROFIT_ERR_SHUTTING_DOWN'), CLOSE);
     const generation = this.#options.generations.current;
     const refused = refusal(spec.guards, generation.config, request.server.server, raw.headers);
+    const origin = raw.headers.origin;
+    // An origin the rebinding guard refused may not read even the refusal.
+    if (spec.cors && origin !== undefined && !(refused && REBINDING.has(refused.error.code))) allowOrigin(res, origin);
     if (refused) return this.#refuse(request, res, spec, started, refused.error, refused.headers);
     const url = raw.url ?? '/';
     const [path, query] = splitUrl(url);
