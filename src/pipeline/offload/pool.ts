@@ -4,8 +4,8 @@
  * run under a deadline; the reshape of large 2026-07-28 answers for older clients (reshape()); and the reading
  * of large messages nothing rewrites (inspect()) and of a shared child's long lines (demux()). Jobs queue
  * in order and each worker runs one at a time. Each tool's policy gets a stable numeric id (one per ToolPolicy
- * object, so per config generation); its config and defaults travel to a worker only the first time that worker sees
- * the id. A worker that crashes fails its job (the caller passes the original result through) and is
+ * object, so per config generation); its config and defaults travel to a worker only when that worker does not
+ * hold the tool, and what a worker holds is decided here, bounded, and told to it with each job (./known.ts). A worker that crashes fails its job (the caller passes the original result through) and is
  * replaced; queued jobs go to the replacement. A job past its deadline has its worker terminated (that is
  * the only way to stop a running match) and fails with DeadlineExceeded. close() terminates every worker.
  */
@@ -18,6 +18,7 @@ import { TOOL_DEFAULTS } from '../../retrofit/settings.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
 import { demuxed, type Demuxed } from './demux.js';
+import { KnownTools } from './known.js';
 import type { Inspected } from './inspect.js';
 import { asBuffer } from './shared.js';
 import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
@@ -108,8 +109,8 @@ interface Queued {
 
 interface Slot {
   readonly worker: Worker;
-  /** Tool ids whose config this worker already has. */
-  readonly known: Set<number>;
+  /** Tool ids whose config this worker holds. */
+  readonly known: KnownTools;
   running: { readonly job: number; readonly queued: Queued; timer?: NodeJS.Timeout } | undefined;
 }
 
@@ -118,6 +119,10 @@ export class OffloadPool {
   readonly #maxQueuedBytes: number;
   readonly #url: URL;
   readonly #ids = new WeakMap<ToolPolicy, number>();
+  /** A collected policy's id is never used again: its workers drop its compiled tool. */
+  readonly #collected = new FinalizationRegistry<number>((id) => {
+    for (const slot of this.#slots) slot.known.dropped(id);
+  });
   readonly #slots: Slot[] = [];
   readonly #queue: Queued[] = [];
   readonly #warm: boolean;
@@ -164,10 +169,18 @@ export class OffloadPool {
     return this.#bytes;
   }
 
+  /** Compiled tools the workers hold, all together (after reading the jobs posted so far). */
+  get tools(): number {
+    return this.#slots.reduce((sum, slot) => sum + slot.known.size, 0);
+  }
+
   /** The tool's stable id (per ToolPolicy object). */
   idOf(entry: ToolPolicy): number {
     let id = this.#ids.get(entry);
-    if (id === undefined) this.#ids.set(entry, (id = this.#nextId++));
+    if (id === undefined) {
+      this.#ids.set(entry, (id = this.#nextId++));
+      this.#collected.register(entry, id);
+    }
     return id;
   }
 
@@ -247,7 +260,7 @@ export class OffloadPool {
     const worker = new Worker(this.#url);
     // The pool never keeps the process alive: callers waiting for a job hold their own sockets.
     worker.unref();
-    const slot: Slot = { worker, known: new Set(), running: undefined };
+    const slot: Slot = { worker, known: new KnownTools(), running: undefined };
     worker.on('message', (reply: OffloadReply | typeof READY) => {
       if (reply === READY) return;
       // A timed job's deadline counts from when its retrofit starts (not the worker's boot or the compile).
@@ -260,37 +273,42 @@ export class OffloadPool {
     return slot;
   }
 
-  #post(slot: Slot, queued: Queued): void {
+  /** Post the queued job to the slot's worker; false when it could not be posted (it failed alone). */
+  #post(slot: Slot, queued: Queued): boolean {
     const { request } = queued;
     if ('reshape' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, reshape: request.reshape });
     if ('inspect' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, inspect: request.inspect });
     if ('demux' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, demux: request.demux });
     if ('native' in request) return this.#postJob(slot, queued, { job: this.#nextJob++, native: request.native });
-    const toolId = this.idOf(request.entry);
+    const plan = slot.known.use(this.idOf(request.entry));
     const job: OffloadJob = {
       job: this.#nextJob++,
-      toolId,
+      toolId: plan.toolId,
+      ...(plan.forget && { forget: plan.forget }),
       tool: request.tool,
       revision: request.revision,
       ...(request.profile && { profile: request.profile }),
       ...(request.result && { result: request.result }),
       ...(request.message && { message: request.message }),
-      ...(!slot.known.has(toolId) && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? TOOL_DEFAULTS } }),
+      ...(plan.compile && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? TOOL_DEFAULTS } }),
       ...(request.deadlineMs !== undefined && { timed: true as const }),
     };
-    slot.known.add(toolId);
-    this.#postJob(slot, queued, job);
+    if (this.#postJob(slot, queued, job)) return true;
+    slot.known.undo(plan);
+    return false;
   }
 
-  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob | InspectJob | DemuxJob | NativeJob): void {
+  #postJob(slot: Slot, queued: Queued, job: OffloadJob | ReshapeJob | InspectJob | DemuxJob | NativeJob): boolean {
     slot.running = { job: job.job, queued };
     try {
       slot.worker.postMessage(job);
+      return true;
     } catch (err) {
       // Not cloneable (cannot happen for parsed JSON): fail this job only.
       clearTimeout(slot.running.timer);
       slot.running = undefined;
       this.#settle(queued, err instanceof Error ? err : new Error(String(err)));
+      return false;
     }
   }
 
@@ -306,7 +324,12 @@ export class OffloadPool {
       const reshaped = reply.reshaped?.kind === 'answer' ? { kind: 'answer' as const, bytes: asBuffer(reply.reshaped.bytes) } : reply.reshaped;
       this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(reshaped && { reshaped }), ...(inspected && { inspected }), ...(demux && { demuxed: demux }) });
     }
-    else this.#settle(running.queued, new Error(reply.error));
+    else {
+      // The job may have failed in the tool's compile: the worker then lacks it, so its next job carries the config.
+      const request = running.queued.request;
+      if ('entry' in request) slot.known.dropped(this.idOf(request.entry));
+      this.#settle(running.queued, new Error(reply.error));
+    }
     this.#dispatch();
   }
 

@@ -21,7 +21,11 @@ export interface OffloadJob {
    * the tool once and keeps it under this id.
    */
   readonly toolId: number;
-  /** Sent the first time a worker sees `toolId` only; the worker compiles them (compileTool). */
+  /**
+   * Tool ids the worker must drop before it runs this job (the pool decides what a worker keeps: ./known.ts).
+   */
+  readonly forget?: readonly number[];
+  /** Sent when the worker does not hold `toolId` (first use, or after a forget); the worker compiles them (compileTool). */
   readonly compile?: { readonly config: ToolConfig; readonly defaults: ToolDefaults };
   readonly tool: string;
   readonly revision: string;

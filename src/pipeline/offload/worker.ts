@@ -3,8 +3,8 @@
  * a tool's own structuredContent for the client, reshapes large 2026-07-28 answers for older clients, reads
  * large messages nothing rewrites: ./inspect.ts, and sorts out a shared child's long lines: ./demux.ts) so the
  * gateway's event loop stays free, and answers with the rewritten result already serialised (a string copies between threads cheaply; a large object graph does
- * not). Each tool's policy is compiled once, on the first job that names its id, and kept (bounded) for the
- * jobs after.
+ * not). Each tool's policy is compiled on the job that carries its config, and kept for the jobs after until
+ * a job says to forget it: the pool decides what a worker keeps (./known.ts).
  */
 import { parentPort } from 'node:worker_threads';
 import { isJsonObject, type JsonObject } from '../../json.js';
@@ -21,9 +21,6 @@ import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob,
 import { reshapeAnswer } from './reshape.js';
 import { utf8Text } from './shared.js';
 
-/** Compiled tools kept at most; a reload makes new ids, so old ones age out in insertion order. */
-const MAX_TOOLS = 1024;
-
 interface Cached {
   readonly policy: UpstreamPolicy;
 }
@@ -31,6 +28,7 @@ interface Cached {
 const tools = new Map<number, Cached>();
 
 function compiledPolicy(job: OffloadJob): Cached {
+  for (const id of job.forget ?? []) tools.delete(id);
   const cached = tools.get(job.toolId);
   if (cached) return cached;
   if (!job.compile) throw new Error(`offload worker: tool id ${job.toolId} was never sent with its config`);
@@ -39,7 +37,6 @@ function compiledPolicy(job: OffloadJob): Cached {
   // The same engine entry point as the main thread, so both paths produce the same result.
   const policy: UpstreamPolicy = { upstream: '', defaults, resolve: () => entry };
   const made = { policy };
-  if (tools.size >= MAX_TOOLS) tools.delete(tools.keys().next().value as number);
   tools.set(job.toolId, made);
   return made;
 }
