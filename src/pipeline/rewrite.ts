@@ -32,6 +32,7 @@ import { DECISION_ERAS } from '../retrofit/native.js';
 import { TOOL_DEFAULTS } from '../retrofit/settings.js';
 import type { Era } from '../protocol/era.js';
 import { spliceResult } from './offload/splice.js';
+import { traceRequestOf, traceToolError, traceWorkerResult } from './trace-result.js';
 import { createRecordTap, type RecordSink } from './record.js';
 import { reportListed, reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
 import type { PendingRequest, Rewriter, Rewritten } from './request.js';
@@ -166,19 +167,19 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const started = request.trace || observer ? performance.now() : 0;
     return job.then(
       (answer): Rewritten => {
-        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode, seen(started, message.result as JsonObject));
-        // Traced: the time includes the worker's queue; the bytes are what it handed back, when it changed the result.
-        request.trace?.retrofitCost({ ms: performance.now() - started, textBytes: textLength(message.result as JsonObject, Infinity), ...(answer.bytes !== undefined && { resultBytes: answer.bytes.length }) });
+        const result = message.result as JsonObject;
+        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode, seen(started, result));
         if (mode !== 'applied') {
           // Decided on this thread, where the NativeMemory of tools/list lives (see deliverable): shadow always
           // gets the projection, unseen a success as the worker's bytes and a failure the projection.
-          const result = message.result as JsonObject;
           const failed = !answer.outcome || answer.outcome.outcome === 'invalid' || answer.outcome.outcome === 'unparseable';
           if (failed || mode === 'shadow') {
             const out = asIfUnconfigured(request, policy, tool, result);
+            traceWorkerResult(request, started, answer.traced, out);
             return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
           }
         }
+        traceWorkerResult(request, started, answer.traced);
         return answer.bytes === undefined ? { kind: 'unchanged', original: message } : { kind: 'bytes', bytes: spliceResult(message, answer.bytes), original: message };
       },
       (err: unknown): Rewritten => failed(request, tool, message, err, log),
@@ -233,8 +234,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       }
       const tool = request.tool;
       if ((request.method !== 'tools/call' && request.method !== 'tasks/result') || tool === undefined) return unchanged;
-      // A tool that failed answers JSON-RPC success with isError: the span says the operation failed.
-      if (result.isError === true) request.trace?.toolError();
+      traceToolError(request, result);
       record.parsed(request, result);
       const entry = policy.resolve(tool);
       const mode = modeOf(request, policy, entry);
@@ -255,7 +255,8 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const bytes = textLength(result, isolate ? Infinity : threshold);
     // A small result (the usual case) runs inline: nothing is built for a job it will not need.
     if (!isolate && bytes <= threshold) return undefined;
-    const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result, ...(request.profile && { profile: request.profile }) };
+    const trace = traceRequestOf(request);
+    const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result, ...(request.profile && { profile: request.profile }), ...(trace && { trace }) };
     if (isolate) {
       // Never inline on the event loop: without its worker (or over the queue bound) it is a failed reading.
       if (!isolated) return undefined;
@@ -284,9 +285,10 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     // Only results the client gets rewritten travel unparsed; the others are decided on the parsed message.
     if (!entry?.compiled?.output || modeOf(request, policy, entry) !== 'applied') return undefined;
     const pool = usable(large, 'large results', log);
-    const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }) });
+    const trace = traceRequestOf(request);
+    const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }), ...(trace && { trace }) });
     if (!job) return undefined;
-    const started = observer ? performance.now() : 0;
+    const started = observer || trace ? performance.now() : 0;
     // `input`: whether the bytes reached here undecoded (a large stdio line, SSE event or body) or as text.
     log.debug({ tool, bytes: raw.length, unparsed: true, input: typeof raw === 'string' ? 'text' : 'bytes' }, 'retrofit offloaded to a worker');
     return job.then(
@@ -298,6 +300,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         metrics.offloads.inc({ result: 'worker' });
         // The raw bytes never became a result on this thread: the console gets the outcome without its text.
         if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, 'applied', seen(started));
+        traceWorkerResult(request, started, answer.traced);
         const original = stubOf(id, answer);
         return answer.bytes === undefined ? { kind: 'unchanged', original } : { kind: 'bytes', bytes: answer.bytes, original };
       },
@@ -305,6 +308,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       (err: unknown): Rewritten => {
         const parsed = parseResponse(raw, id);
         if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+        traceToolError(request, parsed.message.result);
         record.parsed(request, parsed.message.result);
         return failed(request, tool, parsed.message, err, log);
       },
@@ -350,15 +354,18 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         const decision = policy.native?.decisions.get(decisionKey(tool, era));
         if (decision !== undefined) decisions.push([era, decision]);
       }
-      const native: NativeJob['native'] = { data: raw, id, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), decisions, defaults: policy.defaults ?? TOOL_DEFAULTS };
+      const trace = traceRequestOf(request);
+      const native: NativeJob['native'] = { data: raw, id, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), decisions, defaults: policy.defaults ?? TOOL_DEFAULTS, ...(trace && { trace }) };
       const job = pool.native(native);
       if (!job) return undefined;
+      const started = trace ? performance.now() : 0;
       log.debug({ tool, bytes: raw.length }, 'structuredContent projected on a worker');
       return job.then(
         (answer): Rewritten | Promise<Rewritten> => {
           if (answer.mismatch) return respondToRaw(request, raw, id, log, false);
           reportProfiled(metrics, request);
           record.raw(request, raw);
+          traceWorkerResult(request, started, answer.traced);
           const original = stubOf(id, answer);
           return answer.bytes === undefined ? { kind: 'unchanged', original } : { kind: 'bytes', bytes: answer.bytes, original };
         },
@@ -371,7 +378,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     passedUnread(request, raw, result) {
       reportProfiled(metrics, request);
       if (!request.policy || !isJsonObject(result) || request.tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return;
-      if (result.isError === true) request.trace?.toolError();
+      traceToolError(request, result);
       record.raw(request, raw);
     },
     prepare(policies) {

@@ -11,6 +11,7 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Co
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { JsonObject } from '../json.js';
 import * as N from './names.js';
+import { capturedText } from './content.js';
 import { isJsonObject } from '../json.js';
 
 const W3C = new W3CTraceContextPropagator();
@@ -188,13 +189,20 @@ export class RequestTrace {
     this.#server.setStatus({ code: SpanStatusCode.ERROR });
   }
 
-  /** Opted in: the result the client got, as text (its text blocks, else its structuredContent), redacted and bounded. */
+  /** Whether the result's text is recorded (opted in): a worker that holds the result then sends its text along. */
+  get captures(): boolean {
+    return this.#facts.capture !== undefined;
+  }
+
+  /** Opted in: the result the client got, as text (./content.ts capturedText), redacted and bounded. */
   result(result: JsonObject): void {
+    if (this.#facts.capture) this.resultText(capturedText(result));
+  }
+
+  /** Opted in: the capturedText of the result the client got, computed where the result was (a worker). */
+  resultText(text: string): void {
     const capture = this.#facts.capture;
-    if (!capture) return;
-    const texts = Array.isArray(result.content) ? result.content.flatMap((b) => (isJsonObject(b) && b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])) : [];
-    const text = texts.length > 0 ? texts.join('\n') : result.structuredContent !== undefined ? JSON.stringify(result.structuredContent) : '';
-    this.#server.setAttribute(N.ATTR_GEN_AI_TOOL_CALL_RESULT, bounded(capture.redactResult(text)));
+    if (capture) this.#server.setAttribute(N.ATTR_GEN_AI_TOOL_CALL_RESULT, bounded(capture.redactResult(text)));
   }
 
   /** The conventions' operation durations, with their low-cardinality attributes. */

@@ -21,7 +21,7 @@ import { demuxed, type Demuxed } from './demux.js';
 import { KnownTools } from './known.js';
 import type { Inspected } from './inspect.js';
 import { asBuffer } from './shared.js';
-import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob } from './protocol.js';
+import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob, type OffloadReply, type Reshaped, type ReshapeJob, type Traced, type TraceRequest } from './protocol.js';
 
 /** Pool settings. */
 export interface PoolOptions {
@@ -47,6 +47,7 @@ export interface PoolAnswer {
   readonly outcome?: CallOutcome;
   readonly stub?: JsonObject;
   readonly mismatch?: true;
+  readonly traced?: Traced;
   readonly reshaped?: Reshaped<Buffer>;
   readonly inspected?: Inspected;
   readonly demuxed?: Demuxed<Buffer>;
@@ -67,6 +68,8 @@ export interface PoolRequest {
   readonly bytes: number;
   /** Longest the job may run once a worker took it (ms); absent: no bound. */
   readonly deadlineMs?: number;
+  /** The request is traced (see OffloadJob.trace). */
+  readonly trace?: TraceRequest;
 }
 
 /** The error a job fails with when it ran past its deadline and its worker was stopped. */
@@ -292,6 +295,7 @@ export class OffloadPool {
       ...(request.message && { message: request.message }),
       ...(plan.compile && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? TOOL_DEFAULTS } }),
       ...(request.deadlineMs !== undefined && { timed: true as const }),
+      ...(request.trace && { trace: request.trace }),
     };
     if (this.#postJob(slot, queued, job)) return true;
     slot.known.undo(plan);
@@ -319,10 +323,10 @@ export class OffloadPool {
     slot.running = undefined;
     if (reply.ok) {
       const bytes = reply.bytes && asBuffer(reply.bytes);
-      const { outcome, stub, mismatch, inspected } = reply;
+      const { outcome, stub, mismatch, inspected, traced } = reply;
       const demux = reply.demuxed && demuxed(reply.demuxed);
       const reshaped = reply.reshaped?.kind === 'answer' ? { kind: 'answer' as const, bytes: asBuffer(reply.reshaped.bytes) } : reply.reshaped;
-      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(reshaped && { reshaped }), ...(inspected && { inspected }), ...(demux && { demuxed: demux }) });
+      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(traced && { traced }), ...(reshaped && { reshaped }), ...(inspected && { inspected }), ...(demux && { demuxed: demux }) });
     }
     else {
       // The job may have failed in the tool's compile: the worker then lacks it, so its next job carries the config.

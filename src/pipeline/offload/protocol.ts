@@ -40,6 +40,25 @@ export interface OffloadJob {
   readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
   /** The job runs under a deadline: the worker says when the retrofit itself starts (after compiling). */
   readonly timed?: true;
+  /** The request is traced: the reply carries what its span records of the result (see Traced). */
+  readonly trace?: TraceRequest;
+}
+
+/** What a traced job asks for: `capture`, the delivered result's text too (content capture is on). */
+export interface TraceRequest {
+  readonly capture: boolean;
+}
+
+/**
+ * What the span of a traced request records of a result only the worker held parsed, as the inline path records
+ * it (src/pipeline/rewrite.ts callInline): whether the upstream's result was a tool error, the text the
+ * retrofit read, the delivered result's JSON size and, with capture, its text (src/telemetry/content.ts).
+ */
+export interface Traced {
+  readonly toolError: boolean;
+  readonly textBytes: number;
+  readonly resultBytes: number;
+  readonly text?: string;
 }
 
 /**
@@ -77,6 +96,8 @@ export interface NativeJob {
     readonly decisions: readonly (readonly [Era, NativeDecision])[];
     /** The config's `defaults:` (legacyRoots decides a non-object value's projection). */
     readonly defaults: ToolDefaults;
+    /** As OffloadJob.trace. */
+    readonly trace?: TraceRequest;
   };
 }
 
@@ -107,6 +128,8 @@ export type OffloadReply =
       readonly stub?: JsonObject;
       /** For a `message` or native job: it is not a response with that id and a result object; nothing was done. */
       readonly mismatch?: true;
+      /** For a traced tool job that ran the engine. */
+      readonly traced?: Traced;
       /** For a reshape job. */
       readonly reshaped?: Reshaped;
       /** For an inspect job. */

@@ -17,7 +17,9 @@ import { demuxLine } from './demux.js';
 import { inspectMessage } from './inspect.js';
 import { createNativeMemory, decisionKey } from '../../retrofit/native-memory.js';
 import type { ProfileShape } from '../../retrofit/profile.js';
-import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob, type OffloadReply, type ReshapeJob } from './protocol.js';
+import { capturedText } from '../../telemetry/content.js';
+import { textLength } from './plan.js';
+import { READY, type DemuxJob, type InspectJob, type NativeJob, type OffloadJob, type OffloadReply, type ReshapeJob, type TraceRequest, type Traced } from './protocol.js';
 import { reshapeAnswer } from './reshape.js';
 import { utf8Text } from './shared.js';
 
@@ -48,12 +50,25 @@ function encode(json: string): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-/** What a whole-response job names: the tool, the client's revision and profile. */
+/** What a whole-response job names: the tool, the client's revision and profile, whether it is traced. */
 interface Call {
   readonly job: number;
   readonly tool: string;
   readonly revision: string;
   readonly profile?: ProfileShape | undefined;
+  readonly trace?: TraceRequest | undefined;
+}
+
+/** What a traced request's span records of `result`, retrofitted into `delivered` (see Traced). */
+function traced(trace: TraceRequest | undefined, result: JsonObject, delivered: JsonObject): { traced: Traced } | undefined {
+  if (!trace) return undefined;
+  const facts: Traced = {
+    toolError: result.isError === true,
+    textBytes: textLength(result, Infinity),
+    resultBytes: Buffer.byteLength(JSON.stringify(delivered)),
+    ...(trace.capture && { text: capturedText(delivered) }),
+  };
+  return { traced: facts };
 }
 
 /** A whole response, parsed here (the envelope's JSON.parse is most of a large result's cost otherwise). */
@@ -69,8 +84,9 @@ function runMessage(call: Call, data: Uint8Array | string, id: string | number, 
   const result = message.result;
   const stub: JsonObject = { jsonrpc: '2.0', id, result: isJsonObject(result.task) ? { task: result.task } : {} };
   const out = rewriteToolCall(result, call.tool, policy, call.revision, call.profile);
-  if (out.result === result) return { job: call.job, ok: true, outcome: out.outcome, stub };
-  return { job: call.job, ok: true, bytes: encode(JSON.stringify({ ...message, result: out.result })), outcome: out.outcome, stub };
+  const facts = traced(call.trace, result, out.result);
+  if (out.result === result) return { job: call.job, ok: true, outcome: out.outcome, stub, ...facts };
+  return { job: call.job, ok: true, bytes: encode(JSON.stringify({ ...message, result: out.result })), outcome: out.outcome, stub, ...facts };
 }
 
 /**
@@ -78,11 +94,11 @@ function runMessage(call: Call, data: Uint8Array | string, id: string | number, 
  * thread's had learnt of the tool, so the projection is the one the main thread would make.
  */
 function runNative(job: NativeJob): OffloadReply {
-  const { data, id, tool, revision, profile, decisions, defaults } = job.native;
+  const { data, id, tool, revision, profile, decisions, defaults, trace } = job.native;
   const native = createNativeMemory();
   for (const [era, decision] of decisions) native.decisions.set(decisionKey(tool, era), decision);
   const policy: UpstreamPolicy = { upstream: '', defaults, native, resolve: () => undefined };
-  return runMessage({ job: job.job, tool, revision, profile }, data, id, policy);
+  return runMessage({ job: job.job, tool, revision, profile, trace }, data, id, policy);
 }
 
 function run(job: OffloadJob): OffloadReply {
@@ -93,9 +109,10 @@ function run(job: OffloadJob): OffloadReply {
     if (job.message) return runMessage(job, job.message.data, job.message.id, policy);
     if (!job.result) throw new Error('offload job without a result or a message');
     const out = rewriteToolCall(job.result, job.tool, policy, job.revision, job.profile);
-    if (out.result === job.result) return { job: job.job, ok: true, outcome: out.outcome };
+    const facts = traced(job.trace, job.result, out.result);
+    if (out.result === job.result) return { job: job.job, ok: true, outcome: out.outcome, ...facts };
     // Encoded here too: turning 20 MB of JSON text into bytes is itself tens of milliseconds.
-    return { job: job.job, ok: true, bytes: encode(JSON.stringify(out.result)), outcome: out.outcome };
+    return { job: job.job, ok: true, bytes: encode(JSON.stringify(out.result)), outcome: out.outcome, ...facts };
   } catch (err) {
     return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }
