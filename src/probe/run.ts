@@ -61,7 +61,7 @@ async function positions(file: string): Promise<PositionIndex | undefined> {
 function bridging(upstream: UpstreamConfig, revision: string | undefined): string {
   if (revision === undefined) return '';
   const n = negotiate(LATEST_STATEFUL_REVISION, revision, upstream.bridge);
-  if (n.bridged) return `, revision ${revision}: clients asking for ${FIRST_STRUCTURED_REVISION} or later are bridged`;
+  if (n.bridged && eraOf(revision) === 'none') return `, revision ${revision}: clients asking for ${FIRST_STRUCTURED_REVISION} or later are bridged`;
   if (eraOf(revision) === 'none') return `, revision ${revision}: not bridged (bridge: false), clients get no structured output`;
   return `, revision ${revision}`;
 }

@@ -193,6 +193,7 @@ export class SharedIds {
         return remapped;
       }
       const init = this.#init;
+      // The cached answer as the child gave it: the session negotiates it for its own client (src/session/state.ts).
       if (init.state === 'done') replies.push({ to: session, json: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${init.result}}` });
       else if (init.state === 'pending') init.waiters.push({ session, id });
       else if (init.state === 'failed') replies.push({ to: session, json: rpcError(id, `the shared child failed its first initialize (${init.why}); it is being restarted`) });

@@ -192,11 +192,9 @@ class ProxyExchange {
     // anyone may ask for, without the gateway's token) is fetched without them, as a client's own request would be.
     const headers = toUpstreamHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#options.mcp ? config.headers : {}, dropAuthorization: this.#snap.loaded.config.auth !== undefined });
     // A bridged session's upstream does not know the client's revision: it gets its own, or none.
-    if (this.#header !== undefined) {
-      const forwarded = upstreamProtocolHeader(this.#header, this.#known?.upstreamRevision);
-      if (forwarded === undefined) delete headers['mcp-protocol-version'];
-      else headers['mcp-protocol-version'] = forwarded;
-    }
+    const forwarded = upstreamProtocolHeader(this.#header, this.#known?.negotiated);
+    if (forwarded !== undefined) headers['mcp-protocol-version'] = forwarded;
+    else if (this.#header !== undefined) delete headers['mcp-protocol-version'];
     // Traced (only then): each request's context in the body's `_meta`, the first one's in `traceparent`.
     if (this.#traces) this.#body = tracedUpstream(this.#classified!, this.#traces, headers);
     try {
