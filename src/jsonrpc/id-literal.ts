@@ -10,6 +10,7 @@
  */
 import type { RetrofitError } from '../errors.js';
 import type { ClassifiedBody, JsonRpcId } from './classify.js';
+import { arrayElements } from './batch-elements.js';
 import { locateResponseId } from './sniff.js';
 
 /**
@@ -115,43 +116,4 @@ export function withIdLiterals(body: ClassifiedBody, text: string, parsed: unkno
   const literals = requestIdLiterals(text, parsed);
   if (!literals) return body;
   return { ...body, messages: body.messages.map((m, i) => (literals[i] === undefined ? m : { ...m, idLiteral: literals[i] })) };
-}
-
-const OPEN_ARRAY = 0x5b;
-const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
-const COMMA = 0x2c;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/**
- * The text of each element of the JSON array `text` (a batch that parsed), in order: a linear scan that steps
- * over strings and counts nesting. Undefined when `text` is not an array.
- */
-export function arrayElements(text: string): string[] | undefined {
-  let i = 0;
-  const n = text.length;
-  while (i < n && text.charCodeAt(i) <= 0x20) i++;
-  if (text.charCodeAt(i) !== OPEN_ARRAY) return undefined;
-  const elements: string[] = [];
-  let depth = 0;
-  let start = i + 1;
-  let inString = false;
-  for (i += 1; i < n; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) depth++;
-    else if (depth > 0 && (c === CLOSE_ARRAY || c === CLOSE_OBJECT)) depth--;
-    else if (depth === 0 && (c === COMMA || c === CLOSE_ARRAY)) {
-      const element = text.slice(start, i).trim();
-      if (element.length > 0) elements.push(element);
-      if (c === CLOSE_ARRAY) return elements;
-      start = i + 1;
-    }
-  }
-  return undefined;
 }

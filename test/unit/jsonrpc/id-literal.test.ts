@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RetrofitError } from '../../../src/errors.js';
 import { classifyBody } from '../../../src/jsonrpc/classify.js';
-import { arrayElements, errorAnswer, inexactId, putIdLiteral, requestIdLiterals, responseIdLiteral, responseIdLiterals, withIdLiterals } from '../../../src/jsonrpc/id-literal.js';
+import { errorAnswer, inexactId, putIdLiteral, requestIdLiterals, responseIdLiteral, responseIdLiterals, withIdLiterals } from '../../../src/jsonrpc/id-literal.js';
 
 const BIG = '12345678901234567890';
 const rounded = JSON.parse(BIG) as number;
@@ -58,20 +58,6 @@ describe('responseIdLiterals', () => {
 
   it('leaves out a literal that does not read as the parsed id', () => {
     expect(responseIdLiteral(rounded, '{"jsonrpc":"2.0","id":98765432109876543210,"result":{}}')).toBeUndefined();
-  });
-});
-
-describe('arrayElements', () => {
-  it('splits a batch at its top-level commas, stepping over strings and nesting', () => {
-    const a = `{"id":${BIG},"result":{"a":[1,2],"s":"x,]}\\"y"}}`;
-    const b = '{"id":2,"result":{}}';
-    expect(arrayElements(` [ ${a} ,\n${b} ] `)).toEqual([a, b]);
-    expect(arrayElements('[]')).toEqual([]);
-  });
-
-  it('is undefined for anything but an array', () => {
-    expect(arrayElements('{"id":1}')).toBeUndefined();
-    expect(arrayElements('[1,2')).toBeUndefined();
   });
 });
 
