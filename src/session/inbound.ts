@@ -6,10 +6,13 @@
  * read from its ends and the worker parses it. Any other large message (bytes) is read on the worker too, and
  * the session decides by the stub of it the worker gives back (readOnWorker). With `strict`, an answer to an
  * awaited request that a strict client would drop (src/jsonrpc/strict.ts) is taken off the table unsettled and
- * unrewritten, marked with its problem for the caller to answer with an error.
+ * unrewritten, marked with its problem for the caller to answer with an error. With `split`, each message of a
+ * batch comes with its own JSON to send (InboundMessage.json): never a stub, nor the message serialised again
+ * when it did not change.
  */
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
+import { elementSpans } from '../jsonrpc/batch-elements.js';
 import { putIdLiteral, responseIdLiteral, responseIdLiterals } from '../jsonrpc/id-literal.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { answerProblem, responseProblem } from '../jsonrpc/strict.js';
@@ -30,6 +33,12 @@ export interface InboundMessage<S = unknown> {
   readonly replaced?: JsonObject | Buffer;
   /** `strict`: it answers `pending` but is no response a strict client takes; why (nothing was settled). */
   readonly problem?: string;
+  /**
+   * `split`, one message of a batch: its JSON to send on its own — its bytes (or text) as the upstream wrote
+   * them, or when it changed `replaced` with its id as the upstream wrote it. Absent only when the caller
+   * gave no original text to cut it from (then `message` is the whole message, parsed here).
+   */
+  readonly json?: string | Buffer;
 }
 
 /** The data after the session: what to send, and what it held. */
@@ -53,6 +62,8 @@ export interface InboundOptions {
   readonly always?: boolean;
   /** Hold answers to what a strict client takes (see InboundMessage.problem): gateway-owned sessions. */
   readonly strict?: boolean;
+  /** Give each message of a batch its own JSON (InboundMessage.json): gateway-owned sessions route them apart. */
+  readonly split?: boolean;
 }
 
 /** The awaited request `message` answers (`literal`: its id as the upstream wrote it, when inexact), taken off the table. */
@@ -108,29 +119,52 @@ function stringify<S>(m: InboundMessage<S>, part: unknown): string {
   }
 }
 
-/**
- * What to send for `messages` when any of them changed: each written again (a worker's bytes as they are),
- * with its id as the upstream wrote it (`literals`, when an id is inexact; see src/jsonrpc/id-literal.ts).
- */
-function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined): string | Buffer | undefined {
-  if (!messages.some((m) => m.replaced !== undefined)) return undefined;
-  const parts = messages.map((m) => m.replaced ?? m.message);
-  if (!batch) {
-    const only = parts[0]!;
-    return putIdLiteral(Buffer.isBuffer(only) ? only : stringify(messages[0]!, only), messages[0]!.message.id, literals?.[0]);
-  }
-  const written = parts.map((p, i) => putIdLiteral(Buffer.isBuffer(p) ? p : Buffer.from(stringify(messages[i]!, p), 'utf8'), messages[i]!.message.id, literals?.[i]));
-  // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
-  return joinMessages(written, true);
+/** One message written again (a worker's bytes as they are), with its id as the upstream wrote it (`literal`, when inexact; see src/jsonrpc/id-literal.ts). */
+function written<S>(m: InboundMessage<S>, literal: string | undefined): string | Buffer {
+  const part = m.replaced ?? m.message;
+  return putIdLiteral(Buffer.isBuffer(part) ? part : stringify(m, part), m.message.id, literal);
 }
 
-/** `parsed` (already JSON.parse'd data, from `original` when the caller has it: ids are written from it) through the session. */
-export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict = false, original?: string | Buffer): Inbound<S> | Promise<Inbound<S>> {
+/** What to send for `messages` when any of them changed: each written again (see written). */
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined): string | Buffer | undefined {
+  if (!messages.some((m) => m.replaced !== undefined)) return undefined;
+  if (!batch) return written(messages[0]!, literals?.[0]);
+  const parts = messages.map((m, i) => {
+    const w = written(m, literals?.[i]);
+    return Buffer.isBuffer(w) ? w : Buffer.from(w, 'utf8');
+  });
+  // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
+  return joinMessages(parts, true);
+}
+
+/**
+ * `split`: each message of a batch (`all`, in the batch's order; undefined where an element is no object) with
+ * its own JSON: cut from `original` when it did not change, else written again (InboundMessage.json).
+ */
+function withOwnJson<S>(all: readonly (InboundMessage<S> | undefined)[], original: string | Buffer | undefined, literals: readonly (string | undefined)[] | undefined): (InboundMessage<S> | undefined)[] {
+  const spans = original === undefined ? undefined : elementSpans(original);
+  const found = spans?.length === all.length ? spans : undefined;
+  return all.map((m, i) => {
+    if (!m) return m;
+    if (m.replaced !== undefined) return { ...m, json: written(m, literals?.[i]) };
+    const span = found?.[i];
+    if (!span || original === undefined) return m;
+    return { ...m, json: typeof original === 'string' ? original.slice(span[0], span[1]) : original.subarray(span[0], span[1]) };
+  });
+}
+
+/**
+ * `parsed` (already JSON.parse'd data, from `original` when the caller has it: ids are written from it, and with
+ * `split` a batch's messages cut from it) through the session.
+ */
+export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, options: InboundOptions = {}, original?: string | Buffer): Inbound<S> | Promise<Inbound<S>> {
   const batch = Array.isArray(parsed);
   const items = batch ? (parsed as unknown[]) : [parsed];
   const literals = responseIdLiterals(parsed, original);
+  const strict = options.strict === true;
   const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m, i) => one(state, rewriter, m, log, strict, literals?.[i]));
-  const done = (all: readonly (InboundMessage<S> | undefined)[]): Inbound<S> => {
+  const done = (settled: readonly (InboundMessage<S> | undefined)[]): Inbound<S> => {
+    const all = batch && options.split === true ? withOwnJson(settled, original, literals) : settled;
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
     if (messages.length !== items.length) return { messages, batch };
@@ -145,7 +179,6 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
  * is parsed while the session waits for nothing, unless `always`.
  */
 export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Log, options: InboundOptions = {}): Inbound<S> | Promise<Inbound<S>> {
-  const strict = options.strict === true;
   if (!options.always) {
     if (state.pending.empty) return UNPARSED;
     // Only tools without a configured schema await answers: a message without structuredContent cannot change.
@@ -161,13 +194,13 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
     const unread = Buffer.isBuffer(data) && pending?.expect.kind === 'rewrite' && pending.expect.nativeOnly === true;
     if (id !== undefined && pending?.expect.kind === 'rewrite' && !unread) {
       const out = rewriter.respond(pending.expect.request, { raw: data, id }, log);
-      const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => fromRewrittenBytes(state, rewriter, data, { id, literal, pending }, r, log, strict);
+      const finish = (r: Rewritten): Inbound<S> | Promise<Inbound<S>> => fromRewrittenBytes(state, rewriter, data, { id, literal, pending }, r, log, options);
       return out instanceof Promise ? out.then(finish) : finish(out);
     }
-    const read = Buffer.isBuffer(data) ? readOnWorker(state, rewriter, data, log, strict) : undefined;
+    const read = Buffer.isBuffer(data) ? readOnWorker(state, rewriter, data, log, options) : undefined;
     if (read) return read;
   }
-  return parseAndGo(state, rewriter, data, log, strict);
+  return parseAndGo(state, rewriter, data, log, options);
 }
 
 /** The awaited answer a large message was found to be, before it was read here. */
@@ -182,9 +215,10 @@ interface Awaited<S> {
  * bookkeeping, on the original or the worker's stub of it (which only a valid response gets: the worker hands
  * back any other as a mismatch, and it is parsed here).
  */
-function fromRewrittenBytes<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, awaited: Awaited<S>, r: Rewritten, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
-  if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, strict) : inboundParsed(state, rewriter, r.parsed, log, strict, data);
+function fromRewrittenBytes<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, awaited: Awaited<S>, r: Rewritten, log: Log, options: InboundOptions): Inbound<S> | Promise<Inbound<S>> {
+  if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, options) : inboundParsed(state, rewriter, r.parsed, log, options, data);
   const { id, literal } = awaited;
+  const strict = options.strict === true;
   const answered = state.pending.answer(id, literal) ?? (strict ? undefined : awaited.pending);
   // Strict: answered meanwhile (past its deadline, say) — nobody waits for it any more.
   if (!answered) return { messages: [{ message: r.original }], batch: false };
@@ -200,31 +234,36 @@ function fromRewrittenBytes<S>(state: SessionState<S>, rewriter: Rewriter, data:
 /**
  * A large message (bytes) nothing rewrites, as far as its ends tell — a passthrough tool's answer, a
  * notification, a server→client request —, read on the worker (src/pipeline/offload/inspect.ts): the session
- * decides by its stubs, and the bytes go on as they came. Undefined when no worker can take it (the caller
+ * decides by its stubs, and the bytes go on as they came (with `split`, each message of a batch as its own bytes,
+ * which the worker found: InspectedMessage.span). Undefined when no worker can take it (the caller
  * parses it). Parsed here after all when the worker's reading shows a message the session must read whole: an
  * initialize's answer (negotiated), or one to rewrite whose id was not at its ends.
  */
-function readOnWorker<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, log: Log, strict: boolean): Promise<Inbound<S>> | undefined {
+function readOnWorker<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, log: Log, options: InboundOptions): Promise<Inbound<S>> | undefined {
   const job = rewriter.inspect(data, log);
   if (!job) return undefined;
   log.debug({ bytes: data.length }, 'a large message read on a worker');
   return job.then(
-    (inspected) => fromInspected(state, rewriter, data, inspected, log, strict),
+    (inspected) => fromInspected(state, rewriter, data, inspected, log, options),
     (err: unknown) => {
       log.warn({ err, bytes: data.length }, 'reading a large message on the worker failed; parsed on the event loop');
-      return parseAndGo(state, rewriter, data, log, strict);
+      return parseAndGo(state, rewriter, data, log, options);
     },
   );
 }
 
-function fromInspected<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, inspected: Inspected, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
+function fromInspected<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, inspected: Inspected, log: Log, options: InboundOptions): Inbound<S> | Promise<Inbound<S>> {
   if (inspected.kind === 'invalid') return { messages: [], batch: false, invalid: true };
+  const strict = options.strict === true;
+  // A batch's messages routed apart go as their own bytes: one the worker could not place is read here whole.
+  const split = inspected.kind === 'messages' && inspected.batch && options.split === true;
+  const unplaced = (m: InspectedMessage): boolean => split && m.stub !== undefined && m.span === undefined;
   // Too deep: whoever passed the bytes checked them first (owned sessions, the HTTP relays), so not reached.
-  if (inspected.kind === 'deep' || inspected.messages.some((m) => mustRead(state, rewriter, m, inspected.batch, strict))) {
-    const projected = inspected.kind === 'messages' && !inspected.batch ? projectOnWorker(state, rewriter, data, inspected.messages[0]!, log, strict) : undefined;
+  if (inspected.kind === 'deep' || inspected.messages.some((m) => unplaced(m) || mustRead(state, rewriter, m, inspected.batch, strict))) {
+    const projected = inspected.kind === 'messages' && !inspected.batch ? projectOnWorker(state, rewriter, data, inspected.messages[0]!, log, options) : undefined;
     if (projected) return projected;
     log.debug({ bytes: data.length }, 'a large message read on a worker must be read whole: parsed on the event loop');
-    return parseAndGo(state, rewriter, data, log, strict);
+    return parseAndGo(state, rewriter, data, log, options);
   }
   const messages: InboundMessage<S>[] = [];
   for (const m of inspected.messages) {
@@ -235,7 +274,7 @@ function fromInspected<S>(state: SessionState<S>, rewriter: Rewriter, data: Buff
       state.settle(one.pending, m.stub);
       rewriter.passedUnread(one.pending.expect.request, data, m.stub.result ?? null);
     }
-    messages.push(one);
+    messages.push(split && m.span ? { ...one, json: data.subarray(m.span[0], m.span[1]) } : one);
   }
   return { messages, batch: inspected.batch };
 }
@@ -260,13 +299,13 @@ function mustRead<S>(state: SessionState<S>, rewriter: Rewriter, m: InspectedMes
  * An answer to a tool without a configured schema whose own structuredContent must change for the client:
  * projected on the worker too (rewriter.projectNative). Undefined for anything else, or when no worker takes it.
  */
-function projectOnWorker<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, m: InspectedMessage, log: Log, strict: boolean): Promise<Inbound<S>> | undefined {
+function projectOnWorker<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer, m: InspectedMessage, log: Log, options: InboundOptions): Promise<Inbound<S>> | undefined {
   const id = m.stub?.id;
   if (typeof id !== 'string' && typeof id !== 'number') return undefined;
   const pending = state.pending.peek(id, m.literal);
   if (pending?.expect.kind !== 'rewrite' || pending.expect.nativeOnly !== true) return undefined;
   const job = rewriter.projectNative(pending.expect.request, data, id, log);
-  return job?.then((r) => fromRewrittenBytes(state, rewriter, data, { id, literal: m.literal, pending }, r, log, strict));
+  return job?.then((r) => fromRewrittenBytes(state, rewriter, data, { id, literal: m.literal, pending }, r, log, options));
 }
 
 /**
@@ -283,7 +322,7 @@ function stubbed<S>(state: SessionState<S>, message: JsonObject, m: InspectedMes
   return pending ? { message, pending } : { message };
 }
 
-function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Log, strict: boolean): Inbound<S> | Promise<Inbound<S>> {
+function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, log: Log, options: InboundOptions): Inbound<S> | Promise<Inbound<S>> {
   const text = typeof data === 'string' ? data : data.toString('utf8');
   let parsed: unknown;
   try {
@@ -291,5 +330,5 @@ function parseAndGo<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer 
   } catch {
     return { messages: [], batch: false, invalid: true };
   }
-  return inboundParsed(state, rewriter, parsed, log, strict, text);
+  return inboundParsed(state, rewriter, parsed, log, options, text);
 }

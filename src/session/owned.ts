@@ -5,7 +5,8 @@
  * - client requests are registered (SessionState) with a deadline and sent; their answers, rewritten where
  *   they may change (src/session/inbound.ts), go back to the stream the request came on;
  * - notifications and server→client requests go to the stream of the request they concern (its progress
- *   token, else the only request in flight), else to the session's own stream;
+ *   token, else the only request in flight: ./related.ts), else to the session's own stream; a batch's
+ *   messages each as its own JSON, in order, one before an answer in it on that answer's request's stream;
  * - messages leave in the upstream's order, even while one waits for a worker thread;
  * - every request waiting gets exactly one answer: its own, or an error — past its deadline (timeoutMs, moved
  *   on by each progress notification) -32001; an answer a strict client would drop, or one nested too deeply,
@@ -32,6 +33,7 @@ import type { DropReason, Pending } from './pending.js';
 import type { RequestContext, Registered, SessionState } from './state.js';
 import { errorOf, type ClientSide, type Delivery } from './client-side.js';
 import { DeadlineTimer } from './deadline-timer.js';
+import { relatedRequest } from './related.js';
 import { CLOSED_MESSAGE, dropFailure, exitError, internalError } from './link-failures.js';
 
 export type { ClientSide, Delivery } from './client-side.js';
@@ -204,12 +206,15 @@ export class OwnedSession<S> {
       return;
     }
     if (handled.messages.length === 0) this.#log.warn({ line: textHead(frame.data) }, 'upstream sent something that is not a JSON-RPC message; skipped');
-    // A batch from the upstream (2025-03-26 allows them): each message on its own way.
+    // A batch from the upstream (2025-03-26 allows them): each message on its own way, in order, as its own JSON
+    // (InboundMessage.json: never a worker's stub); one before an answer goes with that answer's request.
     const alone = !handled.batch;
+    const answeredLater = alone ? [] : handled.messages.flatMap((m) => (m.pending ? [m.pending] : []));
     for (const m of handled.messages) {
+      if (m.pending && answeredLater[0] === m.pending) answeredLater.shift();
       try {
         if (alone) this.#routeOne(m, frame, handled.out ?? frame.data, handled.out === undefined ? frame.raw : undefined);
-        else this.#routeOne(m, frame, m.replaced ?? m.message);
+        else this.#routeOne(m, frame, m.json ?? m.replaced ?? m.message, undefined, answeredLater);
       } catch (err) {
         // A request whose answer was in hand is still owed one.
         this.#log.error({ err, id: m.message.id, answered: m.pending !== undefined }, 'message from the upstream could not be handled; dropped');
@@ -218,7 +223,7 @@ export class OwnedSession<S> {
     }
   }
 
-  #routeOne(m: InboundMessage<S>, frame: LinkFrame, json: string | Buffer | JsonObject, raw?: Buffer): void {
+  #routeOne(m: InboundMessage<S>, frame: LinkFrame, json: string | Buffer | JsonObject, raw?: Buffer, answeredLater: readonly Pending<S>[] = NONE): void {
     const message = m.message;
     if (m.problem !== undefined && m.pending) return this.#invalidAnswer(m.pending, m.problem, frame);
     if (classifyMessage(message).kind === 'invalid') {
@@ -240,7 +245,7 @@ export class OwnedSession<S> {
       if (this.state.pending.size === 0) this.#deadlines.clear();
       return;
     }
-    const related = this.#relatedTo(message, frame.related);
+    const related = relatedRequest(this.state.pending, message, frame.related, answeredLater);
     if (related && message.method === 'notifications/progress') {
       // Progress shows the request is alive: its deadline moves on.
       related.deadline = Date.now() + this.#options.timeoutMs();
@@ -253,24 +258,6 @@ export class OwnedSession<S> {
     if (!client) return;
     client.deliver(stream, delivery);
     this.pressureChanged();
-  }
-
-  /**
-   * The request a notification or server→client request belongs to (see the module comment): the one the link
-   * says it came with, while that one waits; else the one its progress token names; else the only one in flight.
-   */
-  #relatedTo(message: JsonObject, related: string | number | undefined): Pending<S> | undefined {
-    if (related !== undefined) {
-      const owner = this.state.pending.peek(related);
-      if (owner && !owner.answered) return owner;
-    }
-    const params = isJsonObject(message.params) ? message.params : undefined;
-    const token = message.method === 'notifications/progress' ? params?.progressToken : isJsonObject(params?._meta) ? params._meta.progressToken : undefined;
-    if (typeof token === 'string' || typeof token === 'number') {
-      const owner = this.state.pending.find((p) => p.progressToken === token);
-      if (owner) return owner;
-    }
-    return this.state.pending.single();
   }
 
   /** The upstream answered `pending` with something a strict client would drop: the client gets an error instead. */
@@ -385,9 +372,10 @@ export class OwnedSession<S> {
   }
 }
 
-/** What every upstream message is read with: parsed always (every message is routed), answers held strictly. */
-const ROUTE_ALL = Object.freeze({ always: true, strict: true });
+/** What every upstream message is read with: parsed always (every message is routed, a batch's apart), answers held strictly. */
+const ROUTE_ALL = Object.freeze({ always: true, strict: true, split: true });
 const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
+const NONE: readonly never[] = Object.freeze([]);
 /** A notification or a response carries no request of ours (SendOptions.ids). */
 const NO_IDS: readonly (string | number)[] = Object.freeze([]);
 

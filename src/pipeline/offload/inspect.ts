@@ -4,9 +4,11 @@
  * asks for it). The session does not need the message, only what it decides by: for each message its stub —
  * `jsonrpc`, `id`, `method`, the progress token, the request a cancellation names, an error's code, without the
  * bulk —, what a strict client would find wrong with it as an answer (src/jsonrpc/strict.ts responseProblem),
- * and its id as written when JSON.parse cannot give it back exactly. The bytes then go on as they came.
+ * and its id as written when JSON.parse cannot give it back exactly. The bytes then go on as they came; a batch's
+ * messages each as their own bytes in it, which the worker finds (`span`) for a session that routes them apart.
  */
 import { isJsonObject, type Json, type JsonObject } from '../../json.js';
+import { elementSpans, type Span } from '../../jsonrpc/batch-elements.js';
 import { responseIdLiterals } from '../../jsonrpc/id-literal.js';
 import { nestedTooDeeply, responseProblem } from '../../jsonrpc/strict.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/era.js';
@@ -20,6 +22,8 @@ export interface InspectedMessage {
   readonly problem?: string;
   /** Its id as written, when inexact (src/jsonrpc/id-literal.ts). */
   readonly literal?: string;
+  /** One message of a batch: where its own JSON lies in the data inspected (offsets of the same bytes or text). */
+  readonly span?: Span;
 }
 
 /** What the worker found: not JSON, nested past MAX_DEPTH, or the messages (a batch: `batch`). */
@@ -93,10 +97,10 @@ export function stubOf(m: JsonObject): JsonObject {
   return stub;
 }
 
-function inspectOne(m: unknown, literal: string | undefined): InspectedMessage {
+function inspectOne(m: unknown, literal: string | undefined, span: Span | undefined): InspectedMessage {
   if (!isJsonObject(m)) return {};
   const problem = typeof m.method === 'string' ? undefined : responseProblem(m);
-  return { stub: stubOf(m), ...(problem !== undefined && { problem }), ...(literal !== undefined && { literal }) };
+  return { stub: stubOf(m), ...(problem !== undefined && { problem }), ...(literal !== undefined && { literal }), ...(span && { span }) };
 }
 
 /** Inspect `data` (a message or a batch, its text or UTF-8 bytes), checked for depth before anything recurses over it. */
@@ -110,6 +114,8 @@ export function inspectMessage(data: Uint8Array | string): Inspected {
     return { kind: 'invalid' };
   }
   const literals = responseIdLiterals(parsed, text);
-  if (!Array.isArray(parsed)) return { kind: 'messages', batch: false, messages: [inspectOne(parsed, literals?.[0])] };
-  return { kind: 'messages', batch: true, messages: parsed.map((m, i) => inspectOne(m, literals?.[i])) };
+  if (!Array.isArray(parsed)) return { kind: 'messages', batch: false, messages: [inspectOne(parsed, literals?.[0], undefined)] };
+  const spans = elementSpans(data);
+  const found = spans?.length === parsed.length ? spans : undefined;
+  return { kind: 'messages', batch: true, messages: parsed.map((m, i) => inspectOne(m, literals?.[i], found?.[i])) };
 }

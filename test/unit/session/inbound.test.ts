@@ -3,6 +3,7 @@ import type { JsonObject } from '../../../src/json.js';
 import { classifyMessage, REWRITTEN_METHODS } from '../../../src/jsonrpc/classify.js';
 import { createLogger } from '../../../src/log.js';
 import type { PendingRequest, RewriteInput, Rewriter, Rewritten } from '../../../src/pipeline/rewrite.js';
+import { inspectMessage } from '../../../src/pipeline/offload/inspect.js';
 import { inbound, inboundParsed, type Inbound } from '../../../src/session/inbound.js';
 import type { PendingOptions } from '../../../src/session/pending.js';
 import { SessionState } from '../../../src/session/state.js';
@@ -157,6 +158,37 @@ describe('inbound: batches', () => {
     expect(handled.batch).toBe(true);
     expect(JSON.parse(handled.out as string)).toEqual([result(1), note, { ...result(2), result: { rewritten: 2 } }, result(99)]);
     expect(handled.messages.map((m) => m.pending?.id)).toEqual([1, undefined, 2, undefined]);
+  });
+
+  it('with split (gateway-owned sessions), gives each message its own JSON: as the upstream wrote it, or the rewrite', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    send(state, 2, 'tools/call', { name: 'typed' });
+    const elements = ['{"jsonrpc":"2.0", "id":1,"result":{"content":[]}}', '{"jsonrpc":"2.0","method":"n","params":{"x":1.0,"s":"\\u00e9"}}', text(result(2))];
+    const data = `[ ${elements.join(' ,\n')} ]`;
+    const rewriter = fake((input) => (original(input).id === 2 ? rewriting(input) : unchanged(input)));
+    const split = await inbound(state, rewriter, data, log, { always: true, strict: true, split: true });
+    expect(split.messages.map((m) => m.json)).toEqual([elements[0], elements[1], text({ ...result(2), result: { rewritten: 2 } })]);
+    expect(split.messages.map((m) => m.pending?.id)).toEqual([1, undefined, 2]);
+    // Without split (the HTTP proxy sends the batch whole): nothing more.
+    send(state, 3, 'tools/call', { name: 'typed' });
+    const whole = await inbound(state, rewriter, `[${text(result(3))}]`, log);
+    expect(whole.messages.map((m) => m.json)).toEqual([undefined]);
+  });
+
+  it('with split, gives each message of a large batch read on the worker its own bytes, never the worker\'s stub', async () => {
+    const state = session();
+    state.expect(classifyMessage({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'x:y' } }), { header: '2025-11-25', policy, routeAll: true });
+    const elements = [text({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'é'.repeat(500) } }), text(result(1, { contents: [{ uri: 'x:y', text: 'x'.repeat(500) }] }))];
+    const data = Buffer.from(`[${elements.join(', ')}]`);
+    const rewriter = { ...fake(unchanged, { rawThreshold: 100 }), inspect: (bytes: Uint8Array | string) => Promise.resolve(inspectMessage(bytes)) };
+    const handled = await inbound(state, rewriter, data, log, { always: true, strict: true, split: true });
+    expect(handled.batch).toBe(true);
+    expect(handled.messages.map((m) => (Buffer.isBuffer(m.json) ? m.json.toString('utf8') : m.json))).toEqual(elements);
+    // The session decided by the stubs: the answer took its request off the table.
+    expect(handled.messages.map((m) => m.message.params ?? m.message.result)).toEqual([{}, {}]);
+    expect(handled.messages[1]?.pending?.id).toBe(1);
+    expect(state.pending.has(1)).toBe(false);
   });
 
   it('leaves a batch with a member that is not an object as it came', async () => {

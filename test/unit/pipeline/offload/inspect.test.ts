@@ -24,7 +24,13 @@ describe('inspectMessage', () => {
   });
 
   it('reads a batch element by element, and names what is no JSON or too deep', () => {
-    expect(inspectMessage(JSON.stringify([{ jsonrpc: '2.0', method: 'n', params: { data: big } }, 3]))).toEqual({ kind: 'messages', batch: true, messages: [{ stub: { jsonrpc: '2.0', method: 'n', params: {} } }, {}] });
+    const note = JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { data: big } });
+    // Each message's span: where its own bytes lie in the data (what a session routing them apart sends).
+    expect(inspectMessage(`[${note},3]`)).toEqual({ kind: 'messages', batch: true, messages: [{ stub: { jsonrpc: '2.0', method: 'n', params: {} }, span: [1, 1 + note.length] }, {}] });
+    const bytes = Buffer.from(`[ {"jsonrpc":"2.0","method":"é"} ,\n{"jsonrpc":"2.0","id":1,"result":{}}]`);
+    const inspected = inspectMessage(bytes);
+    const spans = inspected.kind === 'messages' ? inspected.messages.map((m) => m.span!) : [];
+    expect(spans.map(([s, e]) => bytes.subarray(s, e).toString())).toEqual(['{"jsonrpc":"2.0","method":"é"}', '{"jsonrpc":"2.0","id":1,"result":{}}']);
     expect(inspectMessage(Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"t":"${big}"`))).toEqual({ kind: 'invalid' });
     expect(inspectMessage(`{"jsonrpc":"2.0","id":1,"result":${'['.repeat(5_000)}${']'.repeat(5_000)}}`)).toEqual({ kind: 'deep' });
   });
