@@ -57,20 +57,35 @@ export function mayHoldInexactNumbers(text: string): boolean {
   return longDigitRun(text, 0) !== -1 || BIG_EXPONENT.test(text);
 }
 
+/** How many `0`s `digits` starts with. A loop: `/0+$/` on a long run of zeros is quadratic (it retries at each). */
+function leadingZeros(digits: string): number {
+  let i = 0;
+  while (i < digits.length && digits.charCodeAt(i) === 0x30) i++;
+  return i;
+}
+
+/** How many `0`s `digits` ends with (see leadingZeros). */
+function trailingZeros(digits: string): number {
+  let i = digits.length;
+  while (i > 0 && digits.charCodeAt(i - 1) === 0x30) i--;
+  return digits.length - i;
+}
+
 function significantDigits(intPart: string, fracPart: string): number {
-  const digits = (intPart + fracPart).replace(/^0+/, '').replace(/0+$/, '');
-  return digits.length;
+  const digits = intPart + fracPart;
+  const lead = leadingZeros(digits);
+  return lead === digits.length ? 0 : digits.length - lead - trailingZeros(digits);
 }
 
 /** `sign digits e exponent` with no leading or trailing zeros: equal for equal decimal values. */
 function canonical(m: RegExpExecArray): string {
   const sign = m[0].startsWith('-') ? '-' : '';
   const [, intPart = '', fracPart = '', exponent] = m;
-  let digits = (intPart + fracPart).replace(/^0+/, '');
-  let exp = Number(exponent ?? 0) - fracPart.length;
-  const trailing = /0+$/.exec(digits)?.[0].length ?? 0;
+  let digits = intPart + fracPart;
+  digits = digits.slice(leadingZeros(digits));
+  const trailing = trailingZeros(digits);
   digits = digits.slice(0, digits.length - trailing);
-  exp += trailing;
+  const exp = Number(exponent ?? 0) - fracPart.length + trailing;
   return digits === '' ? '0' : `${sign}${digits}e${exp}`;
 }
 

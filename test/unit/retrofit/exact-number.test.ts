@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isExactLiteral, isPlainExactDecimal, mayHoldInexactNumbers, readNumber } from '../../../src/retrofit/exact-number.js';
+import { parseJsonExact } from '../../../src/retrofit/extract/exact-json.js';
 
 describe('exact numbers', () => {
   it.each([
@@ -45,5 +46,22 @@ describe('exact numbers', () => {
     );
     expect(isPlainExactDecimal('-0.7999999999999998', 0, 19)).toBe(true);
     for (const text of ['9007199254740993', '1234567890123456.5', '0.123456789012345678', '1.5e3', '1.2.3']) expect(isPlainExactDecimal(text, 0, text.length)).toBe(false);
+  });
+});
+
+// Regression (review of the retrofit engine, 2026-12-07): trailing zeros were stripped with /0+$/, which retries at
+// every zero of a run: a 60 KB literal held the event loop for 9 s, 200,000 digits would take minutes. Linear now.
+describe('exact numbers: long literals', () => {
+  const zeros = '0'.repeat(200_000);
+  it('reads a 200,000-digit literal in one pass', () => {
+    expect(isExactLiteral(`1.${zeros}1`, Number(`1.${zeros}1`))).toBe(false);
+    expect(isExactLiteral(`1.${zeros}`, 1)).toBe(true);
+    expect(isExactLiteral(`1${zeros}`, Number(`1${zeros}`))).toBe(false);
+    expect(readNumber(`0.${zeros}`)).toEqual({ ok: true, value: 0 });
+  });
+
+  it('checks a JSON text holding one the same way', () => {
+    // Kept as its text: no double holds it.
+    expect(parseJsonExact(`{"price":1.${zeros}1}`)).toMatchObject({ ok: true, value: { price: `1.${zeros}1` } });
   });
 });
