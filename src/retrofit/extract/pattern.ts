@@ -2,8 +2,9 @@
  * A configured `extract.pattern`, compiled once at load, and matching it. Patterns run on re2js (a pure-JS
  * port of RE2: linear time, so an upstream's text cannot stall the gateway through backtracking) directly in
  * the engine, whenever RE2 can run them with JavaScript's meaning (re2-syntax.ts). The others (lookaround,
- * backreferences…) keep a JavaScript RegExp (unbounded.ts), which makes the tool `isolate`d: its retrofits run on the pipeline's isolation worker, under a deadline;
- * `isolate` says so, and the pipeline is to run such tools' retrofits on a worker with a deadline instead.
+ * backreferences…) keep a JavaScript RegExp (unbounded.ts), which makes the tool `isolate`d: its retrofits run on
+ * the pipeline's isolation worker, under a deadline; `isolate` says so. So does a pattern with `all: true`, which RE2
+ * runs: each match is linear in the text, but finding every match of a long text can take its square.
  * Under flag `m`, `^`/`$` also mean "at \r, U+2028, U+2029" to JavaScript and only "at \n" to RE2, so a text
  * holding one of those goes to the JavaScript RegExp too.
  */
@@ -36,9 +37,15 @@ export function compilePattern(source: string, flags: string, all: boolean): Com
     const why = err instanceof Error ? err.message.replace(/^error parsing regexp: /, '') : String(err);
     return { js, lineAnchors: false, isolate: `pattern uses syntax RE2 cannot run (${why})` };
   }
-  if (!translated.lineAnchors) return { js, re2, lineAnchors: false };
-  return { js, re2, lineAnchors: true, isolate: 'pattern anchors lines (flag m): texts with \\r, U+2028 or U+2029 line breaks are matched by a JavaScript RegExp' };
+  if (translated.lineAnchors) return { js, re2, lineAnchors: true, isolate: 'pattern anchors lines (flag m): texts with \\r, U+2028 or U+2029 line breaks are matched by a JavaScript RegExp' };
+  // RE2 bounds one match by the text's length, not the search for all of them: each match may read on to the end
+  // of the text (an optional group that never closes), so every match of a long text can cost its square.
+  if (all) return { js, re2, lineAnchors: false, isolate: ALL_MATCHES };
+  return { js, re2, lineAnchors: false };
 }
+
+/** Why a pattern with `all: true` is isolated although RE2 runs it. */
+export const ALL_MATCHES = 'every match of the pattern (all: true): RE2 bounds the time of one match, not of the search for all of them';
 
 const OTHER_LINE_BREAKS = /[\r\u2028\u2029]/;
 

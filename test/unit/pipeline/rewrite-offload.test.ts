@@ -186,6 +186,8 @@ describe('respond: isolated extractions (a pattern RE2 cannot run, a YAML parse)
       // A lookahead: RE2 cannot run it, so the backtracking RegExp does, on the isolation worker.
       hang: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: 'n=(?<n>\\d+)(?!\\d)' }, onInvalid },
       linear: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: 'n=(?<n>\\d+)' } },
+      // RE2 runs it, but every match of a long text can cost its square (see pattern.ts): isolated too.
+      every: { outputSchema: { type: 'object' }, extract: { format: 'regex', pattern: 'n=(?<n>\\d+)', all: true } },
       yamlish: { outputSchema: { type: 'object' }, extract: { format: 'yaml' } },
       typed: { outputSchema: { type: 'object' } },
     });
@@ -199,6 +201,7 @@ describe('respond: isolated extractions (a pattern RE2 cannot run, a YAML parse)
     const p = tools('error');
     expect(p.resolve('hang')?.compiled?.isolate).toBeDefined();
     expect(p.resolve('yamlish')?.compiled?.isolate).toBeDefined();
+    expect(p.resolve('every')?.compiled?.isolate).toBeDefined();
     expect(p.resolve('linear')?.compiled?.isolate).toBeUndefined();
     expect(p.resolve('typed')?.compiled?.isolate).toBeUndefined();
   });

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compilePattern, matchEach, matchPattern } from '../../../../src/retrofit/extract/pattern.js';
+import { ALL_MATCHES, compilePattern, matchEach, matchPattern } from '../../../../src/retrofit/extract/pattern.js';
 import { toRe2 } from '../../../../src/retrofit/extract/re2-syntax.js';
 
 function jsMatches(source: string, flags: string, text: string): unknown[] {
@@ -34,6 +34,19 @@ describe('compilePattern', () => {
     const p = compilePattern(source, '', false);
     expect(p.re2).toBeUndefined();
     expect(p.isolate).toBe(reason);
+  });
+
+  // Regression (review of the retrofit engine, 2026-12-07): every match of `(?<name>\w+)(?: \((?<note>[^)]*)\))?` in
+  // `w (w (w (…` reads on to the end of the text, each of them: 15 KB held the event loop for 5 s. RE2 runs it, on
+  // the isolation worker, under its deadline; one match alone stays linear and inline.
+  it('isolates a pattern RE2 runs when every match is asked for (all: true), not for the first alone', () => {
+    const source = '(?<name>\\w+)(?: \\((?<note>[^)]*)\\))?';
+    const every = compilePattern(source, '', true);
+    expect(every.re2).toBeDefined();
+    expect(every.isolate).toBe(ALL_MATCHES);
+    const first = compilePattern(source, '', false);
+    expect(first.re2).toBeDefined();
+    expect(first.isolate).toBeUndefined();
   });
 
   it('spells out JavaScript meanings RE2 reads otherwise', () => {
