@@ -93,6 +93,32 @@ describe('OAuth discovery through the gateway', () => {
     expect(seen[1]).toMatchObject({ body: 'grant_type=authorization_code&code=c1', headers: { authorization: 'Basic Y2xpZW50OnNlY3JldA==', 'content-type': 'application/x-www-form-urlencoded' } });
   });
 
+  // Review of config, reload and auth (2026-12-07): under the gateway's own token, the three endpoints (which take
+  // bodies) were open passthroughs; and a document under the upstream's path got the client's Authorization.
+  it('puts the default endpoints behind the gateway token under auth, and sends no client Authorization for documents', async () => {
+    const seen: { method: string; url: string; authorization: string | undefined }[] = [];
+    const up = await listen((req, res) => {
+      void readBody(req).then(() => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    const gw = await startGateway(gatewayConfig([httpUpstream('guarded', `${up.origin}/mcp`)], { auth: { bearerTokens: ['gateway-token'] } }));
+    for (const endpoint of ['/token', '/register', '/authorize']) {
+      const refused = await fetch(gw.url(endpoint), { method: 'POST', body: 'x=1' });
+      expect(refused.status, endpoint).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect(seen).toEqual([]);
+    expect((await fetch(gw.url('/token'), { method: 'POST', headers: { authorization: 'Bearer gateway-token' }, body: 'x=1' })).status).toBe(200);
+    // A document under the upstream's path: open to anyone, and the client's Authorization is not passed on.
+    expect((await fetch(gw.url('/guarded/mcp/.well-known/anything'), { headers: { authorization: 'Bearer client-own' } })).status).toBe(200);
+    expect(seen).toEqual([
+      { method: 'POST', url: '/token', authorization: undefined },
+      { method: 'GET', url: '/mcp/.well-known/anything', authorization: undefined },
+    ]);
+  });
+
   it('leaves a root endpoint to an upstream served at that path', async () => {
     const up = await listen((req, res) => {
       void readBody(req).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":1,"result":{"at":"${req.url ?? ''}"}}`));

@@ -20,6 +20,7 @@ import { decodedBody } from '../../upstream/exchange.js';
 import { headerValue, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
 import { snapshot, type GatewayContext } from '../context.js';
 import { finishExchange } from '../server/exchange-log.js';
+import { authError, BEARER_CHALLENGE } from '../server/guards.js';
 import type { Gate, GatewayRequest } from '../server/gate.js';
 import { pipeBody, writeBody, writeError } from '../write.js';
 import { viewOf } from './challenge.js';
@@ -93,6 +94,13 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: GatewayContext, g
   /** An OAuth document or endpoint of the upstream's, passed through. Endpoints get the client's credentials. */
   function pass(path: string, endpoint: boolean): Handler {
     return async (request, res, upstream) => {
+      // The gateway's own token and an OAuth upstream exclude each other: under `auth` an endpoint (it takes
+      // bodies, unlike a discovery document) is behind the token like every MCP route.
+      const refused = endpoint ? authError(request.generation.config, request.headers) : undefined;
+      if (refused) {
+        writeError(res, refused, null, BEARER_CHALLENGE);
+        return { status: refused.status };
+      }
       const url = upstreamUrlOf(upstream);
       const headers = toUpstreamHeaders(request.headers, {
         host: url.host,

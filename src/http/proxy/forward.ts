@@ -189,8 +189,9 @@ class ProxyExchange {
   async #send(): Promise<UpstreamAnswer | undefined> {
     const config = this.#snap.upstream;
     // The upstream's `headers:` are the operator's credentials for its MCP endpoint: a discovery document (which
-    // anyone may ask for, without the gateway's token) is fetched without them, as a client's own request would be.
-    const headers = toUpstreamHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#options.mcp ? config.headers : {}, dropAuthorization: this.#snap.loaded.config.auth !== undefined });
+    // anyone may ask for, without the gateway's token) is fetched without them, and without the client's
+    // Authorization, as the root discovery routes are (README § OAuth, credentials).
+    const headers = toUpstreamHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#options.mcp ? config.headers : {}, dropAuthorization: !this.#options.mcp || this.#snap.loaded.config.auth !== undefined });
     // A bridged session's upstream does not know the client's revision: it gets its own, or none.
     const forwarded = upstreamProtocolHeader(this.#header, this.#known?.negotiated);
     if (forwarded !== undefined) headers['mcp-protocol-version'] = forwarded;

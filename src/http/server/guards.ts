@@ -160,7 +160,8 @@ export interface Refusal {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-const BEARER_CHALLENGE = Object.freeze({ 'www-authenticate': 'Bearer' });
+/** The challenge of a 401 for a missing or wrong gateway token. */
+export const BEARER_CHALLENGE = Object.freeze({ 'www-authenticate': 'Bearer' });
 
 /** The guards of `set` under `config`, for a request that reached `server`: the refusal, or undefined. */
 export function refusal(set: GuardSet, config: GatewayConfig, server: Server, headers: IncomingHttpHeaders): Refusal | undefined {
