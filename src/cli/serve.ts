@@ -99,6 +99,21 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
     io.stderr.write(`serve: ${parsed}\n${USAGE}`);
     return 1;
   }
+  const signals = options.signals ?? process;
+  // A SIGHUP before the gateway serves (a deploy that signals early) would end the process (its default action):
+  // it is kept, and the reload done once serving, since the file may have changed after it was read.
+  let hupWhileStarting = false;
+  const onEarlyHup = (): void => {
+    hupWhileStarting = true;
+  };
+  signals.on('SIGHUP', onEarlyHup);
+  const started = await start(parsed, io, options, signals);
+  signals.off('SIGHUP', onEarlyHup);
+  if (typeof started !== 'number' && hupWhileStarting) void started.reload('SIGHUP');
+  return started;
+}
+
+async function start(parsed: ServeArgs, io: CliIo, options: ServeOptions, signals: EventEmitter): Promise<ServeHandle | number> {
   let loaded;
   try {
     loaded = await loadConfig(parsed.config);
@@ -136,7 +151,6 @@ export async function serve(args: readonly string[], io: CliIo, options: ServeOp
   // Lines are batched (src/log.ts); this one is what supervisors and scripts wait for.
   logger.flush();
 
-  const signals = options.signals ?? process;
   let closing: Promise<void> | undefined;
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
