@@ -38,6 +38,11 @@ export interface LoadedConfig {
 export interface LoadOptions {
   /** Variables for ${VAR} expansion; defaults to process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whether the operator console runs, so tools/call arguments are kept for its samples; default: the file's
+   * `ui.enabled`. A reload passes the running one: the console is built at start, and `ui` is not reloaded.
+   */
+  readonly console?: boolean;
 }
 
 /** Collected problems plus the config paths they concern (a dirty upstream is not built or compiled). */
@@ -187,7 +192,7 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
     const served = Object.hasOwn(config.upstreams, upstream.name);
     try {
       // With the console on, tools/call arguments are kept until the answer: its samples are scrubbed of them.
-      const source = config.ui?.enabled === true ? { ...upstream, keepsArguments: true } : upstream;
+      const source = (options.console ?? config.ui?.enabled === true) ? { ...upstream, keepsArguments: true } : upstream;
       const { policy, errors } = compileUpstreamPolicy(source, config.defaults, profiles);
       for (const err of errors) if (served || !problems.explains(err.path)) problems.add(policyProblem(err, index, fileIndexes), err.path);
       if (served) policies.set(upstream.name, policy);

@@ -5,7 +5,7 @@
  * is folded into a single follow-up reload (the file may have changed again meanwhile).
  */
 import { EventEmitter } from 'node:events';
-import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
+import { ConfigError, loadConfig, type LoadedConfig, type LoadOptions } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
 import type { Logger, Redactor } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -26,8 +26,8 @@ export interface ReloaderOptions {
   readonly metrics: Metrics;
   /** Gets the new generation's secrets, so they are scrubbed from logs before anything can log them. */
   readonly redactor?: Redactor;
-  /** The loader; tests may pass one with a fixed env. Defaults to loadConfig(file). */
-  readonly load?: (file: string) => Promise<LoadedConfig>;
+  /** The loader; tests may pass one with a fixed env. Defaults to loadConfig(file, options). */
+  readonly load?: (file: string, options: LoadOptions) => Promise<LoadedConfig>;
 }
 
 /** Emits `reload` with (ReloadResult, trigger) after every attempt. */
@@ -57,10 +57,11 @@ export class Reloader extends EventEmitter<{ reload: [ReloadResult, string] }> {
 
   async #attempt(trigger: string): Promise<ReloadResult> {
     const { file, generations, logger, metrics, redactor } = this.#options;
-    const load = this.#options.load ?? ((f: string) => loadConfig(f));
+    const load = this.#options.load ?? loadConfig;
     let result: ReloadResult;
     try {
-      const loaded = await load(file);
+      // Compiled for the console that runs (its samples keep arguments), whatever the new file's `ui` says.
+      const loaded = await load(file, { console: generations.current.config.ui?.enabled === true });
       redactor?.add(loaded.config.secrets);
       const merged = mergeReload(generations.current, loaded);
       generations.swap(merged.loaded, merged.toolsChanged);

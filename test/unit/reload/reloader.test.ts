@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { ConfigError, type LoadedConfig } from '../../../src/config/load.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { ConfigError, loadConfig, type LoadedConfig } from '../../../src/config/load.js';
 import { createLogger, Redactor } from '../../../src/log.js';
 import { createMetrics } from '../../../src/metrics.js';
 import { Generations } from '../../../src/config/generations.js';
@@ -55,5 +58,27 @@ describe('Reloader', () => {
       'config reload failed; still serving the previous config',
     ]);
     expect(await metrics.registry.metrics()).toContain('mcp_retrofit_config_reloads_total{result="failed"} 1');
+  });
+
+  // Review of config, reload and auth (2026-12-07): a reload that removed `ui:` kept the running console (as
+  // documented) but compiled the tools for none, so the console stopped collecting samples; one that added it kept
+  // every call's arguments for a console that does not exist.
+  it.each([
+    ['runs (the new file says ui off)', true, false],
+    ['does not run (the new file says ui on)', false, true],
+  ])('compiles the new tools for the console that %s', async (_label, running, inFile) => {
+    const dir = mkdtempSync(join(tmpdir(), 'retrofit-reload-ui-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'config.yaml');
+    const yaml = (ui: boolean): string => `${ui ? 'ui:\n  enabled: true\n' : ''}upstreams:\n  web:\n    url: http://a.test/mcp\n    tools:\n      t:\n        outputSchema: { type: object }\n`;
+    writeFileSync(file, yaml(running));
+    const generations = new Generations(await loadConfig(file));
+    expect(generations.current.policies.get('web')?.keepsArguments === true).toBe(running);
+    writeFileSync(file, yaml(inFile));
+    const { stream } = captureLogs();
+    const reloader = new Reloader({ file, generations, logger: createLogger({ level: 'info', destination: stream }), metrics: createMetrics({ defaultMetrics: false }) });
+    expect((await reloader.reload('SIGHUP')).ok).toBe(true);
+    expect(generations.current.config.ui?.enabled === true).toBe(running);
+    expect(generations.current.policies.get('web')?.keepsArguments === true).toBe(running);
   });
 });
