@@ -2,17 +2,26 @@
  * JSON Schema draft-04, -06, -07 and 2019-09 rewritten to 2020-12, for clients whose validator knows only
  * 2020-12 (client profiles, `schemaDialect: 2020-12`). The rewrite keeps what the schema accepts: the same
  * instances pass and fail before and after (a property test holds it to that). What changes:
- * - `definitions` → `$defs`, and local `$ref`s that walk through a `definitions` keyword follow it;
+ * - `definitions` → `$defs` (a name `$defs` has too takes a fresh key: ./dialect-keywords.ts defsKeys), and
+ *   every `$ref` that walks through a renamed keyword follows it, resolved as a validator resolves it: local,
+ *   by an `$id`, or into a schema file the config loader embedded (./dialect-refs.ts);
  * - array-form `items` → `prefixItems`, with `additionalItems` → `items` (without an array `items`,
  *   `additionalItems` never applied and is dropped);
  * - `dependencies` → `dependentRequired` (array values) and `dependentSchemas` (schema values);
  * - draft-04: `id` → `$id`, boolean `exclusiveMaximum`/`exclusiveMinimum` → the number form;
+ * - `$id: "#name"` (older drafts' anchors) → `$anchor: name`;
+ * - keywords the declared draft ignores but 2020-12 applies (`prefixItems` in draft-07…) are dropped;
  * - 2019-09: `$recursiveAnchor: true` → `$dynamicAnchor`, `$recursiveRef` → `$dynamicRef` to it;
  * - `$schema` at the root names 2020-12.
- * Schemas come from upstreams nobody here controls: the walk is bounded in depth, and a schema nested deeper
- * than MAX_DEPTH is left as it was (undefined: not rewritten), never half-done.
+ * Schemas come from upstreams nobody here controls: the walk is bounded in depth. A schema nested deeper than
+ * MAX_DEPTH, or one with no 2020-12 form that means the same (Unfaithful: a ref out of the schema or into a
+ * dropped keyword, an id 2020-12 cannot write…), is not rewritten (undefined), never half-done.
  */
 import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../json.js';
+import { defsKeys, draftOf, idKeyword, ignoredBy, isAnchorName, LIST, MAP, ONE, splitId, Unfaithful, type Draft } from './dialect-keywords.js';
+import { baseOf, refIn202012, resourcesOf, type Resources } from './dialect-refs.js';
+
+export { draftOf, type Draft } from './dialect-keywords.js';
 
 export const DIALECT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 /** Deepest schema position rewritten; deeper schemas are left whole. */
@@ -20,26 +29,6 @@ const MAX_DEPTH = 64;
 /** The `$dynamicAnchor` name a 2019-09 `$recursiveAnchor: true` becomes. */
 const RECURSIVE = 'recursive';
 
-/** The draft a schema declares, or undefined for none or an unknown one. */
-export type Draft = 'draft-04' | 'draft-06' | 'draft-07' | '2019-09' | '2020-12';
-
-export function draftOf(schema: Json): Draft | undefined {
-  if (!isJsonObject(schema) || typeof schema.$schema !== 'string') return undefined;
-  const id = schema.$schema;
-  if (/json-schema\.org\/draft-04\//.test(id)) return 'draft-04';
-  if (/json-schema\.org\/draft-06\//.test(id)) return 'draft-06';
-  if (/json-schema\.org\/draft-07\//.test(id)) return 'draft-07';
-  if (/json-schema\.org\/draft\/2019-09\//.test(id)) return '2019-09';
-  if (/json-schema\.org\/draft\/2020-12\//.test(id)) return '2020-12';
-  return undefined;
-}
-
-/** Keywords whose value is one subschema. */
-const ONE = ['additionalProperties', 'propertyNames', 'contains', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'];
-/** Keywords whose value maps names to subschemas. */
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-/** Keywords whose value is a list of subschemas. */
-const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 /** Forms only the older drafts have: a schema without `$schema` that holds none of them needs nothing. */
 const OLD_FORMS = new Set(['definitions', 'dependencies', 'additionalItems', '$recursiveRef', '$recursiveAnchor']);
 
@@ -67,16 +56,29 @@ function usesOldForms(schema: Json, depth: number): boolean {
 
 class TooDeep extends Error {}
 
-/** The 2020-12 form of `schema`, or undefined when it is nested too deeply to rewrite whole. */
-export function to202012(schema: JsonSchema): JsonSchema | undefined {
-  const draft = draftOf(schema) ?? 'draft-07';
+/** The 2020-12 form of a schema, or why there is none that accepts exactly the same instances. */
+export type Rewritten = { readonly ok: true; readonly schema: JsonSchema } | { readonly ok: false; readonly reason: string };
+
+/** The 2020-12 form of `schema` (see the module comment), or the reason it has none. */
+export function rewriteTo202012(schema: JsonSchema): Rewritten {
+  if (!isJsonObject(schema)) return { ok: true, schema };
+  // Undeclared: read as draft-07 for its old forms, its 2020-12 keywords kept (ignoredBy).
+  const draft = draftOf(schema);
   try {
-    const out = rewrite(schema, schema, draft, 0);
-    return isJsonObject(out) ? { ...out, $schema: DIALECT_2020_12 } : (out as JsonSchema);
+    const resources = resourcesOf(schema, draft, MAX_DEPTH);
+    const out = rewrite(schema, { draft, resources, ignored: ignoredBy(draft) }, resources.rootBase, 0) as JsonObject;
+    return { ok: true, schema: { ...out, $schema: DIALECT_2020_12 } };
   } catch (err) {
-    if (err instanceof TooDeep) return undefined;
+    if (err instanceof TooDeep) return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels` };
+    if (err instanceof Unfaithful) return { ok: false, reason: err.message };
     throw err;
   }
+}
+
+/** The 2020-12 form of `schema`, or undefined when it has none that means the same (too deep, or see Unfaithful). */
+export function to202012(schema: JsonSchema): JsonSchema | undefined {
+  const out = rewriteTo202012(schema);
+  return out.ok ? out.schema : undefined;
 }
 
 /** An own, enumerable property (keys may be `__proto__`). */
@@ -84,44 +86,70 @@ function put(target: JsonObject, key: string, value: Json): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function rewrite(schema: Json, root: Json, draft: Draft, depth: number): Json {
+interface Context {
+  readonly draft: Draft | undefined;
+  readonly resources: Resources;
+  readonly ignored: ReadonlySet<string>;
+}
+
+/** `entries` merged into `out[target]`: `dependentRequired` lists of one name united, two schemas for one name refused. */
+function mergeDependent(out: JsonObject, target: 'dependentRequired' | 'dependentSchemas', name: string, dep: Json): void {
+  const into = isJsonObject(out[target]) ? out[target] : {};
+  const had = Object.hasOwn(into, name) ? into[name] : undefined;
+  if (had === undefined) put(into, name, dep);
+  else if (Array.isArray(had) && Array.isArray(dep)) put(into, name, [...new Set([...had, ...dep])]);
+  else throw new Unfaithful(`two ${target} schemas for ${JSON.stringify(name)}`);
+  put(out, target, into);
+}
+
+function rewrite(schema: Json, ctx: Context, parentBase: string, depth: number): Json {
   if (!isJsonObject(schema)) return schema;
   if (depth > MAX_DEPTH) throw new TooDeep();
-  const sub = (s: Json): Json => rewrite(s, root, draft, depth + 1);
+  const { draft, ignored } = ctx;
+  const base = baseOf(schema, parentBase, draft);
+  const sub = (s: Json): Json => rewrite(s, ctx, base, depth + 1);
   const out: JsonObject = {};
-  const deps = isJsonObject(schema.dependencies) ? schema.dependencies : undefined;
+  const anchor = (name: Json | undefined): void => {
+    if (!isAnchorName(name)) throw new Unfaithful(`anchor ${JSON.stringify(name)} has no 2020-12 form`);
+    if (out.$anchor !== undefined && out.$anchor !== name) throw new Unfaithful(`two anchors in one schema (${String(out.$anchor)}, ${String(name)})`);
+    put(out, '$anchor', name as string);
+  };
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'definitions') {
-      // A schema that has both keeps its own $defs entries; definitions' fill the rest.
+    if (ignored.has(key)) {
+      // Meant nothing to the source draft; 2020-12 would apply it.
+    } else if (key === 'definitions' || key === '$defs') {
+      if (!isJsonObject(value)) throw new Unfaithful(`${key} is not an object`);
+      // A schema may hold both: a `definitions` name `$defs` has too takes a fresh key (defsKeys), which
+      // the refs to it follow.
+      const keys = key === 'definitions' ? defsKeys(schema) : undefined;
       const defs = isJsonObject(out.$defs) ? out.$defs : {};
-      for (const [name, s] of Object.entries(value as JsonObject)) if (!(name in defs)) put(defs, name, sub(s));
-      put(out, '$defs', defs);
-    } else if (key === '$defs' && isJsonObject(value)) {
-      const defs = isJsonObject(out.$defs) ? out.$defs : {};
-      for (const [name, s] of Object.entries(value)) put(defs, name, sub(s));
+      for (const [name, s] of Object.entries(value)) put(defs, keys?.get(name) ?? name, sub(s));
       put(out, '$defs', defs);
     } else if (key === 'items') {
       if (Array.isArray(value)) {
+        if (schema.prefixItems !== undefined && !ignored.has('prefixItems')) throw new Unfaithful('an array items beside prefixItems');
         put(out, 'prefixItems', value.map(sub));
         if (schema.additionalItems !== undefined) put(out, 'items', sub(schema.additionalItems));
       } else put(out, 'items', sub(value));
     } else if (key === 'additionalItems') {
       // Handled with an array `items`; alone it never applied.
-    } else if (key === 'dependencies' && deps) {
-      for (const [name, dep] of Object.entries(deps)) {
-        const target = Array.isArray(dep) ? 'dependentRequired' : 'dependentSchemas';
-        const into = isJsonObject(out[target]) ? (out[target] as JsonObject) : {};
-        put(into, name, Array.isArray(dep) ? dep : sub(dep));
-        put(out, target, into);
-      }
+    } else if (key === 'dependencies' && isJsonObject(value)) {
+      for (const [name, dep] of Object.entries(value)) mergeDependent(out, Array.isArray(dep) ? 'dependentRequired' : 'dependentSchemas', name, Array.isArray(dep) ? dep : sub(dep));
+    } else if ((key === 'dependentRequired' || key === 'dependentSchemas') && isJsonObject(value)) {
+      for (const [name, dep] of Object.entries(value)) mergeDependent(out, key, name, key === 'dependentSchemas' ? sub(dep) : dep);
     } else if (key === '$ref' && typeof value === 'string') {
-      put(out, '$ref', refIn202012(value, root));
+      put(out, '$ref', refIn202012(value, base, ctx.resources));
     } else if (key === '$recursiveRef' && typeof value === 'string') {
       put(out, '$dynamicRef', value === '#' ? `#${RECURSIVE}` : value);
     } else if (key === '$recursiveAnchor') {
       if (value === true) put(out, '$dynamicAnchor', RECURSIVE);
-    } else if (key === 'id' && draft === 'draft-04' && typeof value === 'string') {
-      put(out, '$id', value);
+    } else if (key === idKeyword(draft)) {
+      // draft-07's `$id: "#name"` is 2020-12's `$anchor`; 2020-12 allows no other fragment in an id.
+      const id = splitId(value);
+      if (id.base !== undefined) put(out, '$id', value === `${id.base}#` ? value : id.base);
+      if (id.anchor !== undefined) anchor(id.anchor);
+    } else if (key === '$anchor') {
+      anchor(value);
     } else if ((key === 'exclusiveMaximum' || key === 'exclusiveMinimum') && typeof value === 'boolean') {
       // draft-04: a flag on maximum/minimum; from draft-06 on, the bound itself.
       const bound = key === 'exclusiveMaximum' ? 'maximum' : 'minimum';
@@ -136,49 +164,9 @@ function rewrite(schema: Json, root: Json, draft: Draft, depth: number): Json {
       put(out, key, map);
     } else if (LIST.includes(key) && Array.isArray(value)) {
       put(out, key, value.map(sub));
-    } else if (key === 'dependentRequired' || key === 'dependentSchemas') {
-      const into = isJsonObject(out[key]) ? (out[key] as JsonObject) : {};
-      for (const [name, dep] of Object.entries(isJsonObject(value) ? value : {})) put(into, name, key === 'dependentSchemas' ? sub(dep) : dep);
-      put(out, key, into);
     } else if (key !== '$schema' || depth === 0) {
       put(out, key, value);
     }
   }
   return out;
-}
-
-/**
- * A local `$ref` ("#/definitions/a/items/0") as it reads in the rewritten schema: each keyword it walks
- * through that was renamed is renamed (`definitions` → `$defs`, an array `items` → `prefixItems`,
- * `additionalItems` → `items`, `dependencies` → `dependentSchemas`). The walk follows the original schema so a
- * property named `definitions` is not taken for the keyword.
- */
-function refIn202012(ref: string, root: Json): string {
-  if (!ref.startsWith('#/')) return ref;
-  let node: Json | undefined = root;
-  let at: 'schema' | 'map' | 'list' | 'other' = 'schema';
-  const out: string[] = [];
-  for (const segment of ref.slice(2).split('/')) {
-    const name = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    let renamed = segment;
-    if (at === 'schema') {
-      const parent: JsonObject | undefined = isJsonObject(node) ? node : undefined;
-      if (name === 'definitions' || name === '$defs' || MAP.includes(name) || name === 'dependencies') {
-        if (name === 'definitions') renamed = '$defs';
-        if (name === 'dependencies') renamed = 'dependentSchemas';
-        at = 'map';
-      } else if (name === 'items' && Array.isArray(parent?.items)) {
-        renamed = 'prefixItems';
-        at = 'list';
-      } else if (name === 'additionalItems') {
-        renamed = 'items';
-        at = 'schema';
-      } else if (LIST.includes(name)) at = 'list';
-      else if (name === 'items' || ONE.includes(name)) at = 'schema';
-      else at = 'other';
-    } else if (at === 'map' || at === 'list') at = 'schema';
-    out.push(renamed);
-    node = isJsonObject(node) ? node[name] : Array.isArray(node) ? node[Number(name)] : undefined;
-  }
-  return `#/${out.join('/')}`;
 }
