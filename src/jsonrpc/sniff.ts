@@ -88,3 +88,12 @@ export function sniffHead(head: string): HeadSniff {
   const id = idOf(HEAD_ID.exec(head)?.[1]);
   return id === undefined ? undefined : { kind: 'id', id };
 }
+
+/**
+ * True when the first bytes of a message already name the response id it carries: an over-long message can be
+ * reported (its request answered RETROFIT_ERR_RESULT_TOO_LARGE) as it passes its bound, without waiting for an
+ * end the upstream may never write. The SDKs write the id last: theirs are reported when they end.
+ */
+export function headNamesAnswer(head: string): boolean {
+  return sniffHead(head)?.kind === 'id';
+}

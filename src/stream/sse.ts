@@ -60,6 +60,13 @@ export interface SseSplitterOptions {
    * Default: never.
    */
   readonly sharedFrom?: number;
+  /**
+   * Asked once with the start of an over-long block's first `data:` value as the block passes `maxEventBytes`.
+   * True: that says all the caller needs (the id of the answer it is: an upstream may never end the block, and
+   * the request it answers should not wait its timeout for the blank line), so the block is reported at once,
+   * with the ends seen so far, and not again when it ends. Absent or false: reported when it ends.
+   */
+  readonly reportEarly?: (head: string) => boolean;
 }
 
 /** Bytes of each end of an over-long block kept for sniffing. */
@@ -93,6 +100,8 @@ interface Discard {
   bytes: number;
   readonly head: Buffer;
   tail: Buffer;
+  /** Reported already, as it passed the bound (reportEarly): its end only ends the discarding. */
+  readonly reported: boolean;
   /** Where the block ends (its line ends crossed by a native search, not byte by byte). */
   readonly scanner: BlockScanner;
 }
@@ -127,11 +136,13 @@ export class SseSplitter {
   #firstLine = true;
   readonly #max: number;
   readonly #sharedFrom: number;
+  readonly #reportEarly: ((head: string) => boolean) | undefined;
   #discard: Discard | undefined;
 
   constructor(options: SseSplitterOptions = {}) {
     this.#max = options.maxEventBytes ?? Infinity;
     this.#sharedFrom = options.sharedFrom ?? Infinity;
+    this.#reportEarly = options.reportEarly;
     this.#raw = new HeldBytes(this.#sharedFrom, this.#max);
   }
 
@@ -200,18 +211,21 @@ export class SseSplitter {
     }
     if (rawStart < chunk.length) this.#raw.push(chunk.subarray(rawStart));
     if (lineStart < chunk.length) this.#lineContinues(chunk.subarray(lineStart));
-    if (this.#raw.length > this.#max) this.#startDiscard();
+    if (this.#raw.length > this.#max) this.#startDiscard(out);
   }
 
   /** The block being assembled is over the bound: keep its first bytes, drop the rest as it comes. */
-  #startDiscard(): void {
+  #startDiscard(out: SseEvent[]): void {
     // The discard tracks line ends itself from here; the splitter's own state starts afresh after it.
     this.#afterCr = false;
     this.#dispatchedAtCr = false;
     const raw = this.#raw;
     const tail = Buffer.from(raw.tail(ENDS));
     const last = tail[tail.length - 1];
-    this.#discard = { bytes: raw.length, head: Buffer.from(raw.head(ENDS * 4)), tail, scanner: BlockScanner.inBlockAfter(last) };
+    const head = Buffer.from(raw.head(ENDS * 4));
+    const reported = this.#reportEarly?.(dataHead(head)) === true;
+    if (reported) out.push(overlongBlock(head, tail, raw.length));
+    this.#discard = { bytes: raw.length, head, tail, reported, scanner: BlockScanner.inBlockAfter(last) };
     raw.clear();
     this.#resetLine();
     this.#blockUnread = false;
@@ -234,7 +248,8 @@ export class SseSplitter {
     }
     // The block ends here (a \r\n terminator's \n taken with it when it is in this chunk).
     this.#consume(chunk.subarray(start, end));
-    out.push(this.#overlong());
+    const overlong = this.#overlong();
+    if (overlong) out.push(overlong);
     // A CR ending the chunk: a LF opening the next one belongs to it, a lone fragment of this block.
     if (end === chunk.length && chunk[end - 1] === CR) {
       this.#afterCr = true;
@@ -243,10 +258,11 @@ export class SseSplitter {
     return end;
   }
 
-  #overlong(): SseEvent {
+  /** The discarded block, ended: its report, unless it was reported early. */
+  #overlong(): SseEvent | undefined {
     const d = this.#discard!;
     this.#discard = undefined;
-    return overlongBlock(d.head, d.tail, d.bytes);
+    return d.reported ? undefined : overlongBlock(d.head, d.tail, d.bytes);
   }
 
   /** End of stream: an unterminated tail comes back as an incomplete block (never dispatched by clients). */

@@ -9,7 +9,7 @@
  */
 import type { Readable } from 'node:stream';
 import { decodedBody, decodedCoding } from './exchange.js';
-import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { endsOf, headNamesAnswer, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import { OFFLOAD_BYTES } from '../pipeline/offload/plan.js';
 import { HeldBytes } from '../stream/held.js';
@@ -86,7 +86,8 @@ export async function readJsonAnswer(body: Readable, o: AnswerReaderOptions): Pr
 
 /** An SSE stream: each `message` event's data, as it comes. */
 export async function readSseAnswer(body: Readable, o: AnswerReaderOptions): Promise<void> {
-  const splitter = new SseSplitter({ maxEventBytes: o.maxBytes, ...(o.bytes && { sharedFrom: OFFLOAD_BYTES }) });
+  // An over-long event that names its answer's id up front is reported at once: the upstream may never end it.
+  const splitter = new SseSplitter({ maxEventBytes: o.maxBytes, reportEarly: headNamesAnswer, ...(o.bytes && { sharedFrom: OFFLOAD_BYTES }) });
   for await (const chunk of body as AsyncIterable<Buffer>) {
     for (const event of splitter.push(chunk)) {
       if (event.overlong) o.dropped({ reason: 'size', bytes: event.overlong.bytes, ...idOf(event.overlong.head, event.overlong.tail) });

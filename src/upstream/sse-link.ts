@@ -13,7 +13,7 @@
  */
 import { Pool, request, type Dispatcher } from 'undici';
 import { RetrofitError } from '../errors.js';
-import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
+import { endsOf, headNamesAnswer, sniffResponseId } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { Logger } from '../log.js';
 import { OFFLOAD_BYTES } from '../pipeline/offload/plan.js';
@@ -130,7 +130,8 @@ export class SseLink implements UpstreamLink {
       this.#abort.abort();
     }, timeoutMs);
     silent.unref();
-    const splitter = new SseSplitter({ maxEventBytes: this.#options.maxEventBytes, sharedFrom: OFFLOAD_BYTES });
+    // An over-long event that names its answer's id up front is reported at once: the upstream may never end it.
+    const splitter = new SseSplitter({ maxEventBytes: this.#options.maxEventBytes, sharedFrom: OFFLOAD_BYTES, reportEarly: headNamesAnswer });
     try {
       for await (const chunk of decodedBody(res.headers, res.body) as AsyncIterable<Buffer>) {
         for (const event of splitter.push(chunk)) this.#guarded(event);

@@ -5,7 +5,7 @@
  * read cannot make the gateway hold an unbounded queue for it (write answers 'full' past the bound).
  */
 import { isJsonObject, type Json } from '../json.js';
-import { sniffHead, textHead } from '../jsonrpc/sniff.js';
+import { headNamesAnswer, textHead } from '../jsonrpc/sniff.js';
 import type { Logger } from '../log.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { createLineSplitter, type OverlongLine } from './ndjson.js';
@@ -159,7 +159,7 @@ export class StdioChild {
       maxLineBytes: options.maxLineBytes,
       onLine: guarded('a line of upstream stdout', (line: string) => this.#line(line)),
       onLargeLine: guarded('a line of upstream stdout', (line: Buffer) => this.#line(line)),
-      reportEarly: (head) => sniffHead(head)?.kind === 'id',
+      reportEarly: headNamesAnswer,
       onOverlong: guarded('an over-long line of upstream stdout', (line: OverlongLine) => {
         log.warn({ bytes: line.bytes, complete: line.complete, limit: options.maxLineBytes, head: line.head.slice(0, LOG_SAMPLE) }, 'over-long line on upstream stdout dropped');
         options.onOverlong(line);

@@ -245,3 +245,47 @@ describe('SseSplitter with maxEventBytes', () => {
     expect(events[0]!.raw.toString()).toBe(event);
   });
 });
+
+// An over-long event whose head names its answer's id is reported as it passes the bound (an upstream may never
+// end it: the request would wait its whole timeout), once; one whose head does not is reported when it ends.
+describe('SseSplitter: over-long events reported early', () => {
+  const named = (head: string): boolean => head.startsWith('{"jsonrpc":"2.0","id":');
+  const head = 'event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"x":"';
+
+  it('reports a block that never ends as it passes the bound, and not again when it ends', () => {
+    const splitter = new SseSplitter({ maxEventBytes: 1000, reportEarly: named });
+    const first = splitter.push(Buffer.from(head + 'y'.repeat(2000)));
+    expect(first).toHaveLength(1);
+    expect(sniffResponseId({ head: first[0]!.overlong!.head, tail: first[0]!.overlong!.tail })).toBe(7);
+    expect(splitter.push(Buffer.from('y'.repeat(5000)))).toEqual([]);
+    // Its end only ends the discarding; the next block is split as usual.
+    const after = splitter.push(Buffer.from('"}}\n\ndata: {"jsonrpc":"2.0","id":8,"result":{}}\n\n'));
+    expect(after.map((e) => e.data)).toEqual([['{"jsonrpc":"2.0","id":8,"result":{}}']]);
+    expect(splitter.end()).toEqual([]);
+  });
+
+  it('reports a block whose head does not name the id when it ends, as without the option', () => {
+    const late = 'data: {"result":{"x":"' + 'y'.repeat(3000) + '"},"jsonrpc":"2.0","id":9}\n\n';
+    const splitter = new SseSplitter({ maxEventBytes: 1000, reportEarly: named });
+    const chunks = sized(Buffer.from(late), [700]);
+    const out = chunks.flatMap((c) => splitter.push(c));
+    expect(out).toHaveLength(1);
+    expect(sniffResponseId({ head: out[0]!.overlong!.head, tail: out[0]!.overlong!.tail })).toBe(9);
+    // All of it was seen: reported at its end.
+    expect(out[0]!.overlong!.bytes).toBeGreaterThan(3000);
+  });
+
+  it('gives the same blocks as without the option, however the stream is cut (an over-long one with the same id)', () => {
+    const input = Buffer.from(`${head}${'y'.repeat(1500)}"}}\n\ndata: short\n\n${head}${'z'.repeat(10)}"}}\n\n`);
+    // An early report saw fewer of the block's bytes: compared by its id.
+    const shape = (blocks: Seen[]): unknown[] => blocks.map((b) => ('overlong' in b ? { overlong: true, id: b.id } : b));
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: input.length - 1 }), { maxLength: 6 }), (cuts) => {
+        const plain = seen(feed(1000, cut(input, cuts)));
+        const splitter = new SseSplitter({ maxEventBytes: 1000, reportEarly: named });
+        const early = seen([...cut(input, cuts).flatMap((c) => splitter.push(c)), ...splitter.end()]);
+        expect(shape(early)).toEqual(shape(plain));
+      }),
+    );
+  });
+});
