@@ -7,6 +7,7 @@
  */
 import { isJsonObject, type Json } from '../json.js';
 import { check, compileSchema, type Validator } from '../retrofit/validate.js';
+import { SchemaScope } from '../retrofit/schema-scope.js';
 
 /** Formats inferred, in the order one is preferred when several match every string. */
 export const FORMATS = ['date-time', 'email', 'uri'] as const;
@@ -46,8 +47,11 @@ export function emptyStats(): Stats {
   return { count: 0, nulls: 0, booleans: 0, integers: 0, fractions: 0, strings: 0, arrays: 0, objects: 0, deep: 0, values: new Map(), formats: new Set(FORMATS), properties: new Map(), items: undefined };
 }
 
+// The format validators live as long as the process: one scope for them all.
+const FORMAT_SCOPE = new SchemaScope();
+
 function formatValidator(format: StringFormat): Validator {
-  const compiled = compileSchema({ type: 'string', format });
+  const compiled = compileSchema({ type: 'string', format }, false, FORMAT_SCOPE);
   if (!compiled.ok) throw new Error(`format ${format} does not compile: ${compiled.message}`);
   return compiled.validate;
 }

@@ -4,6 +4,7 @@
  * the config root so the loader can report FILE:LINE:COL.
  */
 import { compileTool } from '../retrofit/compiled.js';
+import { SchemaScope } from '../retrofit/schema-scope.js';
 import { createNativeMemory } from '../retrofit/native-memory.js';
 import type { ProfileMatcher } from './clients.js';
 import { createMatcher, globProblem } from './match.js';
@@ -28,11 +29,14 @@ export function compileUpstreamPolicy(
 ): { policy: UpstreamPolicy; errors: PolicyError[] } {
   const errors: PolicyError[] = [];
   const byKey = new Map<string, ToolPolicy>();
+  // The validators of this policy's tools share their ajv instances, and go with the policy (a replaced config's
+  // once no request holds it): src/retrofit/schema-scope.ts.
+  const scope = new SchemaScope();
   for (const [key, config] of Object.entries(upstream.tools)) {
     const base = ['upstreams', upstream.name, 'tools', key] as const;
     const problem = globProblem(key);
     if (problem) errors.push({ path: [...base], message: problem, atKey: true });
-    const { tool, errors: toolErrors } = compileTool(config, defaults);
+    const { tool, errors: toolErrors } = compileTool(config, defaults, scope);
     for (const e of toolErrors) errors.push({ path: [...base, ...e.path], message: e.message });
     byKey.set(key, { key, config, compiled: tool });
   }

@@ -7,6 +7,7 @@ import type { JsonObject, JsonSchema } from '../json.js';
 import { TOOL_DEFAULTS, type ExtractConfig, type LegacyRoots, type OnInvalid, type RemoveAdditional, type ToolConfig, type ToolDefaults } from './settings.js';
 import { compilePattern, type CompiledPattern } from './extract/pattern.js';
 import { compileSchema, type Validator } from './validate.js';
+import { SchemaScope } from './schema-scope.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
 import { schemaTypos } from './schema-typos.js';
 import { objectifyProperties } from './repair.js';
@@ -90,11 +91,11 @@ function compileExtractPattern(extract: ExtractConfig, errors: ToolCompileError[
   }
 }
 
-function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeNative: RemoveAdditional, errors: ToolCompileError[]): CompiledOutput | undefined {
+function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeNative: RemoveAdditional, scope: SchemaScope, errors: ToolCompileError[]): CompiledOutput | undefined {
   // ajv ignores unknown keywords: a mistyped one would leave the schema looser than written, silently.
   const typos = schemaTypos(schema);
   for (const t of typos) errors.push({ path: ['outputSchema', ...t.path], message: `"${t.key}" is no JSON Schema keyword, so it would constrain nothing (did you mean "${t.keyword}"? an annotation meant as it is takes an "x-" name)` });
-  const compiled = compileSchema(schema, removeText);
+  const compiled = compileSchema(schema, removeText, scope);
   if (!compiled.ok) {
     for (const p of compiled.problems) errors.push({ path: ['outputSchema', ...p.path], message: `outputSchema does not compile: ${p.message}` });
     return undefined;
@@ -102,28 +103,32 @@ function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeN
   // A value valid here must be valid to every client's validator too (the v1 SDK client's reads draft-07).
   const gaps = draft07Gaps(schema, compiled.dialect);
   for (const gap of gaps) errors.push({ path: ['outputSchema', ...gap.path], message: gap.message });
-  const native = removeNative === removeText ? compiled : compileSchema(schema, removeNative);
-  const plain = removeText === false ? compiled : removeNative === false ? native : compileSchema(schema, false);
+  const native = removeNative === removeText ? compiled : compileSchema(schema, removeNative, scope);
+  const plain = removeText === false ? compiled : removeNative === false ? native : compileSchema(schema, false, scope);
   const needsWrap = !isObjectRoot(schema);
   const wrapped = needsWrap ? wrapSchema(schema) : undefined;
   // Prove the wrapped form compiles too, so what object-only clients receive is a valid schema.
-  const check = wrapped ? compileSchema(wrapped) : compiled;
+  const check = wrapped ? compileSchema(wrapped, false, scope) : compiled;
   if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
   if (!native.ok || !plain.ok || typos.length > 0 || gaps.length > 0) return undefined;
   const removes = removeText !== false || removeNative !== false;
   return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, ...(removes && { confirm: plain.validate }), needsWrap, ...(wrapped && { wrapped }) };
 }
 
-/** Compile a tool entry against the defaults; errors are collected, never thrown. */
-export function compileTool(config: ToolConfig, defaults: ToolDefaults): { tool: CompiledTool; errors: ToolCompileError[] } {
+/**
+ * Compile a tool entry against the defaults; errors are collected, never thrown. Its validators compile in
+ * `scope` and keep it alive (src/retrofit/schema-scope.ts): the tools of one config generation's upstream share
+ * one; by default the tool has a scope of its own (an offload worker's tool, dropped when it is forgotten).
+ */
+export function compileTool(config: ToolConfig, defaults: ToolDefaults, scope: SchemaScope = new SchemaScope()): { tool: CompiledTool; errors: ToolCompileError[] } {
   const errors: ToolCompileError[] = [];
   const extract = config.extract ?? DEFAULT_EXTRACT;
   const removeText = config.removeAdditional ?? defaults.removeAdditional ?? TOOL_DEFAULTS.removeAdditional;
-  const output = config.outputSchema === undefined ? undefined : compileOutput(config.outputSchema, removeText, config.removeAdditional ?? false, errors);
+  const output = config.outputSchema === undefined ? undefined : compileOutput(config.outputSchema, removeText, config.removeAdditional ?? false, scope, errors);
   let inputSchema: JsonObject | undefined;
   if (config.inputSchema !== undefined) {
     const schema = config.inputSchema;
-    const compiled = compileSchema(schema);
+    const compiled = compileSchema(schema, false, scope);
     if (!compiled.ok) for (const p of compiled.problems) errors.push({ path: ['inputSchema', ...p.path], message: `inputSchema does not compile: ${p.message}` });
     else if (!isObjectRoot(schema)) errors.push({ path: ['inputSchema'], message: 'inputSchema must have type: object at its root' });
     // Boolean property schemas compile but the v1 SDK rejects the whole list over them: serve their object forms.

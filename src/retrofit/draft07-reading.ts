@@ -9,7 +9,7 @@
  * The config loader refuses them (src/retrofit/compiled.ts), naming the form that means the same to both.
  */
 import type { Json } from '../json.js';
-import type { Dialect } from './validate.js';
+import type { Dialect } from './schema-scope.js';
 import { eachSubschema, type Segment } from './subschemas.js';
 
 /** A place where draft-07 reads the schema more strictly, and what to write instead. */

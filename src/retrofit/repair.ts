@@ -104,7 +104,7 @@ export function outputSchemaProblem(schema: Json, budget?: CompileBudget): strin
       budget.left--;
       budget.bytes -= text.length;
     }
-    const compiled = compileSchema(schema, false, false);
+    const compiled = compileSchema(schema, false, 'verdict');
     problem = compiled.ok ? null : compiled.message;
     nativeChecks.set(key, problem);
   }

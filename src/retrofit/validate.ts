@@ -2,18 +2,17 @@
  * ajv, configured once: JSON Schema 2020-12 by default, draft-07 (and draft-06) and 2019-09 when `$schema`
  * says so, formats on, strict mode off and silent, no network `$ref` loading (only `compile`, never
  * `compileAsync`, so an external ref is a compile error). Every schema is compiled once, at config load or on
- * first sight of an upstream-declared schema.
+ * first sight of an upstream-declared schema, in ajv instances that live as long as its validators
+ * (./schema-scope.ts).
  *
  * A validator stops at a value's first problem: with ajv's `allErrors` an upstream's 5,000,000-item array that
  * fails everywhere builds millions of error objects (seconds of CPU and gigabytes) to report ten. A value that
  * fails is then checked again for all its problems only when it is small (FULL_REASONS_NODES), by a twin
  * validator compiled on the first such failure; a larger one reports its first problem.
  */
-import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../json.js';
+import { metaAjv, ownAjv, SchemaScope, transientScope, type Dialect } from './schema-scope.js';
 import type { RemoveAdditional } from './settings.js';
 
 /** A compiled validator. `errors` is set after a failed call (ajv's convention). */
@@ -31,9 +30,6 @@ export type CompileResult =
       readonly problems: readonly { readonly message: string; readonly path: readonly string[] }[];
     };
 
-/** The JSON Schema dialects we validate. */
-export type Dialect = '2020-12' | '2019-09' | 'draft-07';
-
 const DIALECTS: ReadonlyMap<string, Dialect> = new Map([
   ['https://json-schema.org/draft/2020-12/schema', '2020-12'],
   ['https://json-schema.org/draft/2019-09/schema', '2019-09'],
@@ -41,55 +37,8 @@ const DIALECTS: ReadonlyMap<string, Dialect> = new Map([
   ['http://json-schema.org/draft-06/schema', 'draft-07'],
 ]);
 
-const OPTIONS: Options = { strict: false, allErrors: false, logger: false, validateFormats: true };
-/** The instances that list every problem: meta-validation (a schema's every mistake) and small failing values. */
-const ALL_ERRORS: Options = { ...OPTIONS, allErrors: true };
-
 /** The most values and containers a failing value may hold to have all its problems listed (see above). */
 export const FULL_REASONS_NODES = 2000;
-
-// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
-
-function createAjv(dialect: Dialect, removeAdditional: RemoveAdditional, allErrors: boolean): Ajv {
-  // removeAdditional and allErrors are instance options: one instance per dialect and modes.
-  const base = allErrors ? ALL_ERRORS : OPTIONS;
-  const options: Options = removeAdditional === false ? base : { ...base, removeAdditional };
-  let ajv: Ajv;
-  if (dialect === '2020-12') ajv = new Ajv2020(options);
-  else if (dialect === '2019-09') ajv = new Ajv2019(options);
-  else {
-    ajv = new Ajv(options);
-    // draft-06 documents are accepted by the draft-07 instance once its meta-schema is known.
-    ajv.addMetaSchema(DRAFT_06_META);
-  }
-  addFormats(ajv);
-  return ajv;
-}
-
-const DRAFT_06_META = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
-  $id: 'http://json-schema.org/draft-06/schema#',
-};
-
-const shared = new Map<string, Ajv>();
-
-/**
- * Instances for schemas compiled only for their verdict (those upstreams declare: any number of them). ajv
- * keeps what every compilation adds to an instance's code scope, even after removeSchema, so these instances
- * are replaced after TRANSIENT_USES compilations and what they held goes with them.
- */
-const TRANSIENT_USES = 256;
-let transient = new Map<string, Ajv>();
-let transientUses = 0;
-
-function transientInstances(): Map<string, Ajv> {
-  if (++transientUses > TRANSIENT_USES) {
-    transient = new Map();
-    transientUses = 1;
-  }
-  return transient;
-}
 
 /** The dialect a schema declares (2020-12 when it declares none), or undefined when we do not support it. */
 export function dialectOf(schema: JsonSchema): Dialect | undefined {
@@ -104,49 +53,41 @@ function mentionsId(schema: JsonSchema): boolean {
   return typeof schema === 'object' && JSON.stringify(schema).includes('"$id"');
 }
 
-/** The instance of `instances` for these options (one of its own, not kept, for a schema with `$id`s). */
-function ajvFor(instances: Map<string, Ajv>, own: boolean, dialect: Dialect, removeAdditional: RemoveAdditional, allErrors: boolean): Ajv {
-  const key = `${dialect} ${String(removeAdditional)} ${allErrors}`;
-  let ajv = own ? undefined : instances.get(key);
-  if (!ajv) {
-    ajv = createAjv(dialect, removeAdditional, allErrors);
-    if (!own) instances.set(key, ajv);
-  }
-  return ajv;
-}
-
 /**
- * Compile a schema; never throws. Schemas that declare `$id`s get a private ajv instance, because ajv refuses
- * a second schema with the same id and two tools may legitimately share one schema file.
+ * Compile a schema; never throws. It compiles in `scope` (./schema-scope.ts), which the validator then keeps
+ * alive: validators that live and die together share one (by default a validator has a scope of its own);
+ * 'verdict' for a schema compiled only to know whether it compiles (then forgotten). Schemas that declare
+ * `$id`s get an ajv instance of their own, because ajv refuses a second schema with the same id and two tools
+ * may legitimately share one schema file.
  * With `removeAdditional` (true or "all") the validator deletes the properties that mode drops from the
- * value it checks, in place (ajv's semantics): callers hand it a value nobody else holds. `keep: false` for a
- * schema compiled only to know whether it compiles (the shared instance then forgets it).
+ * value it checks, in place (ajv's semantics): callers hand it a value nobody else holds.
  */
-export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditional = false, keep = true): CompileResult {
+export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditional = false, scope: SchemaScope | 'verdict' = new SchemaScope()): CompileResult {
   const dialect = dialectOf(schema);
   if (dialect === undefined) {
     const declared = typeof schema === 'object' ? JSON.stringify(schema.$schema) : '';
     const message = `unsupported JSON Schema dialect ${declared} (supported: 2020-12, 2019-09, draft-07, draft-06)`;
     return { ok: false, message, path: ['$schema'], problems: [{ message, path: ['$schema'] }] };
   }
-  const instances = keep ? shared : transientInstances();
-  // A schema with `$id`s gets instances of its own (see above).
+  // A schema with `$id`s gets an instance of its own (see above).
   const own = mentionsId(schema);
-  const instance = (allErrors: boolean): Ajv => ajvFor(instances, own, dialect, removeAdditional, allErrors);
   try {
     // Every mistake of the schema, not the first only (`check` reports them all).
-    const meta = instance(true);
+    const meta = metaAjv(dialect);
     if (!meta.validateSchema(schema)) {
       const problems = schemaProblems(meta.errors ?? []);
       const first = problems[0] ?? { message: 'schema is invalid', path: [] };
       return { ok: false, message: first.message, path: first.path, problems };
     }
-    const ajv = instance(false);
+    const ajv = own ? ownAjv(dialect, removeAdditional, false) : (scope === 'verdict' ? transientScope() : scope).ajv(dialect, removeAdditional);
     const validate = ajv.compile(schema);
-    // ajv keeps every schema it compiled: one compiled only for its verdict (an upstream's) must not stay.
-    if (!keep && typeof schema === 'object') ajv.removeSchema(schema);
-    // Its twin that lists every problem, compiled when a small value first fails (never for a verdict only).
-    else twins.set(validate, { schema, removeAdditional, own, dialect });
+    if (scope === 'verdict') {
+      // ajv keeps every schema it compiled: one compiled only for its verdict (an upstream's) must not stay.
+      if (typeof schema === 'object') ajv.removeSchema(schema);
+    } else {
+      // Its twin that lists every problem, compiled when a small value first fails (never for a verdict only).
+      twins.set(validate, { schema, removeAdditional, dialect });
+    }
     return { ok: true, validate, dialect };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -158,7 +99,6 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
 interface Twin {
   readonly schema: JsonSchema;
   readonly removeAdditional: RemoveAdditional;
-  readonly own: boolean;
   readonly dialect: Dialect;
   /** Compiled on first need; null when it does not compile. */
   validate?: Validator | null;
@@ -169,10 +109,10 @@ const twins = new WeakMap<Validator, Twin>();
 /** The twin of `validate` that lists every problem; undefined when it has none (or it does not compile). */
 function twinOf(twin: Twin): Validator | undefined {
   if (twin.validate !== undefined) return twin.validate ?? undefined;
-  const { schema, removeAdditional, own, dialect } = twin;
-  const ajv = ajvFor(shared, own, dialect, removeAdditional, true);
+  const { schema, removeAdditional, dialect } = twin;
   try {
-    twin.validate = ajv.compile(schema);
+    // An instance of its own, which only the twin keeps: one of a scope would outlive it.
+    twin.validate = ownAjv(dialect, removeAdditional, true).compile(schema);
   } catch {
     twin.validate = null;
   }
