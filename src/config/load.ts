@@ -161,7 +161,9 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
     if (issue.keyword !== 'additionalProperties' && problems.has(issue.path)) continue;
     problems.add(index.problem(issue.path, issue.anchor, issue.message, issue.prefix), issue.path);
   }
-  for (const p of [...checkPaths(value, index), ...checkLimits(value, index)]) problems.add(p.problem, p.path);
+  // Only over values the schema accepted: a value already out of range needs no second message.
+  const later = [...checkPaths(value, index), ...(problems.touches(['limits']) ? [] : checkLimits(value, index))];
+  for (const p of later) problems.add(p.problem, p.path);
 
   const rawUpstreams = obj(obj(value).upstreams);
   const defaults = buildDefaults(problems.touches(['defaults']) ? undefined : obj(value).defaults);

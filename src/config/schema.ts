@@ -9,6 +9,16 @@
  */
 import { coerce, forbidden, legacyRoots, onInvalid, removeAdditional, shadow, tool } from './schema-tool.js';
 
+/**
+ * The longest delay Node's timers keep (2^31-1 ms, about 24.8 days): a longer one is set to 1 ms with a
+ * TimeoutOverflowWarning, so every millisecond setting stops here.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+/** The largest body or result the gateway holds: it must fit in one JavaScript string (V8: about 512 MiB) with room. */
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** A millisecond setting: 1 up to the longest timer Node keeps. */
+const ms = (description: string) => ({ type: 'integer', minimum: 1, maximum: MAX_TIMER_MS, description });
+
 const bridge = {
   type: 'boolean',
   description:
@@ -20,11 +30,7 @@ const maxSessions = {
   description:
     'command/sse upstream: most client sessions at once (a stdio child each unless `share`; a legacy SSE connection each); a new session beyond it gets 503. Default: 32 for command (1024 with share: true), 256 for sse.',
 };
-const idleTimeoutMs = {
-  type: 'integer',
-  minimum: 1,
-  description: 'command/sse upstream: a client session with no HTTP exchange and nothing in flight for this long is closed, its child stopped (default 900000, 15 minutes).',
-};
+const idleTimeoutMs = ms('command/sse upstream: a client session with no HTTP exchange and nothing in flight for this long is closed, its child stopped (default 900000, 15 minutes).');
 const stateless = {
   type: 'object',
   additionalProperties: false,
@@ -40,11 +46,7 @@ const stateless = {
       minimum: 1,
       description: 'Most pooled upstream sessions at once (default 4): for command upstreams, children. A request finding all busy waits for one (up to timeoutMs), then gets 503.',
     },
-    idleTimeoutMs: {
-      type: 'integer',
-      minimum: 1,
-      description: 'A pooled session unused for this long is closed, its child stopped (default 300000, 5 minutes).',
-    },
+    idleTimeoutMs: ms('A pooled session unused for this long is closed, its child stopped (default 300000, 5 minutes).'),
   },
 };
 const share = {
@@ -140,11 +142,7 @@ const upstream = {
     publicUrl: httpUrl(
       "url/sse upstream: the URL clients use for this upstream through the gateway (e.g. behind a front proxy). OAuth metadata names it as the `resource`; by default it is built from each request's Host and X-Forwarded-Proto.",
     ),
-    timeoutMs: {
-      type: 'integer',
-      minimum: 1,
-      description: 'Per-request timeout towards the upstream in milliseconds (default 60000); open streams are exempt once headers arrive.',
-    },
+    timeoutMs: ms('Per-request timeout towards the upstream in milliseconds (default 60000); open streams are exempt once headers arrive.'),
     path: {
       type: 'string',
       pattern: '^/[A-Za-z0-9._~/-]*$',
@@ -268,33 +266,28 @@ export const CONFIG_SCHEMA = {
     limits: {
       type: 'object',
       additionalProperties: false,
-      description: 'Size limits.',
+      description: 'Size and time bounds of the server. Every timeout is at most 2147483647 ms (the longest timer Node keeps), every byte size has its own ceiling.',
       properties: {
-        maxRequestBytes: { type: 'integer', minimum: 1, description: 'Largest accepted request body in bytes (default 4194304).' },
+        maxRequestBytes: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_BODY_BYTES,
+          description: 'Largest accepted request body in bytes (default 4194304, at most 268435456).',
+        },
         maxResultBytes: {
           type: 'integer',
           minimum: 1,
-          description: 'Largest upstream result in bytes (default 16777216); larger ones become a JSON-RPC error.',
+          maximum: MAX_BODY_BYTES,
+          description: 'Largest upstream result in bytes (default 16777216, at most 268435456); larger ones become a JSON-RPC error.',
         },
-        headersTimeoutMs: {
-          type: 'integer',
-          minimum: 1,
-          description: "Longest a request's headers may take to arrive, in ms (default 10000); then 408 and the connection closes. At most requestTimeoutMs.",
-        },
-        requestTimeoutMs: {
-          type: 'integer',
-          minimum: 1,
-          description: 'Longest a whole request (headers and body) may take to arrive, in ms (default 30000); then 408 and the connection closes. Answers and streams are not bounded by it.',
-        },
-        keepAliveTimeoutMs: {
-          type: 'integer',
-          minimum: 1,
-          description: 'How long an idle keep-alive connection stays open between requests, in ms (default 72000).',
-        },
+        headersTimeoutMs: ms("Longest a request's headers may take to arrive, in ms (default 10000); then 408 and the connection closes. At most requestTimeoutMs."),
+        requestTimeoutMs: ms('Longest a whole request (headers and body) may take to arrive, in ms (default 30000); then 408 and the connection closes. Answers and streams are not bounded by it.'),
+        keepAliveTimeoutMs: ms('How long an idle keep-alive connection stays open between requests, in ms (default 72000).'),
         maxHeaderBytes: {
           type: 'integer',
           minimum: 1024,
-          description: 'Largest request head (request line and headers) in bytes (default 16384); a larger one gets 431.',
+          maximum: 1_048_576,
+          description: 'Largest request head (request line and headers) in bytes (default 16384, from 1024 to 1048576); a larger one gets 431.',
         },
       },
     },
@@ -332,7 +325,7 @@ export const CONFIG_SCHEMA = {
         samplerArg: { type: 'string', description: 'As OTEL_TRACES_SAMPLER_ARG (the ratio, 0 to 1).' },
         captureContent: { type: 'boolean', description: 'Record tools/call arguments and result text on spans (gen_ai.tool.call.arguments / .result), at most 4 KiB each, secrets and argument values redacted as in recordings. Default false.' },
         metrics: { type: 'boolean', description: 'Also export the MCP metrics (mcp.server.operation.duration, mcp.client.operation.duration, mcp.server.session.duration) over OTLP, beside /metrics (as OTEL_METRICS_EXPORTER=otlp, which wins). Default false.' },
-        metricsIntervalMs: { type: 'integer', minimum: 1000, description: 'How often metrics are exported, in ms (as OTEL_METRIC_EXPORT_INTERVAL); default 60000.' },
+        metricsIntervalMs: { type: 'integer', minimum: 1000, maximum: MAX_TIMER_MS, description: 'How often metrics are exported, in ms (as OTEL_METRIC_EXPORT_INTERVAL); default 60000.' },
       },
     },
     ui: {

@@ -80,7 +80,9 @@ const statusText = (status: number): string => STATUS_TEXT[status] ?? 'Error';
  */
 function serverFactory(logger: Logger, limits: GatewayConfig['limits']) {
   return (handler: (req: IncomingMessage, res: ServerResponse) => void) => {
-    const http = { headersTimeout: limits.headersTimeoutMs, maxHeaderSize: limits.maxHeaderBytes, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, limits.headersTimeoutMs), requireHostHeader: false };
+    // Both timeouts at once: Node checks headersTimeout against the requestTimeout it is given, else against its
+    // own default (300 s), and refuses a server whose headers may take longer than the whole request.
+    const http = { headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.requestTimeoutMs, maxHeaderSize: limits.maxHeaderBytes, connectionsCheckingInterval: Math.min(TIMEOUT_CHECK_MS, limits.headersTimeoutMs), requireHostHeader: false };
     const server = createHttpServer(http, (req, res) => {
       if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
         const error = new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['an HTTP/1.1 request must carry a Host header']);
@@ -92,7 +94,6 @@ function serverFactory(logger: Logger, limits: GatewayConfig['limits']) {
     });
     // What Fastify sets on a server it builds itself (connectionTimeout 0: no socket timeout).
     server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-    server.requestTimeout = limits.requestTimeoutMs;
     server.setTimeout(0);
     server.on('connect', (req: IncomingMessage, socket: Duplex) => {
       const error = new RetrofitError('RETROFIT_ERR_METHOD_NOT_ALLOWED', ['CONNECT']);
