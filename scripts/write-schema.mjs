@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const FILES = ['schema.ts', 'schema-tool.ts'];
+const FILES = ['schema.ts', 'schema-tool.ts', 'schema-headers.ts'];
 const dir = await mkdtemp(join(tmpdir(), 'mcp-retrofit-schema-'));
 try {
   for (const file of FILES) {

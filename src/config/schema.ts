@@ -7,6 +7,7 @@
  * and `patternErrorMessage` (replaces a `pattern` failure). A `tools:` entry is in ./schema-tool.ts. The
  * schema files import only each other: the generator script transpiles them on their own.
  */
+import { headers } from './schema-headers.js';
 import { coerce, forbidden, legacyRoots, onInvalid, removeAdditional, shadow, tool } from './schema-tool.js';
 
 /**
@@ -138,7 +139,7 @@ const upstream = {
       minLength: 1,
       description: "stdio upstream: working directory; relative to the config file's directory, which is the default.",
     },
-    headers: stringMap('url/sse upstream: headers added to every request sent to the upstream.'),
+    headers,
     publicUrl: httpUrl(
       "url/sse upstream: the URL clients use for this upstream through the gateway (e.g. behind a front proxy). OAuth metadata names it as the `resource`; by default it is built from each request's Host and X-Forwarded-Proto.",
     ),

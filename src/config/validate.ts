@@ -59,6 +59,8 @@ function translate(error: ErrorObject): Omit<SchemaIssue, 'keyword'> | undefined
 
   if (error.propertyName !== undefined) {
     const name = error.propertyName;
+    // A name refused for what it is (a header the gateway sets), not for how it is written.
+    if (typeof parent.errorMessage === 'string') return { path: [...path, name], anchor: 'key', prefix: path, message: `${JSON.stringify(name)} ${parent.errorMessage}` };
     const msg = keyword === 'pattern' && typeof parent.patternErrorMessage === 'string' ? parent.patternErrorMessage : error.message;
     return { path: [...path, name], anchor: 'key', prefix: path, message: `invalid name ${JSON.stringify(name)}: ${msg ?? 'invalid'}` };
   }

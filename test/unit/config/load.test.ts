@@ -120,10 +120,11 @@ describe('${VAR} expansion', () => {
   });
 
   test('$${VAR} is a literal ${VAR}, and keys are never expanded', async () => {
-    const yaml = 'upstreams:\n  a:\n    url: http://x/mcp\n    headers: { "${K}": "$${NOT_EXPANDED}" }\n';
+    // (env: a header name holding `{` is no HTTP token.)
+    const yaml = 'upstreams:\n  a:\n    command: node\n    env: { "${K}": "$${NOT_EXPANDED}" }\n';
     const { loaded } = await load(yaml);
     const a = loaded.config.upstreams.a;
-    expect(a?.kind === 'http' && a.headers).toEqual({ '${K}': '${NOT_EXPANDED}' });
+    expect(a?.kind === 'stdio' && a.env).toEqual({ '${K}': '${NOT_EXPANDED}' });
   });
 
   test('an unquoted ${VAR} where the schema wants a number or boolean becomes one; quoted it stays a string', async () => {
