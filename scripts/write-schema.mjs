@@ -1,5 +1,5 @@
 // Writes mcp-retrofit.schema.json from src/config/schema.ts (`npm run schema`).
-// The schema files import only each other, so transpiling those is enough: no build of the whole tree needed.
+// The schema files (and ../src/config/routes.ts, the reserved paths) import only each other, so transpiling those is enough: no build of the whole tree needed.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const FILES = ['schema.ts', 'schema-tool.ts', 'schema-headers.ts'];
+const FILES = ['schema.ts', 'schema-tool.ts', 'schema-headers.ts', 'routes.ts'];
 const dir = await mkdtemp(join(tmpdir(), 'mcp-retrofit-schema-'));
 try {
   for (const file of FILES) {

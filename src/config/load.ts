@@ -163,7 +163,8 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   }
   // Only over values the schema accepted: a value already out of range needs no second message.
   const later = [...checkPaths(value, index), ...(problems.touches(['limits']) ? [] : checkLimits(value, index))];
-  for (const p of later) problems.add(p.problem, p.path);
+  // A path the schema refused (reserved, malformed) needs no second message.
+  for (const p of later) if (!problems.has(p.path)) problems.add(p.problem, p.path);
 
   const rawUpstreams = obj(obj(value).upstreams);
   const defaults = buildDefaults(problems.touches(['defaults']) ? undefined : obj(value).defaults);

@@ -7,6 +7,7 @@
  * and `patternErrorMessage` (replaces a `pattern` failure). A `tools:` entry is in ./schema-tool.ts. The
  * schema files import only each other: the generator script transpiles them on their own.
  */
+import { ALWAYS_RESERVED } from './routes.js';
 import { headers } from './schema-headers.js';
 import { coerce, forbidden, legacyRoots, onInvalid, removeAdditional, shadow, tool } from './schema-tool.js';
 
@@ -146,15 +147,17 @@ const upstream = {
     timeoutMs: ms('Per-request timeout towards the upstream in milliseconds (default 60000); open streams are exempt once headers arrive.'),
     path: {
       type: 'string',
-      pattern: '^/[A-Za-z0-9._~/-]*$',
-      patternErrorMessage: 'must start with "/" and hold only letters, digits and . _ ~ / -',
+      // No empty, `.` or `..` segment: clients and proxies fold them, so `/a/../metrics` would be `/metrics`.
+      pattern: '^(?!.*//)/(?!(?:.*/)?\\.\\.?(?:/|$))[A-Za-z0-9._~/-]*$',
+      patternErrorMessage: 'must start with "/" and hold only letters, digits and . _ ~ / -, with no empty, "." or ".." segment',
       allOf: [
         {
-          not: { pattern: '^/(healthz|readyz|metrics)/?$' },
-          errorMessage: 'is reserved (/healthz, /readyz and /metrics belong to the gateway)',
+          not: { pattern: `^(?:${ALWAYS_RESERVED.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})/?$` },
+          errorMessage: `is reserved (${ALWAYS_RESERVED.join(', ')} belong to the gateway)`,
         },
       ],
-      description: 'The route clients use for this upstream (default `/<name>/mcp`); unique across upstreams.',
+      description:
+        'The route clients use for this upstream (default `/<name>/mcp`). It may not take a route of another upstream (its path, an sse: upstream\'s `<path>/message`, anything under a url: upstream\'s `<path>/.well-known/`) or of the gateway (/healthz, /readyz, /metrics, /debug/retrofit, /ui and under it with the console on, the OAuth discovery routes).',
     },
     record,
     shadow,

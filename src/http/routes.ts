@@ -5,6 +5,7 @@
  * endpoints, the operator console when `ui.enabled` (src/http/console/), and the answer for everything else.
  */
 import type { FastifyInstance } from 'fastify';
+import { legacyMessagePath } from '../config/routes.js';
 import { registerConsoleRoutes, type ConsoleRouteOptions } from './console/routes.js';
 import { snapshot, type GatewayContext } from './context.js';
 import { registerStdioRoutes, type StdioOptions } from './front/stdio-routes.js';
@@ -29,7 +30,7 @@ export function registerRoutes(app: FastifyInstance, gate: Gate, ctx: GatewayCon
     else if (upstream.kind === 'stdio') upstreams.set(name, registerStdioRoutes(app, gate, name, ctx, options.stdio));
     else {
       upstreams.set(name, registerSseRoutes(app, gate, name, ctx));
-      allowed.set(`${upstream.path.replace(/\/$/, '')}/message`, 'POST, OPTIONS');
+      allowed.set(legacyMessagePath(upstream.path), 'POST, OPTIONS');
     }
   }
   // The RFC 9728 / RFC 8414 well-known routes (and 2025-03-26 default endpoints) of OAuth-protected upstreams.

@@ -3,6 +3,7 @@
  * percent-encoded segments, decoded here one by one (a tool name may hold `/`).
  */
 import type { ServerResponse } from 'node:http';
+import { UI_API_PATH } from '../../config/routes.js';
 import type { Console } from '../../console/index.js';
 import type { UpstreamsReply } from '../../console/wire.js';
 import { RetrofitError } from '../../errors.js';
@@ -10,7 +11,7 @@ import { writeError, writeJson } from '../write.js';
 import type { ConsoleEvents } from './events.js';
 
 /** The API's prefix. */
-export const API = '/ui/api/';
+export const API = UI_API_PATH;
 
 const NO_STORE = Object.freeze({ 'cache-control': 'no-store' });
 

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { UI_ASSETS_PATH, UI_PATH } from '../../config/routes.js';
 import type { Console } from '../../console/index.js';
 import type { ReloadReport } from '../../console/wire.js';
 import { RetrofitError } from '../../errors.js';
@@ -52,10 +53,10 @@ export function registerConsoleRoutes(app: FastifyInstance, gate: Gate, console:
     return handle(request, res);
   };
 
-  gate.route(app, { method: 'GET', url: '/ui', guards: 'discovery', handle: local((request, res) => writeBody(res, 308, { location: `/ui/${request.query === '' ? '' : `?${request.query}`}` }, '')) });
+  gate.route(app, { method: 'GET', url: UI_PATH, guards: 'discovery', handle: local((request, res) => writeBody(res, 308, { location: `${UI_PATH}/${request.query === '' ? '' : `?${request.query}`}` }, '')) });
   gate.route(app, {
     method: 'GET',
-    url: '/ui/',
+    url: `${UI_PATH}/`,
     guards: 'discovery',
     handle: local(async (_request, res) => {
       const built = await pages();
@@ -65,10 +66,10 @@ export function registerConsoleRoutes(app: FastifyInstance, gate: Gate, console:
   });
   gate.route(app, {
     method: 'GET',
-    url: '/ui/assets/*',
+    url: `${UI_ASSETS_PATH}*`,
     guards: 'discovery',
     handle: local(async (request, res) => {
-      const name = request.path.slice('/ui/assets/'.length);
+      const name = request.path.slice(UI_ASSETS_PATH.length);
       const built = await pages();
       const file = ASSET.test(name) && built.ok ? built.assets.get(name) : undefined;
       if (!file) return writeError(res, new RetrofitError('RETROFIT_ERR_NOT_FOUND', [`GET ${request.path}`]));

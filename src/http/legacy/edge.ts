@@ -7,6 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { legacyMessagePath } from '../../config/routes.js';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { idKey, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
@@ -127,8 +128,7 @@ export interface LegacyEdge {
  */
 export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, ctx: GatewayContext, sessions: () => FrontSessions): LegacyEdge {
   const first = snapshot<SseUpstreamConfig>(ctx, name);
-  const route = first.upstream.path.replace(/\/$/, '');
-  const messagePath = `${route}/message`;
+  const messagePath = legacyMessagePath(first.upstream.path);
   const connections = new Map<string, LegacyConnection>();
   const log = ctx.logger.child({ upstream: name });
 

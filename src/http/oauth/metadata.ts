@@ -6,6 +6,7 @@
  * follows `resource_metadata=` from a 401. Both name the upstream until rewritten. Authorization servers are
  * left alone: the client talks to them directly, and their metadata must keep the issuer it was fetched under.
  */
+import { wellKnownPath } from '../../config/routes.js';
 import { isJsonObject } from '../../json.js';
 
 /** How the gateway is reached, as one request tells it. */
@@ -24,11 +25,6 @@ export interface PublicResource {
   readonly metadataUrl: string;
 }
 
-/** `/.well-known/<type><path>` with the path's trailing slash dropped (`/` itself adds nothing). */
-export function wellKnownPath(type: string, pathname: string): string {
-  const trimmed = pathname.replace(/\/+$/, '');
-  return `/.well-known/${type}${trimmed}`;
-}
 
 /**
  * The public URL of the upstream served at `path`: `publicUrl` when configured, else the request's scheme

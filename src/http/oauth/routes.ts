@@ -15,6 +15,7 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from 'undici';
+import { oauthRoutes, wellKnownPath, type OAuthRoute } from '../../config/routes.js';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
 import { decodedBody } from '../../upstream/exchange.js';
 import { headerValue, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
@@ -24,7 +25,7 @@ import { authError, BEARER_CHALLENGE } from '../server/guards.js';
 import type { Gate, GatewayRequest } from '../server/gate.js';
 import { pipeBody, writeBody, writeError } from '../write.js';
 import { viewOf } from './challenge.js';
-import { publicResource, rewriteMetadataDocument, wellKnownPath } from './metadata.js';
+import { publicResource, rewriteMetadataDocument } from './metadata.js';
 import { fetchMetadata, MAX_METADATA_BYTES, readText, sendToUpstream, upstreamUrlOf, type OAuthUpstream } from './upstream.js';
 
 /** What a route reports for its log line. */
@@ -39,9 +40,7 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: GatewayContext, g
   const { metrics } = ctx;
   // Routes are fixed at start (names and paths); each request reads its upstream from its own config snapshot.
   const initial = ctx.generations.current.config;
-  const upstreams = Object.values(initial.upstreams).filter((u): u is OAuthUpstream => u.kind !== 'stdio');
-  // Paths an upstream's own routes use are never taken (an upstream may well be served at `/token`).
-  const taken = new Set(Object.values(initial.upstreams).flatMap((u) => [u.path, `${u.path.replace(/\/$/, '')}/message`]));
+  const byName = new Map(Object.values(initial.upstreams).filter((u): u is OAuthUpstream => u.kind !== 'stdio').map((u) => [u.name, u]));
 
   /** One line and one count per request, as for MCP exchanges; never headers or bodies. */
   async function track(request: GatewayRequest, res: ServerResponse, name: string, handle: Handler): Promise<void> {
@@ -114,25 +113,21 @@ export function registerOAuthRoutes(app: FastifyInstance, ctx: GatewayContext, g
     };
   }
 
-  const routes: { url: string; methods: ('GET' | 'POST')[]; name: string; handle: Handler }[] = [];
-  const add = (url: string, methods: ('GET' | 'POST')[], name: string, handle: Handler): void => {
-    if (!taken.has(url) && !routes.some((r) => r.url === url)) routes.push({ url, methods, name, handle });
+  /** What serves a route of the list: rewritten metadata, or a document or endpoint passed through. */
+  const handlerOf = (route: OAuthRoute, upstream: OAuthUpstream): Handler => {
+    if (route.endpoint !== undefined) return pass(route.endpoint, true);
+    const type = route.document?.type ?? 'oauth-protected-resource';
+    if (type === 'oauth-protected-resource') return metadata;
+    // A path-suffixed document is fetched under the upstream's own path, a root one at its root.
+    return pass(route.document?.root === true ? `/.well-known/${type}` : wellKnownPath(type, upstreamUrlOf(upstream).pathname), false);
   };
-  for (const upstream of upstreams) {
-    const own = upstreamUrlOf(upstream).pathname;
-    add(wellKnownPath('oauth-protected-resource', upstream.path), ['GET'], upstream.name, metadata);
-    for (const type of ['oauth-authorization-server', 'openid-configuration']) add(wellKnownPath(type, upstream.path), ['GET'], upstream.name, pass(wellKnownPath(type, own), false));
-  }
-  const only = upstreams.length === 1 ? upstreams[0] : undefined;
-  if (only) {
-    add('/.well-known/oauth-protected-resource', ['GET'], only.name, metadata);
-    for (const type of ['oauth-authorization-server', 'openid-configuration']) add(`/.well-known/${type}`, ['GET'], only.name, pass(`/.well-known/${type}`, false));
-    add('/authorize', ['GET', 'POST'], only.name, pass('/authorize', true));
-    for (const endpoint of ['/token', '/register']) add(endpoint, ['POST'], only.name, pass(endpoint, true));
-  }
+  // The routes are the config's list (src/config/routes.ts), less any URL an upstream's own route takes.
   // Discovery stays reachable without the gateway's own token (it is how a client learns how to get one),
   // but behind the DNS-rebinding guard like every other route of an upstream.
-  for (const { url, methods, name, handle } of routes) {
-    gate.route(app, { method: methods, url, guards: 'discovery', upstream: name, handle: (request, res) => track(request, res, name, handle) });
+  for (const route of oauthRoutes(Object.values(initial.upstreams))) {
+    const upstream = byName.get(route.upstream);
+    if (!upstream) continue;
+    const handle = handlerOf(route, upstream);
+    gate.route(app, { method: [...route.methods], url: route.url, guards: 'discovery', upstream: upstream.name, handle: (request, res) => track(request, res, upstream.name, handle) });
   }
 }

@@ -4,6 +4,7 @@
  * 8414 well-known routes, rewritten to name the gateway, are src/http/oauth/routes.ts.)
  */
 import type { FastifyInstance } from 'fastify';
+import { discoveryPrefix } from '../../config/routes.js';
 import type { HttpUpstreamConfig } from '../../config/types.js';
 import { HttpUpstream } from '../../upstream/http.js';
 import { snapshot, type GatewayContext } from '../context.js';
@@ -68,7 +69,7 @@ export function registerProxyRoutes(app: FastifyInstance, gate: Gate, name: stri
   // Discovery documents are reachable without the gateway's token: it is how a client learns how to get one.
   gate.route(app, {
     method: 'GET',
-    url: `${route}/.well-known/*`,
+    url: `${discoveryPrefix(initial.path)}*`,
     guards: 'discovery',
     upstream: name,
     handle: (request, res) => {

@@ -17,6 +17,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
  */
 import { createHook } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';
+import { DEBUG_PATH } from '../../config/routes.js';
 import { RetrofitError } from '../../errors.js';
 import type { GatewayContext } from '../context.js';
 import type { UpstreamRoutes } from '../upstream-routes.js';
@@ -24,8 +25,8 @@ import { writeError, writeJson } from '../write.js';
 import type { Gate } from './gate.js';
 import { isLoopbackAddress } from './guards.js';
 
-/** The route, outside every upstream's default path (`/<name>/mcp`). */
-export const DEBUG_PATH = '/debug/retrofit';
+/** The route (reserved in the config whether served or not). */
+export { DEBUG_PATH };
 
 /** True when the process was started to serve the debug endpoint. */
 export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -4,6 +4,7 @@
  * upstreams' data).
  */
 import type { FastifyInstance } from 'fastify';
+import { HEALTHZ_PATH, METRICS_PATH, READYZ_PATH } from '../../config/routes.js';
 import type { Metrics } from '../../metrics.js';
 import type { UpstreamRoutes } from '../upstream-routes.js';
 import { writeBody, writeJson } from '../write.js';
@@ -18,11 +19,11 @@ export interface ReadyReport {
 const HEALTHY = Object.freeze({ status: 'ok' });
 
 export function registerOpsRoutes(app: FastifyInstance, gate: Gate, metrics: Metrics, upstreams: ReadonlyMap<string, UpstreamRoutes>): void {
-  gate.route(app, { method: 'GET', url: '/healthz', guards: 'none', handle: (_request, res) => writeJson(res, 200, HEALTHY) });
+  gate.route(app, { method: 'GET', url: HEALTHZ_PATH, guards: 'none', handle: (_request, res) => writeJson(res, 200, HEALTHY) });
 
   gate.route(app, {
     method: 'GET',
-    url: '/readyz',
+    url: READYZ_PATH,
     guards: 'none',
     handle: async (_request, res) => {
       const entries = await Promise.all(
@@ -41,7 +42,7 @@ export function registerOpsRoutes(app: FastifyInstance, gate: Gate, metrics: Met
 
   gate.route(app, {
     method: 'GET',
-    url: '/metrics',
+    url: METRICS_PATH,
     guards: 'none',
     handle: async (_request, res) => {
       const text = await metrics.registry.metrics();

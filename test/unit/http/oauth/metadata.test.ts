@@ -6,8 +6,8 @@ import {
   publicResource,
   pointChallengeAt,
   rewriteMetadataDocument,
-  wellKnownPath,
 } from '../../../../src/http/oauth/metadata.js';
+import { wellKnownPath } from '../../../../src/config/routes.js';
 
 const UP = 'http://127.0.0.1:9000';
 
