@@ -7,7 +7,7 @@
  * value is counted against MAX_ALIAS_NODES, and the nodes an alias reaches are not indexed one by one: the
  * alias's path points at its anchor's, so a problem inside an aliased value is reported where it is written.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Scalar } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Alias, type Scalar } from 'yaml';
 import { at, type ConfigProblem, type Segment } from './problems.js';
 
 /** A 1-based line and column. */
@@ -109,6 +109,8 @@ export function parseWithPositions(text: string, file: string, onString?: String
     // `{ key: ${VAR} }` is a YAML error (`{` cannot start a plain scalar in a flow collection): say how to fix it.
     const source = lines[pos.line - 1] ?? '';
     const hint = /[{[][^"']*\$\{/.test(source) ? ' (inside { } or [ ], quote values that hold ${…})' : '';
+    const duplicate = e.code === 'DUPLICATE_KEY' ? duplicateKey(doc, e.pos[0], posOf) : undefined;
+    if (duplicate) return { file, line: pos.line, col: pos.col, message: duplicate };
     return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.replace(/\s+/g, ' ').trim()}${hint}` };
   });
   if (problems.length > 0) return { value: undefined, index, problems };
@@ -120,6 +122,31 @@ export function parseWithPositions(text: string, file: string, onString?: String
     if (!(err instanceof AliasBudgetSpent)) throw err;
     return { value: undefined, index, problems: walker.problems };
   }
+}
+
+/**
+ * The yaml package says only "Map keys must be unique": name the key, where it is, and where it was first.
+ * `offset` is where the repeated key starts.
+ */
+function duplicateKey(doc: ReturnType<typeof parseDocument>, offset: number, posOf: (offset: number) => Pos): string | undefined {
+  let message: string | undefined;
+  visit(doc, {
+    Pair(_key, pair, ancestors) {
+      if (!isScalar(pair.key) || pair.key.range?.[0] !== offset) return undefined;
+      const name = String(pair.key.value);
+      const path: Segment[] = [];
+      ancestors.forEach((node, i) => {
+        if (isPair(node) && isScalar(node.key)) path.push(String(node.key.value));
+        else if (isSeq(node)) path.push(node.items.indexOf(ancestors[i + 1] as (typeof node.items)[number]));
+      });
+      const map = ancestors.at(-1);
+      const first = isMap(map) ? map.items.find((p) => isScalar(p.key) && String(p.key.value) === name)?.key : undefined;
+      const firstAt = isScalar(first) && first.range ? ` (first at line ${posOf(first.range[0]).line})` : '';
+      message = at(path, `YAML: duplicate key ${JSON.stringify(name)}${firstAt}: keys of a map must be unique`);
+      return visit.BREAK;
+    },
+  });
+  return message;
 }
 
 /**

@@ -133,8 +133,10 @@ export const tool = {
       "Applies to values extracted from text and, because it is set on the tool itself, to the upstream's own structuredContent too. Never to isError results.",
     ),
   },
+  // `type: object` inside the `not`: `required` holds for anything but an object, so without it a tool set to
+  // null would be told it has both keys instead of that it must be an object.
   allOf: [
-    { not: { required: ['outputSchema', 'outputSchemaFile'] }, errorMessage: 'use outputSchema or outputSchemaFile, not both' },
-    { not: { required: ['inputSchema', 'inputSchemaFile'] }, errorMessage: 'use inputSchema or inputSchemaFile, not both' },
+    { not: { type: 'object', required: ['outputSchema', 'outputSchemaFile'] }, errorMessage: 'use outputSchema or outputSchemaFile, not both' },
+    { not: { type: 'object', required: ['inputSchema', 'inputSchemaFile'] }, errorMessage: 'use inputSchema or inputSchemaFile, not both' },
   ],
 };

@@ -134,7 +134,10 @@ const upstream = {
     sse: httpUrl('Legacy HTTP+SSE (2024-11-05) endpoint of the upstream MCP server.'),
     command: { type: 'string', minLength: 1, description: 'stdio upstream: the program to spawn.' },
     args: { type: 'array', items: { type: 'string' }, description: 'stdio upstream: arguments for `command`.' },
-    env: stringMap('stdio upstream: environment variables added to the child process.'),
+    env: {
+      ...stringMap('stdio upstream: environment variables added to the child process.'),
+      propertyNames: { pattern: '^[^=\\x00]+$', patternErrorMessage: 'an environment variable name is not empty and holds no "=" or NUL' },
+    },
     cwd: {
       type: 'string',
       minLength: 1,

@@ -13,6 +13,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonSchema } from '../json.js';
 import { metaAjv, ownAjv, SchemaScope, transientScope, type Dialect } from './schema-scope.js';
+import { eachSubschema } from './subschemas.js';
 import type { RemoveAdditional } from './settings.js';
 
 /** A compiled validator. `errors` is set after a failed call (ajv's convention). */
@@ -91,8 +92,30 @@ export function compileSchema(schema: JsonSchema, removeAdditional: RemoveAdditi
     return { ok: true, validate, dialect };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
+    // ajv builds a pattern's RegExp as it compiles and throws V8's error, which says not where: find it.
+    const patterns = err instanceof SyntaxError ? badPatterns(schema) : [];
+    if (patterns.length > 0) return { ok: false, message: patterns[0]!.message, path: patterns[0]!.path, problems: patterns };
     return { ok: false, message, problems: [{ message, path: [] }] };
   }
+}
+
+/** The `pattern`s and `patternProperties` names of a schema that are no regular expression (as ajv reads them: `u`). */
+function badPatterns(schema: JsonSchema): { message: string; path: string[] }[] {
+  const out: { message: string; path: string[] }[] = [];
+  const check = (source: string, path: string[]): void => {
+    try {
+      new RegExp(source, 'u');
+    } catch (err) {
+      out.push({ message: err instanceof Error ? err.message : String(err), path });
+    }
+  };
+  eachSubschema(schema, (node, at) => {
+    const here = at.map(String);
+    if (typeof node.pattern === 'string') check(node.pattern, [...here, 'pattern']);
+    const named = node.patternProperties;
+    if (named !== null && typeof named === 'object' && !Array.isArray(named)) for (const key of Object.keys(named)) check(key, [...here, 'patternProperties', key]);
+  });
+  return out;
 }
 
 /** What compiles a validator's twin that lists every problem (see the module comment), and then the twin. */

@@ -26,7 +26,7 @@ const rows: readonly Row[] = [
     env: { V: 'v' },
     want: { line: 2, col: 42, text: 'quote values that hold ${…}' },
   },
-  { name: 'duplicate key', lines: [...http, '    url: http://x/mcp'], want: { line: 4, col: 5, text: 'YAML: Map keys must be unique' } },
+  { name: 'duplicate key', lines: [...http, '    url: http://x/mcp'], want: { line: 4, col: 5, text: 'upstreams.a: YAML: duplicate key "url" (first at line 3): keys of a map must be unique' } },
   {
     name: 'unknown key at root with hint',
     lines: ['upstrems:', '  a: { url: http://x/mcp }'],
