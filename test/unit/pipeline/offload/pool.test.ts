@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { JsonObject } from '../../../../src/json.js';
 import type { ToolConfig } from '../../../../src/config/types.js';
@@ -10,18 +10,8 @@ import { rewriteToolCall } from '../../../../src/retrofit/engine.js';
 import { upstreamWith } from '../../retrofit/helpers.js';
 import { compileUpstreamPolicy } from '../../../../src/policy/compile.js';
 import { decisionKey } from '../../../../src/retrofit/native-memory.js';
+import { PROBE, pool } from './pools.js';
 
-const PROBE = new URL('../../../fixtures/offload/probe-worker.mjs', import.meta.url);
-const pools: OffloadPool[] = [];
-afterEach(async () => {
-  await Promise.all(pools.splice(0).map((p) => p.close()));
-});
-
-function pool(options: ConstructorParameters<typeof OffloadPool>[0] = {}): OffloadPool {
-  const p = new OffloadPool(options);
-  pools.push(p);
-  return p;
-}
 
 function requestFor(policy: UpstreamPolicy, tool: string, result: JsonObject, revision = '2025-06-18'): PoolRequest {
   const entry = policy.resolve(tool);

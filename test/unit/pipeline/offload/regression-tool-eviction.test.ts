@@ -7,24 +7,14 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../../src/json.js';
-import { OffloadPool, type PoolRequest } from '../../../../src/pipeline/offload/pool.js';
+import type { PoolRequest } from '../../../../src/pipeline/offload/pool.js';
 import { MAX_TOOLS } from '../../../../src/pipeline/offload/known.js';
 import type { UpstreamPolicy } from '../../../../src/retrofit/policy.js';
 import { upstreamWith } from '../../retrofit/helpers.js';
+import { PROBE, pool } from './pools.js';
 
-const PROBE = new URL('../../../fixtures/offload/probe-worker.mjs', import.meta.url);
-const pools: OffloadPool[] = [];
-afterEach(async () => {
-  await Promise.all(pools.splice(0).map((p) => p.close()));
-});
-
-function pool(options: ConstructorParameters<typeof OffloadPool>[0] = {}): OffloadPool {
-  const p = new OffloadPool(options);
-  pools.push(p);
-  return p;
-}
 
 const RESULT: JsonObject = { content: [{ type: 'text', text: '{"a":1}' }] };
 
