@@ -2,19 +2,26 @@
  * The `headers:` of an upstream in the config schema: what undici (the gateway's HTTP client) would refuse on
  * every request, and what the gateway sets itself, are config errors at the header instead of a 500 on each
  * request. Names are HTTP tokens (RFC 9110 §5.1); values hold visible ASCII, spaces, tabs and obs-text bytes,
- * never CR, LF, NUL or another control character (§5.5: what Node and undici check). Imported by ./schema.ts only.
+ * never CR, LF, NUL or another control character (§5.5: what Node and undici check). Imports nothing: the
+ * schema generator transpiles it.
  */
 
 /** `host` → `[Hh][Oo][Ss][Tt]`: the pattern keyword has no flags, and header names are case-insensitive. */
 const anyCase = (name: string): string => name.replace(/[a-z]/g, (c) => `[${c.toUpperCase()}${c}]`);
 const named = (names: readonly string[], prefix = false): string => `^(?:${names.map(anyCase).join('|')})${prefix ? '' : '$'}`;
 
+/**
+ * Hop-by-hop header names (RFC 9110 §7.6.1, and HTTP2-Settings), besides any `Proxy-*`: about one connection.
+ * The one list: the proxy drops them between hops too (src/upstream/headers.ts).
+ */
+export const HOP_BY_HOP_NAMES: readonly string[] = ['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'];
+
 /** Header names the gateway owns, by why (the message a configured one gets). */
 const OWNED: readonly { readonly names: readonly string[]; readonly prefix?: boolean; readonly why: string }[] = [
   { names: ['host'], why: "is set by the gateway to the upstream's host (the `url` or `sse` URL chooses it)" },
   { names: ['content-length', 'expect'], why: 'frames the request body, which the gateway sends whole and sizes itself' },
   {
-    names: ['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'http2-settings'],
+    names: HOP_BY_HOP_NAMES,
     why: "is hop-by-hop: it is about one connection, and the gateway's HTTP client runs its own",
   },
   { names: ['proxy-'], prefix: true, why: "is hop-by-hop (Proxy-*): it is about one connection, and the gateway's HTTP client runs its own" },

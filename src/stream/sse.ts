@@ -10,7 +10,11 @@
  * bytes (`dataBytes`), so its consumer can check it in slices and hand it to a worker without a copy.
  */
 import { BlockScanner } from './blocks.js';
+import { dataHead, dataTail, ENDS } from './data-ends.js';
 import { HeldBytes } from './held.js';
+
+/** The ends of an over-long block's data (./data-ends.ts), for the relays that sniff one. */
+export { dataHead, dataTail } from './data-ends.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -67,28 +71,6 @@ export interface SseSplitterOptions {
    * with the ends seen so far, and not again when it ends. Absent or false: reported when it ends.
    */
   readonly reportEarly?: (head: string) => boolean;
-}
-
-/** Bytes of each end of an over-long block kept for sniffing. */
-const ENDS = 512;
-
-const FIELD_LINE = /^(?:id|event|retry)(?::|$)|^:/;
-
-/** The start of a block's first `data:` value (the JSON text the id sniffer reads), from its first bytes. */
-export function dataHead(headBytes: Buffer): string {
-  const head = headBytes.toString('utf8');
-  const at = head.search(/(?:^|[\r\n])data:/);
-  const from = at < 0 ? -1 : head.indexOf('data:', at) + 5;
-  const rest = from < 0 ? '' : head.slice(from).replace(/^ /, '');
-  return rest.split(/\r\n|\r|\n/, 1)[0] ?? '';
-}
-
-/** The end of a block's last `data:` value, from its last bytes (trailing field lines such as `id:` left out). */
-export function dataTail(tailBytes: Buffer): string {
-  const lines = tailBytes.toString('utf8').split(/\r\n|\r|\n/);
-  while (lines.length > 1 && (lines.at(-1) === '' || FIELD_LINE.test(lines.at(-1)!))) lines.pop();
-  const last = lines.at(-1) ?? '';
-  return last.startsWith('data:') ? last.slice(5).replace(/^ /, '') : last;
 }
 
 /** An over-long block as reported: its size and the ends of its data, from its first and last bytes. */

@@ -13,22 +13,12 @@
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { isTypeValid, parse as parseContentType } from 'content-type';
+import { HOP_BY_HOP_NAMES } from '../config/schema-headers.js';
 
 /** Header values as both Node and undici hand them over. */
 export type HeaderMap = Record<string, string | string[] | undefined>;
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'http2-settings',
-]);
+const HOP_BY_HOP = new Set(HOP_BY_HOP_NAMES);
 
 const fixedHop = (name: string): boolean => HOP_BY_HOP.has(name) || name.startsWith('proxy-');
 

@@ -29,7 +29,7 @@ import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
 import { FrontSession } from './session.js';
-import { answerPreflight } from '../server/cors.js';
+import { preflightRoute } from '../server/cors.js';
 import { createModernFront, type ModernFront } from './modern.js';
 import type { StatelessServing } from '../../config/types.js';
 
@@ -61,7 +61,6 @@ export interface FrontHandlers extends FrontRoutes {
   readonly post: RouteHandler;
   readonly get: RouteHandler;
   readonly remove: RouteHandler;
-  readonly preflight: RouteHandler;
 }
 
 /** The methods the edge's path takes (a preflight's answer lists them). */
@@ -74,7 +73,7 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
   gate.route(app, { method: 'GET', url: target.path, guards: 'mcp', upstream: target.name, cors: true, handle: front.get });
   gate.route(app, { method: 'DELETE', url: target.path, guards: 'mcp', upstream: target.name, cors: true, handle: front.remove });
   // A browser's preflight carries no credentials: the rebinding guard (Host, Origin) only.
-  gate.route(app, { method: 'OPTIONS', url: target.path, guards: 'discovery', upstream: target.name, cors: true, handle: front.preflight });
+  gate.route(app, { method: 'OPTIONS', url: target.path, guards: 'discovery', upstream: target.name, cors: true, handle: preflightRoute(ctx, target.name, FRONT_METHODS) });
   return front;
 }
 
@@ -267,11 +266,5 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     res.writeHead(200, { 'content-length': 0 }).end();
   }
 
-  /** A browser's preflight (./server/cors.ts): logged and counted as an exchange of the route. */
-  function preflight(req: GatewayRequest, res: ServerResponse): void {
-    logged(req, res, () => ({ method: 'OPTIONS' }));
-    answerPreflight(req.headers, res, FRONT_METHODS);
-  }
-
-  return { sessions, modern, post, get, remove, preflight };
+  return { sessions, modern, post, get, remove };
 }

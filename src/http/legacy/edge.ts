@@ -24,7 +24,7 @@ import { traceRequest, tracedText } from '../trace.js';
 import type { FrontSessions } from '../front/registry.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { parseBody } from '../server/body.js';
-import { answerPreflight } from '../server/cors.js';
+import { preflightRoute } from '../server/cors.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
@@ -252,17 +252,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
   }
 
   gate.route(app, { method: 'POST', url: messagePath, guards: 'mcp', upstream: name, cors: true, handle: message });
-  gate.route(app, {
-    method: 'OPTIONS',
-    url: messagePath,
-    guards: 'discovery',
-    upstream: name,
-    cors: true,
-    handle: (req, res) => {
-      finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, method: 'OPTIONS', started: performance.now() }));
-      answerPreflight(req.headers, res, 'POST');
-    },
-  });
+  gate.route(app, { method: 'OPTIONS', url: messagePath, guards: 'discovery', upstream: name, cors: true, handle: preflightRoute(ctx, name, 'POST') });
   return {
     get,
     notifyAll(json) {

@@ -4,10 +4,10 @@
  * the session awaits nothing, a block's bytes are forwarded as they arrive, whatever its size. Otherwise the
  * block is held — but its first bytes usually tell a notification or a request (a `method` up front) or an
  * answer to an id nobody awaits, which are then forwarded as they arrive too. A held block is bounded by
- * limits.maxResultBytes: past it, it is never truncated: the request it answers gets RETROFIT_ERR_RESULT_TOO_LARGE
- * as an event of its own (#overflow below says which). Every write respects the client's backpressure,
- * and the gateway's own events go between blocks only. The relay ends the response: cleanly when the stream
- * completed (or what the exchange still owed was answered), cut off otherwise.
+ * limits.maxResultBytes and never truncated: past it, the request it answers gets RETROFIT_ERR_RESULT_TOO_LARGE as
+ * an event of its own (#overflow says which). Every write respects the client's backpressure; the gateway's own
+ * events go between blocks only. The relay ends the response: cleanly when the stream completed (or what the
+ * exchange still owed was answered), cut off otherwise.
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';

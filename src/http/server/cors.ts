@@ -6,6 +6,9 @@
  * it, and its headers pass through (src/http/proxy/route.ts).
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics.js';
+import { finishWhenClosed } from './exchange-log.js';
 
 /** Response headers a client must be able to read: the session's id and revision, an auth challenge. */
 const EXPOSED = 'mcp-session-id, mcp-protocol-version, www-authenticate';
@@ -41,4 +44,12 @@ export function answerPreflight(headers: IncomingHttpHeaders, res: ServerRespons
     out.vary = 'Origin, Access-Control-Request-Headers';
   }
   res.writeHead(204, out).end();
+}
+
+/** The preflight route of an upstream's path that takes `methods`: answered, logged and counted as its exchange. */
+export function preflightRoute(ops: { readonly logger: Logger; readonly metrics: Metrics }, upstream: string, methods: string): (req: { readonly id: string; readonly headers: IncomingHttpHeaders }, res: ServerResponse) => void {
+  return (req, res) => {
+    finishWhenClosed(res, ops.logger, ops.metrics, () => ({ reqId: req.id, upstream, method: 'OPTIONS', started: performance.now() }));
+    answerPreflight(req.headers, res, methods);
+  };
 }
