@@ -3,7 +3,7 @@
  * peers only, the counts the fault suite reads — here a stdio session's, its child included, while it is
  * open and once DELETE ended it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gatewayConfig, stdioUpstream } from '../helpers/config.js';
 import { startGateway } from '../helpers/gateway.js';
 import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
@@ -39,6 +39,8 @@ describe('the debug endpoint', () => {
     expect(open.timers).toBeGreaterThanOrEqual(2);
 
     expect((await fetch(gw.url('/local/mcp'), { method: 'DELETE', headers: { 'mcp-session-id': session } })).status).toBe(200);
+    // The child is stopped behind the DELETE's answer: `closing` until it has exited.
+    await vi.waitFor(async () => expect((await counts()).upstreams.local?.closing).toBe(0));
     expect((await counts()).upstreams.local).toEqual({ sessions: 0, pending: 0, streams: 0, closing: 0, children: 0, pooled: 0, pooledBusy: 0, poolStarting: 0, poolWaiting: 0, listeners: 0, heldForRetry: 0 });
   });
 

@@ -4,6 +4,7 @@
  * ticked for keep-alives (one timer for all of them), told about tool changes, drained on shutdown.
  */
 import { RetrofitError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics.js';
 import type { SessionWatch } from '../../session/watch.js';
 import type { FrontSession } from './session.js';
@@ -13,6 +14,8 @@ export const KEEP_ALIVE_MS = 15_000;
 
 export interface RegistryOptions {
   readonly upstream: string;
+  /** Bound to the upstream. */
+  readonly log: Logger;
   readonly metrics: Metrics;
   /** Read when a session is created / touched: a reload may change them. */
   readonly maxSessions: () => number;
@@ -66,12 +69,29 @@ export class FrontSessions {
     return [...this.#sessions.values()].map((e) => e.session);
   }
 
-  /** Room for one more session, or the error to answer with. */
+  /**
+   * Room for one more session, or the error to answer with. A session still closing counts until its link is
+   * gone (a child that ignores SIGTERM lives out its kill grace): ended sessions never let the children of an
+   * upstream outnumber maxSessions.
+   */
   admit(): RetrofitError | undefined {
     if (this.#shuttingDown) return new RetrofitError('RETROFIT_ERR_SHUTTING_DOWN');
     const max = this.#options.maxSessions();
-    if (this.#sessions.size + this.#held >= max) return new RetrofitError('RETROFIT_ERR_TOO_MANY_SESSIONS', [this.#options.upstream, max]);
+    if (this.#sessions.size + this.#held + this.#closing.size >= max) return new RetrofitError('RETROFIT_ERR_TOO_MANY_SESSIONS', [this.#options.upstream, max]);
     return undefined;
+  }
+
+  /**
+   * Resolves once admit() may pass, or the reason it cannot is not a session still closing: a closing session's
+   * place is free once its link is gone, which its kill grace bounds. A client that ended a session and starts
+   * another at once (the usual reconnect) is not refused for the old child's last milliseconds. Call admit()
+   * right after, in the same turn as the session's add(), so two waiters never both take one place.
+   */
+  async room(): Promise<void> {
+    while (!this.#shuttingDown && this.#closing.size > 0 && this.#sessions.size + this.#held < this.#options.maxSessions() && this.admit() !== undefined) {
+      this.#options.log.debug({ closing: this.#closing.size }, 'a new session waits for the place of a session still closing');
+      await Promise.race(this.#closing);
+    }
   }
 
   /**

@@ -79,8 +79,10 @@ export function registerFront(app: FastifyInstance, gate: Gate, target: FrontTar
 
 /** The edge's handlers and what they hold, for the routes to serve. */
 export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?: RouteHandler): FrontHandlers {
+  const log = ctx.logger.child({ upstream: target.name });
   const sessions = new FrontSessions({
     upstream: target.name,
+    log,
     metrics: ctx.metrics,
     maxSessions: () => target.maxSessions(snapshot(ctx, target.name)),
     idleTimeoutMs: () => target.idleTimeoutMs(snapshot(ctx, target.name)),
@@ -88,7 +90,6 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     ...(ctx.telemetry.instruments && { onEnded: sessionEnded(ctx, target.name) }),
     ...(ctx.console && { watch: ctx.console.sessions }),
   });
-  const log = ctx.logger.child({ upstream: target.name });
   const modern = createModernFront({ name: target.name, link: target.link, stateless: target.stateless, ...(target.credentials && { credentials: target.credentials }) }, ctx, target.keepAliveMs !== undefined ? { keepAliveMs: target.keepAliveMs } : {});
 
   function create(snap: Snapshot, headers: IncomingHttpHeaders): FrontSession {
@@ -159,6 +160,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
         return refuse(new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'), only?.kind === 'request' && only.id !== undefined ? only.id : null);
       }
       if (body.messages.length > 1) return refuse(new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['only one initialization request is allowed']));
+      await sessions.room();
       const refused = sessions.admit();
       if (refused) return refuse(refused);
       session = create(snap, req.headers);
@@ -258,11 +260,16 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     if (!outcome.ok) writeError(res, new RetrofitError(outcome.status === 409 ? 'RETROFIT_ERR_CONFLICT' : 'RETROFIT_ERR_INVALID_REQUEST', [outcome.message]));
   }
 
-  async function remove(req: GatewayRequest, res: ServerResponse): Promise<void> {
+  /**
+   * The session ends for its client at once (what waited is answered, its streams end, its id is unknown from
+   * now on); its link closes behind the answer — a child that ignores SIGTERM is not the client's wait — and
+   * counts towards maxSessions until it is gone (FrontSessions.admit).
+   */
+  function remove(req: GatewayRequest, res: ServerResponse): void {
     logged(req, res, () => ({ method: 'DELETE' }));
     const session = sessionOf(req, res);
     if (!session) return;
-    await sessions.close(session, 'session closed');
+    void sessions.close(session, 'session closed');
     res.writeHead(200, { 'content-length': 0 }).end();
   }
 

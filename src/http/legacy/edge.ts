@@ -134,6 +134,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
 
   async function get(req: GatewayRequest, res: ServerResponse): Promise<void> {
     const started = performance.now();
+    await sessions().room();
     const refused = sessions().admit();
     if (refused) {
       finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, method: 'GET', started, rpcError: refused.rpcCode, errorCode: refused.code }));
