@@ -81,6 +81,17 @@ export function to202012(schema: JsonSchema): JsonSchema | undefined {
   return out.ok ? out.schema : undefined;
 }
 
+/**
+ * Why a `schemaDialect: 2020-12` profile serves `schema` as written although it is of an older draft (it has
+ * no faithful rewrite), or undefined when the profile serves it in 2020-12 (rewritten, or needing nothing).
+ * The judgement of ./profile.ts (needsRewrite, then the rewrite), put in words for `check`'s warning.
+ */
+export function servedAsWritten(schema: JsonSchema): string | undefined {
+  if (!needsRewrite(schema)) return undefined;
+  const out = rewriteTo202012(schema);
+  return out.ok ? undefined : out.reason;
+}
+
 /** An own, enumerable property (keys may be `__proto__`). */
 function put(target: JsonObject, key: string, value: Json): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });

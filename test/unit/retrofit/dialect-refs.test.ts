@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
-import { DIALECT_2020_12, rewriteTo202012, to202012 } from '../../../src/retrofit/dialect.js';
+import { DIALECT_2020_12, rewriteTo202012, servedAsWritten, to202012 } from '../../../src/retrofit/dialect.js';
 import { load } from '../config/helpers.js';
 import { expectSameVerdicts, newValidator } from './dialect-equivalence.js';
 
@@ -149,5 +149,13 @@ describe('what cannot be rewritten faithfully is left as it was', () => {
     const out = rewriteTo202012(schema);
     expect(out.ok).toBe(false);
     expect(to202012(schema)).toBeUndefined();
+    // What `check` warns with (src/config/warnings.ts).
+    expect(servedAsWritten(schema)).toBe(out.ok ? undefined : out.reason);
+  });
+
+  it('servedAsWritten names nothing for a schema the profile does not rewrite (2020-12 already) or rewrites', () => {
+    expect(servedAsWritten({ $schema: DIALECT_2020_12, properties: { a: { $ref: 'other.json#/$defs/a' } } })).toBeUndefined();
+    expect(servedAsWritten({ $schema: D7, definitions: { a: { type: 'string' } }, properties: { a: { $ref: '#/definitions/a' } } })).toBeUndefined();
+    expect(servedAsWritten(true)).toBeUndefined();
   });
 });
