@@ -161,6 +161,8 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
       }
       if (body.messages.length > 1) return refuse(new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['only one initialization request is allowed']));
       await sessions.room();
+      // Gone while it waited for a place: no child for nobody (its exchange is logged as aborted).
+      if (res.destroyed) return;
       const refused = sessions.admit();
       if (refused) return refuse(refused);
       session = create(snap, req.headers);

@@ -25,7 +25,7 @@ import type { FrontSessions } from '../front/registry.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { parseBody } from '../server/body.js';
 import { preflightRoute } from '../server/cors.js';
-import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
+import { countRevision, finishExchange, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
 import { writeBody, writeError, writeEvent } from '../write.js';
@@ -135,6 +135,8 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
   async function get(req: GatewayRequest, res: ServerResponse): Promise<void> {
     const started = performance.now();
     await sessions().room();
+    // Gone while it waited for a place: no connection to the upstream for nobody.
+    if (res.destroyed) return finishExchange(ctx.logger, ctx.metrics, { reqId: req.id, upstream: name, method: 'GET', status: 0, aborted: true, started });
     const refused = sessions().admit();
     if (refused) {
       finishWhenClosed(res, ctx.logger, ctx.metrics, () => ({ reqId: req.id, upstream: name, method: 'GET', started, rpcError: refused.rpcCode, errorCode: refused.code }));
