@@ -138,7 +138,7 @@ describe('a retrofitted answer to an id past 2^53', () => {
     expect((JSON.parse(data.slice(6)) as Answer).result.structuredContent?.city).toBe('Paris');
   });
 
-  it('large results in a batch (parsed here, each result serialised on a worker): each id kept', async () => {
+  it('large results in a batch (each retrofitted on a worker from its own bytes): each id kept', async () => {
     const gateway = await start();
     const text = await (await fetch(gateway.url('/json/mcp'), { method: 'POST', headers: HEADERS, body: `[${call(BIG, 'large')},${call(BIG2, 'large')}]` })).text();
     expect(idLiterals(text)).toEqual([BIG, BIG2]);

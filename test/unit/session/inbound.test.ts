@@ -320,3 +320,73 @@ describe('inbound: strict answers (gateway-owned sessions)', () => {
   });
 });
 
+
+describe('inbound: a large batch read on the worker, with answers to rewrite', () => {
+  /** The fake pipeline reading on the real inspection, rewriting each raw answer into worker-like bytes; `passed`: what passedUnread got. */
+  function onWorker(answer: (input: RewriteInput, request: PendingRequest) => Rewritten, unread: (tool: string | undefined) => boolean = () => false): Rewriter & { calls: Call[]; passed: string[] } {
+    const passed: string[] = [];
+    return {
+      ...fake(answer, { rawThreshold: 100, async: true }),
+      inspect: (bytes: Uint8Array | string) => Promise.resolve(inspectMessage(bytes)),
+      leavesUnread: (request) => unread(request.tool),
+      passedUnread: (_request, raw) => void passed.push(raw.toString('utf8')),
+      passed,
+    };
+  }
+  const workerBytes = (input: RewriteInput): Rewritten => {
+    if (input.raw === undefined) return rewriting(input);
+    return { kind: 'bytes', bytes: Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(input.id)},"result":{"by":"worker"}}`), original: { jsonrpc: '2.0', id: input.id, result: {} } };
+  };
+  const note = text({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'é'.repeat(200) } });
+  const own = (id: number, extra = ''): string => `{"jsonrpc": "2.0","id":${id},"result":{"content":[{"type":"text","text":"${'x'.repeat(200)}"}]${extra}}}`;
+
+  it('hands each answer to rewrite over as its own bytes, and joins the batch in order around the worker\'s bytes', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    send(state, 3, 'tools/call', { name: 'typed' });
+    // Nobody waits for 2 (an answer the proxy does not read): it goes as it came.
+    const elements = [own(1), note, own(2), own(3)];
+    const data = Buffer.from(`[ ${elements.join(' ,\n')} ]`);
+    const rewriter = onWorker(workerBytes);
+    const handled = await inbound(state, rewriter, data, log);
+    expect(rewriter.calls.map((c) => c.input.raw?.toString())).toEqual([elements[0], elements[3]]);
+    expect(rewriter.calls.map((c) => (c.input.raw !== undefined ? c.input.id : undefined))).toEqual([1, 3]);
+    const worker = (id: number): string => `{"jsonrpc":"2.0","id":${id},"result":{"by":"worker"}}`;
+    expect(handled.out?.toString()).toBe(`[${worker(1)},${note},${elements[2]},${worker(3)}]`);
+    expect(handled.messages.map((m) => m.pending?.id)).toEqual([1, undefined, undefined, 3]);
+    expect(state.pending.size).toBe(0);
+    // With split (gateway-owned sessions): each message its own JSON, the same bytes.
+    send(state, 1, 'tools/call', { name: 'typed' });
+    send(state, 3, 'tools/call', { name: 'typed' });
+    const split = await inbound(state, rewriter, data, log, { always: true, strict: true, split: true });
+    expect(split.messages.map((m) => m.json?.toString())).toEqual([worker(1), note, elements[2], worker(3)]);
+  });
+
+  it('books an answer the pipeline leaves unread with its own bytes, and sends nothing new when nothing changed', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'plain' });
+    send(state, 2, 'tools/call', { name: 'typed' });
+    const elements = [own(1), own(2)];
+    const rewriter = onWorker(unchanged, (tool) => tool === 'plain');
+    const handled = await inbound(state, rewriter, Buffer.from(`[${elements.join(',')}]`), log);
+    expect(handled.out).toBeUndefined();
+    expect(rewriter.passed).toEqual([elements[0]]);
+    expect(rewriter.calls.map((c) => c.input.raw?.toString())).toEqual([elements[1]]);
+    expect(state.pending.size).toBe(0);
+  });
+
+  it('reads the batch whole on a mismatch, and when an element is no object (it then goes as it came)', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    const mismatch = onWorker((input) => (input.raw !== undefined ? { kind: 'mismatch' } : rewriting(input)));
+    const handled = await inbound(state, mismatch, Buffer.from(`[${own(1)},${note}]`), log);
+    expect(mismatch.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message']]);
+    expect(JSON.parse(handled.out!.toString())).toMatchObject([{ id: 1, result: { rewritten: 1 } }, JSON.parse(note)]);
+
+    send(state, 2, 'tools/call', { name: 'typed' });
+    const stray = onWorker(workerBytes);
+    const whole = await inbound(state, stray, Buffer.from(`[${own(2)},42]`), log);
+    expect(stray.calls.map((c) => Object.keys(c.input))).toEqual([['message']]);
+    expect(whole.out).toBeUndefined();
+  });
+});
