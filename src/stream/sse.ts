@@ -6,10 +6,12 @@
  * the gateway writes itself are made in ./sse-encode.ts.
  *
  * A block past `sharedFrom` bytes (the size at which a message goes to a worker) is gathered in shared memory as
- * it comes (./held.ts), and a line past that size is not decoded: such a block's one data line comes back as
- * bytes (`dataBytes`), so its consumer can check it in slices and hand it to a worker without a copy.
+ * it comes (./held.ts), and its lines are not decoded from there on: its data comes back as bytes (`dataBytes`,
+ * ./data-bytes.ts), however many lines the upstream split it over, so its consumer can check it in slices and
+ * hand it to a worker without a copy.
  */
 import { BlockScanner } from './blocks.js';
+import { dataLines, joinedData } from './data-bytes.js';
 import { dataHead, dataTail, ENDS } from './data-ends.js';
 import { HeldBytes } from './held.js';
 
@@ -45,9 +47,9 @@ export interface SseEvent {
    */
   readonly overlong?: { readonly bytes: number; readonly head: string; readonly tail: string };
   /**
-   * Set for a complete block with a line past the splitter's `sharedFrom` whose data is that one line: the line's
-   * value as bytes, a view of `raw` (not decoded; `data` is then empty). A large block of any other shape is
-   * decoded as usual.
+   * Set for a complete block past the splitter's `sharedFrom` with data: its data lines' values joined with
+   * "\n", as bytes (not decoded; `data` is then empty) — a view of `raw` for one line, a copy in shared memory
+   * for several. A large block without data is decoded as usual.
    */
   readonly dataBytes?: Buffer;
 }
@@ -60,7 +62,7 @@ export interface SseSplitterOptions {
    */
   readonly maxEventBytes?: number;
   /**
-   * Bytes past which a block is gathered in shared memory and a line is left undecoded (see `dataBytes`).
+   * Bytes past which a block is gathered in shared memory and its lines are left undecoded (see `dataBytes`).
    * Default: never.
    */
   readonly sharedFrom?: number;
@@ -106,10 +108,10 @@ export class SseSplitter {
   #lineParts: Buffer[] = [];
   /** Bytes of the line under way so far. */
   #lineBytes = 0;
-  /** The line under way is past `sharedFrom`: its bytes are not kept apart from the block's, nor decoded. */
-  #lineUnread = false;
-  /** A line of the block under way was left unread. */
+  /** The block under way is past `sharedFrom`: its lines are not kept apart from its bytes, nor decoded. */
   #blockUnread = false;
+  /** The block under way opens the stream (a byte-order mark before it is the stream's). */
+  #atStart = true;
   #fields: Fields = emptyFields();
   /** The previous byte was CR: a following LF belongs to the same line end. */
   #afterCr = false;
@@ -170,7 +172,6 @@ export class SseSplitter {
         i = next - 1;
         continue;
       }
-      const line = this.#lineEnded(chunk.subarray(lineStart, i));
       let end = i + 1;
       if (b === CR) {
         // Look ahead inside the chunk so a \r\n terminator stays with its block; at the chunk's end, remember.
@@ -180,6 +181,7 @@ export class SseSplitter {
           this.#afterCr = true;
         }
       }
+      const line = this.#lineEnded(chunk.subarray(lineStart, i), this.#raw.length + end - rawStart);
       lineStart = end;
       if (line === '') {
         this.#raw.push(chunk.subarray(rawStart, end));
@@ -192,6 +194,7 @@ export class SseSplitter {
       i = end - 1;
     }
     if (rawStart < chunk.length) this.#raw.push(chunk.subarray(rawStart));
+    if (this.#raw.length > this.#sharedFrom) this.#unread();
     if (lineStart < chunk.length) this.#lineContinues(chunk.subarray(lineStart));
     if (this.#raw.length > this.#max) this.#startDiscard(out);
   }
@@ -211,6 +214,7 @@ export class SseSplitter {
     raw.clear();
     this.#resetLine();
     this.#blockUnread = false;
+    this.#atStart = false;
     this.#fields = emptyFields();
   }
 
@@ -261,23 +265,27 @@ export class SseSplitter {
   /** More of the line under way (its end is in a later chunk). */
   #lineContinues(piece: Buffer): void {
     this.#lineBytes += piece.length;
-    if (this.#lineUnread) return;
-    if (this.#lineBytes > this.#sharedFrom) {
-      // Held once, in the block's bytes: parts kept here as well would keep their chunks alive beside the copy.
-      this.#lineUnread = true;
-      this.#lineParts = [];
-    } else {
-      this.#lineParts.push(piece);
-    }
+    if (!this.#blockUnread) this.#lineParts.push(piece);
   }
 
-  /** The line under way ended with `tail`: its text, or undefined when it is past `sharedFrom` (left unread). */
-  #lineEnded(tail: Buffer): string | undefined {
-    if (this.#lineUnread || this.#lineBytes + tail.length > this.#sharedFrom) {
+  /** The block under way passed `sharedFrom`: it is read from its bytes when it ends (unreadBlock). */
+  #unread(): void {
+    this.#blockUnread = true;
+    // Held once, in the block's bytes: parts kept here as well would keep their chunks alive beside the copy.
+    this.#lineParts = [];
+  }
+
+  /**
+   * The line under way ended with `tail`, its block `blockBytes` long with its line end: its text; in a block
+   * past `sharedFrom`, '' for the blank line that ends it and undefined for any other (left unread).
+   */
+  #lineEnded(tail: Buffer, blockBytes: number): string | undefined {
+    if (this.#blockUnread || blockBytes > this.#sharedFrom) {
+      const blank = this.#lineBytes + tail.length === 0;
+      this.#blockUnread = true;
       this.#resetLine();
       this.#firstLine = false;
-      this.#blockUnread = true;
-      return undefined;
+      return blank ? '' : undefined;
     }
     return this.#takeLine(tail);
   }
@@ -285,7 +293,6 @@ export class SseSplitter {
   #resetLine(): void {
     this.#lineParts = [];
     this.#lineBytes = 0;
-    this.#lineUnread = false;
   }
 
   #takeLine(tail: Buffer): string {
@@ -331,11 +338,13 @@ export class SseSplitter {
     const raw = this.#raw.take();
     const f = this.#fields;
     const unread = this.#blockUnread;
+    const atStart = this.#atStart;
     this.#fields = emptyFields();
     this.#blockUnread = false;
+    if (atStart) this.#atStart = false;
     // Over the bound however the chunks fell (it may have completed inside one): over the bound.
     if (complete && raw.length > this.#max) return overlongBlock(raw.subarray(0, ENDS * 4), raw.subarray(-ENDS * 2), raw.length);
-    if (unread) return unreadBlock(raw, complete);
+    if (unread) return unreadBlock(raw, complete, atStart);
     return {
       raw,
       data: f.data,
@@ -348,41 +357,28 @@ export class SseSplitter {
   }
 }
 
-const DATA_FIELD = Buffer.from('data:');
-const UNREAD_FIELD = Buffer.from('x');
-
 /**
- * A block whose data is one line, that line left as bytes (a view of `raw`: not copied, not decoded), with its
- * other fields parsed as parseBlock parses them (the event's `data` then empty). For large events, whose data
- * goes to a worker as it is. Undefined when the block is not so: no data line at a line's start, more than
- * one, or anything parseBlock would read otherwise (a byte-order mark before the data line).
+ * A large block's data as bytes (the values of its data lines joined with "\n": ./data-bytes.ts), not decoded,
+ * with its other fields parsed as parseBlock parses them (the event's `data` then empty). For large events,
+ * whose data goes to a worker as it is. Undefined when the block has no data line, or is not one dispatched
+ * block. `atStart`: the block opens its stream (as parseBlock takes any block it is given).
  */
-export function parseOneDataLine(raw: Buffer): { readonly event: SseEvent; readonly data: Buffer } | undefined {
-  let start = raw.indexOf(DATA_FIELD);
-  while (start > 0 && raw[start - 1] !== LF && raw[start - 1] !== CR) start = raw.indexOf(DATA_FIELD, start + 1);
-  if (start === -1) return undefined;
-  let from = start + DATA_FIELD.length;
-  if (raw[from] === 0x20) from++;
-  const lf = raw.indexOf(LF, from);
-  const cr = raw.indexOf(CR, from);
-  const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-  if (end === -1) return undefined;
-  // Every other line, parsed as usual, the data line standing in as a field nobody reads (`x`, its line end
-  // kept: taking the line out would join a CR before it and a LF after it into one CRLF): it must hold no data
-  // of its own, and be one dispatched block.
-  const rest = parseBlock(Buffer.concat([raw.subarray(0, start), UNREAD_FIELD, raw.subarray(end)]));
-  if (!rest.complete || rest.data.length > 0) return undefined;
-  return { event: { ...rest, raw }, data: raw.subarray(from, end) };
+export function parseLargeBlock(raw: Buffer, atStart = true): { readonly event: SseEvent; readonly data: Buffer } | undefined {
+  const lines = dataLines(raw, atStart);
+  if (!lines) return undefined;
+  const rest = parseBlock(lines.rest);
+  if (!rest.complete || rest.raw.length !== lines.rest.length || rest.data.length > 0) return undefined;
+  return { event: { ...rest, raw }, data: joinedData(lines.values) };
 }
 
 /**
- * A block with a line left unread: its one data line as bytes, or, in any other shape, parsed whole (decoded, as
- * every block once was). An incomplete one (a tail cut short) has no fields anyone reads.
+ * A block past `sharedFrom`: its data as bytes, or, without data, parsed whole (decoded, as every block once
+ * was). An incomplete one (a tail cut short) has no fields anyone reads.
  */
-function unreadBlock(raw: Buffer, complete: boolean): SseEvent {
+function unreadBlock(raw: Buffer, complete: boolean, atStart: boolean): SseEvent {
   if (!complete) return { raw, data: [], comments: [], complete };
-  const one = parseOneDataLine(raw);
-  return one ? { ...one.event, dataBytes: one.data } : parseBlock(raw);
+  const large = parseLargeBlock(raw, atStart);
+  return large ? { ...large.event, dataBytes: large.data } : parseBlock(raw);
 }
 
 /** The fields of one complete block (its raw bytes, as a relay collected them). */

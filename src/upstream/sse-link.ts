@@ -5,8 +5,8 @@
  * legacy client's stream. Events are bounded by maxEventBytes: a longer one is dropped as it arrives (never
  * held whole) and reported with the id read from its ends; so is one nested deeper than MAX_DEPTH, refused
  * before anything recurses over it, and one whose handling throws (logged): one bad event never ends the
- * stream. An event past OFFLOAD_BYTES is gathered in shared memory and its data goes on as those bytes,
- * undecoded and unchecked (LinkFrame: the session checks them in slices, and a worker takes them as they are). While the session is paused the stream is not read, so the upstream's connection backs up instead
+ * stream. An event past OFFLOAD_BYTES is gathered in shared memory and its data goes on as bytes (its data
+ * lines joined, however many), undecoded and unchecked (LinkFrame: the session checks them in slices, and a worker takes them as they are). While the session is paused the stream is not read, so the upstream's connection backs up instead
  * of the gateway's memory. POSTs go through the link's own pool of at most POST_CONNECTIONS connections (a
  * client's batch of a thousand requests is a thousand POSTs: unbounded, each would open a socket), and the
  * body of a POST's answer is read up to ANSWER_BODY_BYTES (a 202 carries a word; the rest is not kept).

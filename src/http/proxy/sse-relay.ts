@@ -17,7 +17,7 @@ import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
 import type { HeldBytes } from '../../stream/held.js';
-import { dataHead, dataTail, parseBlock, parseOneDataLine, type SseEvent } from '../../stream/sse.js';
+import { dataHead, dataTail, parseBlock, parseLargeBlock, type SseEvent } from '../../stream/sse.js';
 import { encodeEvent, eventPieces, messageEvent, type EventBytes } from '../../stream/sse-encode.js';
 import type { SessionState } from '../../session/state.js';
 import { drained } from '../write.js';
@@ -68,10 +68,10 @@ function tooDeep(event: SseEvent, data: string | Buffer, ctx: RelayContext): Buf
 function transform(raw: Buffer, ctx: RelayContext): EventBytes | Promise<EventBytes> {
   const state = ctx.state;
   if (!state || state.pending.empty) return raw;
-  // A large block (one a worker would take) keeps its data line as bytes: not decoded, and copied to the
-  // worker as bytes rather than as a string.
+  // A large block (one a worker would take) keeps its data as bytes, however many lines it came in: not
+  // decoded, and handed to the worker as bytes rather than as a string.
   const threshold = ctx.rewriter.rawThreshold;
-  const large = threshold !== undefined && raw.length > threshold ? parseOneDataLine(raw) : undefined;
+  const large = threshold !== undefined && raw.length > threshold ? parseLargeBlock(raw) : undefined;
   if (large) return transformData(large.event, large.data, state, ctx);
   const event = parseBlock(raw);
   if (!event.complete || event.data.length === 0) return raw;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseBlock, parseOneDataLine, SseSplitter, type SseEvent, type SseSplitterOptions } from '../../../src/stream/sse.js';
+import { parseBlock, parseLargeBlock, SseSplitter, type SseEvent, type SseSplitterOptions } from '../../../src/stream/sse.js';
 import { encodeEvent, eventLength, eventPieces, messageEvent, messageEventBytes } from '../../../src/stream/sse-encode.js';
 
 /** Feed `input` cut at the given offsets; returns every block. */
@@ -136,15 +136,19 @@ describe('SseSplitter properties', () => {
   });
 });
 
-/** A block as its reader sees it: the data of `dataBytes` decoded; an incomplete block's fields are never read. */
+/**
+ * A block as its reader sees it: its data as the one string a client dispatches (the lines joined, or `dataBytes`
+ * decoded; none without a data line); an incomplete block's fields are never read.
+ */
 function asRead(e: SseEvent): unknown {
-  const { raw, dataBytes, ...rest } = e;
+  const { raw, dataBytes, data, ...rest } = e;
   if (!e.complete) return { raw: raw.toString('latin1'), complete: false };
-  return { ...rest, raw: raw.toString('latin1'), ...(dataBytes && { data: [dataBytes.toString('utf8')] }) };
+  const joined = dataBytes ? dataBytes.toString('utf8') : data.length > 0 ? data.join('\n') : undefined;
+  return { ...rest, raw: raw.toString('latin1'), data: joined };
 }
 
-describe('SseSplitter with sharedFrom (large blocks gathered in shared memory, long lines left undecoded)', () => {
-  it('reads the same blocks as without it, a one-data-line block past the size as bytes of its shared raw', () => {
+describe('SseSplitter with sharedFrom (large blocks gathered in shared memory, their lines left undecoded)', () => {
+  it('reads the same blocks as without it, the data of a block past the size as bytes (of its shared raw, for one line)', () => {
     fc.assert(
       fc.property(stream, fc.array(fc.nat(2000)), fc.integer({ min: 1, max: 40 }), (text, cuts, sharedFrom) => {
         const input = Buffer.from(text);
@@ -153,9 +157,13 @@ describe('SseSplitter with sharedFrom (large blocks gathered in shared memory, l
         expect(got.map(asRead)).toEqual(split(input, cuts).map(asRead));
         for (const e of got) {
           if (e.complete && e.raw.length > sharedFrom) expect(e.raw.buffer).toBeInstanceOf(SharedArrayBuffer);
+          const lines = e.raw.toString('utf8').split(/\r\n|\r|\n/).filter((l) => l === 'data' || l.startsWith('data:')).length;
+          // Every large block with data has it as bytes; no small one does.
+          expect(e.dataBytes !== undefined, e.raw.toString()).toBe(e.complete && e.raw.length > sharedFrom && lines > 0);
           if (e.dataBytes === undefined) continue;
           expect(e.data).toEqual([]);
-          expect(e.dataBytes.buffer).toBe(e.raw.buffer);
+          if (lines === 1) expect(e.dataBytes.buffer).toBe(e.raw.buffer);
+          else expect(e.dataBytes.buffer).toBeInstanceOf(SharedArrayBuffer);
         }
       }),
       { numRuns: 500 },
@@ -173,20 +181,20 @@ describe('SseSplitter with sharedFrom (large blocks gathered in shared memory, l
     expect(got[1]!.raw.buffer).toBeInstanceOf(SharedArrayBuffer);
   });
 
-  it('decodes a large block of another shape (two data lines) as it always did', () => {
+  it('gives a large block of two data lines as their values joined, as bytes', () => {
     const line = 'x'.repeat(300);
     const got = split(Buffer.from(`data: ${line}\ndata: ${line}\n\n`), [10, 200, 400], { sharedFrom: 100 });
-    expect(got).toMatchObject([{ data: [line, line], complete: true }]);
-    expect(got[0]!.dataBytes).toBeUndefined();
+    expect(got).toMatchObject([{ data: [], complete: true }]);
+    expect(got[0]!.dataBytes!.toString()).toBe(`${line}\n${line}`);
   });
 });
 
-describe('parseOneDataLine (large blocks: the data line kept as bytes)', () => {
+describe('parseLargeBlock (large blocks: the data kept as bytes)', () => {
   it('reads a block with one data line as parseBlock does, the data as a view of the block\'s bytes', () => {
     // (`id: 0\rdata:\n\n`: the CR before the data line and the LF after it are two line ends, never one CRLF.)
     for (const raw of ['data: {"a":1}\n\n', 'event: message\r\nid: 7\r\ndata:{"a":1}\r\n\r\n', ': note\rdata: x\rretry: 5\r\r', 'id: 1\ndata: é\n:c\n\n', 'id: 0\rdata:\n\n']) {
       const block = Buffer.from(raw);
-      const got = parseOneDataLine(block)!;
+      const got = parseLargeBlock(block)!;
       const { data, ...fields } = parseBlock(block);
       expect(got.event).toEqual({ ...fields, data: [] });
       expect(got.event.raw).toBe(block);
@@ -195,21 +203,28 @@ describe('parseOneDataLine (large blocks: the data line kept as bytes)', () => {
     }
   });
 
-  it('declines what is not one data line: none, two, a data field without a colon, a byte-order mark before it', () => {
-    for (const raw of ['event: x\n\n', 'data: a\ndata: b\n\n', 'data\ndata: b\n\n', '\ufeffdata: a\n\n', ':data: a\n\n']) expect(parseOneDataLine(Buffer.from(raw)), raw).toBeUndefined();
+  it('reads several data lines joined, a data field without a colon as an empty value, and a byte-order mark only at the start', () => {
+    const cases: [string, string][] = [['data: a\ndata: b\n\n', 'a\nb'], ['data\ndata: b\n\n', '\nb'], ['\ufeffdata: a\n\n', 'a'], ['data: a\r\n:c\r\ndata:  b\r\n\r\n', 'a\n b']];
+    for (const [raw, data] of cases) expect(parseLargeBlock(Buffer.from(raw))!.data.toString(), raw).toBe(data);
+    // Inside a stream, a byte-order mark is part of the field's name: no data field.
+    expect(parseLargeBlock(Buffer.from('\ufeffdata: a\n\n'), false)).toBeUndefined();
+    expect(parseLargeBlock(Buffer.from('\ufeffdata: a\ndata: b\n\n'), false)!.data.toString()).toBe('b');
   });
 
-  it('agrees with parseBlock on any block it reads, and reads every block with exactly one data: line', () => {
+  it('declines a block without data: none, or only fields that look like it', () => {
+    for (const raw of ['event: x\n\n', ':data: a\n\n', 'datax: a\n\n', ' data: a\n\n']) expect(parseLargeBlock(Buffer.from(raw)), raw).toBeUndefined();
+  });
+
+  it('agrees with parseBlock on any block, and reads every block with a data line', () => {
     fc.assert(
       fc.property(stream, (text) => {
         for (const block of split(Buffer.from(text)).filter((e) => e.complete)) {
-          const got = parseOneDataLine(block.raw);
+          const got = parseLargeBlock(block.raw);
           const { data, ...fields } = parseBlock(block.raw);
-          const dataLines = block.raw.toString('utf8').split(/\r\n|\r|\n/).filter((l) => l === 'data' || l.startsWith('data:')).length;
-          if (dataLines === 1 && block.raw.toString('utf8').split(/\r\n|\r|\n/).some((l) => l.startsWith('data:'))) expect(got).toBeDefined();
+          expect(got === undefined).toBe(data.length === 0);
           if (got === undefined) continue;
           expect(got.event).toEqual({ ...fields, data: [] });
-          expect([got.data.toString('utf8')]).toEqual(data);
+          expect(got.data.toString('utf8')).toEqual(data.join('\n'));
         }
       }),
       { numRuns: 3000 },
