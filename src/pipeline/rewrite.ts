@@ -26,13 +26,10 @@ import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
-import type { NativeJob } from './offload/protocol.js';
-import { decisionKey, type NativeDecision } from '../retrofit/native-memory.js';
-import { DECISION_ERAS } from '../retrofit/native.js';
-import { TOOL_DEFAULTS } from '../retrofit/settings.js';
-import type { Era } from '../protocol/era.js';
 import { spliceResult } from './offload/splice.js';
-import { traceRequestOf, traceToolError, traceWorkerResult } from './trace-result.js';
+import { nativeJobOf } from './offload/native-job.js';
+import { parseResponse, stubOf } from './raw-response.js';
+import { traceRequestOf, traceToolError, traceWorkerProjection, traceWorkerResult } from './trace-result.js';
 import { createRecordTap, type RecordSink } from './record.js';
 import { reportListed, reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
 import type { PendingRequest, Rewriter, Rewritten } from './request.js';
@@ -70,23 +67,9 @@ export interface RewriterOptions {
   readonly observer?: PipelineObserver;
 }
 
-type Parsed = { readonly ok: true; readonly message: JsonObject } | { readonly ok: false; readonly parsed?: unknown };
-
-/** Raw bytes → the one response with `id` and a result or error, or what they were instead. */
-function parseResponse(raw: Buffer | string, id: string | number): Parsed {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
-  } catch {
-    return { ok: false };
-  }
-  if (!isJsonObject(parsed) || parsed.method !== undefined || parsed.id !== id || !('result' in parsed || 'error' in parsed)) return { ok: false, parsed };
-  return { ok: true, message: parsed };
-}
-
-/** The bookkeeping part of a response the worker parsed: id, and result.task (a tools/call that created a task). */
-function stubOf(id: string | number, answer: PoolAnswer): JsonObject {
-  return answer.stub ?? { jsonrpc: '2.0', id, result: {} };
+/** A retrofit that found nothing valid, or gave no outcome: a client shown no schema gets the answer as if unconfigured. */
+function failedReading(answer: PoolAnswer): boolean {
+  return !answer.outcome || answer.outcome.outcome === 'invalid' || answer.outcome.outcome === 'unparseable';
 }
 
 /** A policy view without configured tools, for the native projection of a result whose schema the client never saw. */
@@ -172,8 +155,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         if (mode !== 'applied') {
           // Decided on this thread, where the NativeMemory of tools/list lives (see deliverable): shadow always
           // gets the projection, unseen a success as the worker's bytes and a failure the projection.
-          const failed = !answer.outcome || answer.outcome.outcome === 'invalid' || answer.outcome.outcome === 'unparseable';
-          if (failed || mode === 'shadow') {
+          if (failedReading(answer) || mode === 'shadow') {
             const out = asIfUnconfigured(request, policy, tool, result);
             traceWorkerResult(request, started, answer.traced, out);
             return out === result ? { kind: 'unchanged', original: message } : { kind: 'message', message: { ...message, result: out }, original: message };
@@ -282,11 +264,13 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const tool = request.tool;
     if (!policy || raw.length <= threshold || tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return undefined;
     const entry = policy.resolve(tool);
-    // Only results the client gets rewritten travel unparsed; the others are decided on the parsed message.
-    if (!entry?.compiled?.output || modeOf(request, policy, entry) !== 'applied') return undefined;
+    if (!entry?.compiled?.output) return undefined;
+    // Whatever the client gets, the worker parses and retrofits; a client that gets the answer as if unconfigured
+    // (see fromWorker) is served from the worker's miniature of it (unconfiguredRaw).
+    const mode = modeOf(request, policy, entry);
     const pool = usable(large, 'large results', log);
     const trace = traceRequestOf(request);
-    const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }), ...(trace && { trace }) });
+    const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }), ...(trace && { trace }), ...(mode !== 'applied' && { asIfUnconfigured: { spliceOver: entry.compiled.isolate ? -1 : threshold } }) });
     if (!job) return undefined;
     const started = observer || trace ? performance.now() : 0;
     // `input`: whether the bytes reached here undecoded (a large stdio line, SSE event or body) or as text.
@@ -299,9 +283,11 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         record.raw(request, raw);
         metrics.offloads.inc({ result: 'worker' });
         // The raw bytes never became a result on this thread: the console gets the outcome without its text.
-        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, 'applied', seen(started));
-        traceWorkerResult(request, started, answer.traced);
+        if (answer.outcome) reportOutcome(metrics, request, tool, answer.outcome, log, mode, seen(started));
         const original = stubOf(id, answer);
+        // As fromWorker: shadow always gets the answer as if unconfigured, unseen a failure (a success: the worker's bytes).
+        if (mode === 'shadow' || (mode === 'unseen' && failedReading(answer))) return unconfiguredRaw(request, policy, tool, raw, id, answer, original, started, log);
+        traceWorkerResult(request, started, answer.traced);
         return answer.bytes === undefined ? { kind: 'unchanged', original } : { kind: 'bytes', bytes: answer.bytes, original };
       },
       // Failed or stopped: decide on the parsed message, as if it had come parsed.
@@ -313,6 +299,45 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
         return failed(request, tool, parsed.message, err, log);
       },
     );
+  }
+
+  /**
+   * asIfUnconfigured for a large answer the worker retrofitted (`answer`), without parsing it here: the worker's
+   * miniature of the result says whether it would change it (only the upstream's own structuredContent can); a
+   * change is projected on the worker (as projectNative), else, without one, decided on the message parsed here.
+   */
+  function unconfiguredRaw(request: PendingRequest, policy: UpstreamPolicy, tool: string, raw: Buffer | string, id: string | number, answer: PoolAnswer, original: JsonObject, started: number, log: Log): Rewritten | Promise<Rewritten> {
+    const miniature = answer.miniature;
+    if (miniature && asIfUnconfigured(request, policy, tool, miniature) === miniature) {
+      traceWorkerProjection(request, started, answer.traced, { text: answer.traced?.sourceText, bytes: answer.traced?.sourceBytes });
+      return { kind: 'unchanged', original };
+    }
+    const parsedHere = (): Rewritten => {
+      const parsed = parseResponse(raw, id);
+      if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+      const result = parsed.message.result as JsonObject;
+      const out = asIfUnconfigured(request, policy, tool, result);
+      traceWorkerResult(request, started, answer.traced, out);
+      return out === result ? { kind: 'unchanged', original: parsed.message } : { kind: 'message', message: { ...parsed.message, result: out }, original: parsed.message };
+    };
+    const job = nativeJob(request, policy, tool, raw, id, log);
+    if (!job) return parsedHere();
+    return job.then(
+      (projected): Rewritten => {
+        if (projected.mismatch) return parsedHere();
+        traceWorkerProjection(request, started, answer.traced, { text: projected.traced?.text, bytes: projected.traced?.resultBytes });
+        return projected.bytes === undefined ? { kind: 'unchanged', original } : { kind: 'bytes', bytes: projected.bytes, original };
+      },
+      (err: unknown): Rewritten => {
+        log.warn({ err, tool, bytes: raw.length }, 'projecting structuredContent on the worker failed; done on the event loop');
+        return parsedHere();
+      },
+    );
+  }
+
+  /** A worker job projecting the tool's own structuredContent in `raw` as if unconfigured (NativeJob); undefined when no worker takes it. */
+  function nativeJob(request: PendingRequest, policy: UpstreamPolicy, tool: string, raw: Buffer | string, id: string | number, log: Log): Promise<PoolAnswer> | undefined {
+    return usable(large, 'large results', log)?.native(nativeJobOf(request, policy, tool, raw, id));
   }
 
   function respondToRaw(request: PendingRequest, raw: Buffer | string, id: string | number, log: Log, tryWorker: boolean): Rewritten | Promise<Rewritten> {
@@ -347,18 +372,9 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     projectNative(request, raw, id, log) {
       const { policy, tool } = request;
       if (!policy || tool === undefined || (request.method !== 'tools/call' && request.method !== 'tasks/result')) return undefined;
-      const pool = usable(large, 'large results', log);
-      if (!pool) return undefined;
-      const decisions: [Era, NativeDecision][] = [];
-      for (const era of DECISION_ERAS) {
-        const decision = policy.native?.decisions.get(decisionKey(tool, era));
-        if (decision !== undefined) decisions.push([era, decision]);
-      }
-      const trace = traceRequestOf(request);
-      const native: NativeJob['native'] = { data: raw, id, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), decisions, defaults: policy.defaults ?? TOOL_DEFAULTS, ...(trace && { trace }) };
-      const job = pool.native(native);
+      const job = nativeJob(request, policy, tool, raw, id, log);
       if (!job) return undefined;
-      const started = trace ? performance.now() : 0;
+      const started = request.trace ? performance.now() : 0;
       log.debug({ tool, bytes: raw.length }, 'structuredContent projected on a worker');
       return job.then(
         (answer): Rewritten | Promise<Rewritten> => {

@@ -30,3 +30,17 @@ export function traceWorkerResult(request: PendingRequest, started: number, trac
   if (projected) trace.result(projected);
   else if (traced.text !== undefined) trace.resultText(traced.text);
 }
+
+/**
+ * traceWorkerResult with a `projected` result no thread here holds parsed (a large answer delivered as if its
+ * tool were unconfigured), measured on a worker: its text (with capture) and, where the span of the answer
+ * parsed here has it (Traced.sourceBytes), its size.
+ */
+export function traceWorkerProjection(request: PendingRequest, started: number, traced: Traced | undefined, projected: { readonly text?: string | undefined; readonly bytes?: number | undefined }): void {
+  const trace = request.trace;
+  if (!trace || !traced) return;
+  if (traced.toolError) trace.toolError();
+  const measured = traced.sourceBytes !== undefined && projected.bytes !== undefined;
+  trace.retrofitCost({ ms: performance.now() - started, textBytes: traced.textBytes, ...(measured && { resultBytes: projected.bytes }) });
+  if (projected.text !== undefined) trace.resultText(projected.text);
+}

@@ -48,11 +48,12 @@ function pick(from: JsonObject, keys: readonly string[]): JsonObject {
 /**
  * A result in miniature: every member the native projection decides by (src/retrofit/native.ts, ./result.ts
  * isNonFinal, src/retrofit/profile.ts), so the engine run on it changes it exactly when it would change the
- * whole result (src/pipeline/rewrite.ts leavesUnread) — `content` as one text block when it has one (or none),
+ * whole result (src/pipeline/rewrite.ts leavesUnread, and a configured tool's result a client gets as if
+ * unconfigured) — `content` as one text block when it has one (or none),
  * structuredContent as its kind (`{result: null}` for a value that is `{result: …}` alone, which a wrap
  * keeps), a task as its id.
  */
-function resultStub(result: JsonObject): JsonObject {
+export function resultStub(result: JsonObject): JsonObject {
   const stub = pick(result, ['isError', 'resultType']);
   if ('content' in result) {
     const content = result.content;

@@ -47,6 +47,8 @@ export interface PoolAnswer {
   readonly outcome?: CallOutcome;
   readonly stub?: JsonObject;
   readonly mismatch?: true;
+  /** See OffloadJob.asIfUnconfigured. */
+  readonly miniature?: JsonObject;
   readonly traced?: Traced;
   readonly reshaped?: Reshaped<Buffer>;
   readonly inspected?: Inspected;
@@ -70,6 +72,8 @@ export interface PoolRequest {
   readonly deadlineMs?: number;
   /** The request is traced (see OffloadJob.trace). */
   readonly trace?: TraceRequest;
+  /** See OffloadJob.asIfUnconfigured. */
+  readonly asIfUnconfigured?: { readonly spliceOver: number };
 }
 
 /** The error a job fails with when it ran past its deadline and its worker was stopped. */
@@ -296,6 +300,7 @@ export class OffloadPool {
       ...(plan.compile && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? TOOL_DEFAULTS } }),
       ...(request.deadlineMs !== undefined && { timed: true as const }),
       ...(request.trace && { trace: request.trace }),
+      ...(request.asIfUnconfigured && { asIfUnconfigured: request.asIfUnconfigured }),
     };
     if (this.#postJob(slot, queued, job)) return true;
     slot.known.undo(plan);
@@ -323,10 +328,10 @@ export class OffloadPool {
     slot.running = undefined;
     if (reply.ok) {
       const bytes = reply.bytes && asBuffer(reply.bytes);
-      const { outcome, stub, mismatch, inspected, traced } = reply;
+      const { outcome, stub, mismatch, miniature, inspected, traced } = reply;
       const demux = reply.demuxed && demuxed(reply.demuxed);
       const reshaped = reply.reshaped?.kind === 'answer' ? { kind: 'answer' as const, bytes: asBuffer(reply.reshaped.bytes) } : reply.reshaped;
-      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(traced && { traced }), ...(reshaped && { reshaped }), ...(inspected && { inspected }), ...(demux && { demuxed: demux }) });
+      this.#settle(running.queued, undefined, { ...(bytes && { bytes }), ...(outcome && { outcome }), ...(stub && { stub }), ...(mismatch && { mismatch }), ...(miniature && { miniature }), ...(traced && { traced }), ...(reshaped && { reshaped }), ...(inspected && { inspected }), ...(demux && { demuxed: demux }) });
     }
     else {
       // The job may have failed in the tool's compile: the worker then lacks it, so its next job carries the config.

@@ -38,6 +38,14 @@ export interface OffloadJob {
    * believed to carry: the worker parses it, and checks that it is a response with that id and a result.
    */
   readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
+  /**
+   * With `message`: the client may get the upstream's answer as if the tool had no configured schema (a shadow
+   * or unseen mode, src/pipeline/rewrite.ts modeOf), which the main thread decides: the reply carries the
+   * result's miniature (and, traced with capture, its text: Traced.sourceText). Rewritten bytes are those the
+   * main thread made of the message parsed: the result last when it is final and its text is over `spliceOver`
+   * (-1: any; a worker's result spliced in: ./splice.ts), else the members in their order (serialised whole).
+   */
+  readonly asIfUnconfigured?: { readonly spliceOver: number };
   /** The job runs under a deadline: the worker says when the retrofit itself starts (after compiling). */
   readonly timed?: true;
   /** The request is traced: the reply carries what its span records of the result (see Traced). */
@@ -59,6 +67,13 @@ export interface Traced {
   readonly textBytes: number;
   readonly resultBytes: number;
   readonly text?: string;
+  /** With capture, for an `asIfUnconfigured` job: the upstream's own result's text, for a client that gets it as it came. */
+  readonly sourceText?: string;
+  /**
+   * For an `asIfUnconfigured` job whose result the main thread, holding it parsed, retrofits inline (not
+   * spliced: see OffloadJob.asIfUnconfigured), so measures what it delivers: the upstream's result's JSON size.
+   */
+  readonly sourceBytes?: number;
 }
 
 /**
@@ -128,6 +143,8 @@ export type OffloadReply =
       readonly stub?: JsonObject;
       /** For a `message` or native job: it is not a response with that id and a result object; nothing was done. */
       readonly mismatch?: true;
+      /** For an `asIfUnconfigured` job: the upstream's result in miniature (./inspect.ts resultStub). */
+      readonly miniature?: JsonObject;
       /** For a traced tool job that ran the engine. */
       readonly traced?: Traced;
       /** For a reshape job. */

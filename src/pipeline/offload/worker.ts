@@ -13,8 +13,9 @@ import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
+import { isNonFinal } from '../../retrofit/result.js';
 import { demuxLine } from './demux.js';
-import { inspectMessage } from './inspect.js';
+import { inspectMessage, resultStub } from './inspect.js';
 import { createNativeMemory, decisionKey } from '../../retrofit/native-memory.js';
 import type { ProfileShape } from '../../retrofit/profile.js';
 import { capturedText } from '../../telemetry/content.js';
@@ -57,18 +58,38 @@ interface Call {
   readonly revision: string;
   readonly profile?: ProfileShape | undefined;
   readonly trace?: TraceRequest | undefined;
+  readonly asIfUnconfigured?: { readonly spliceOver: number } | undefined;
 }
 
-/** What a traced request's span records of `result`, retrofitted into `delivered` (see Traced). */
-function traced(trace: TraceRequest | undefined, result: JsonObject, delivered: JsonObject): { traced: Traced } | undefined {
+/**
+ * What a traced request's span records of `result`, retrofitted into `delivered` (see Traced); for an
+ * asIfUnconfigured job (`source`), of the result itself too (`inline`: the main thread would measure it).
+ */
+function traced(trace: TraceRequest | undefined, result: JsonObject, delivered: JsonObject, source?: { inline: boolean }): { traced: Traced } | undefined {
   if (!trace) return undefined;
   const facts: Traced = {
     toolError: result.isError === true,
     textBytes: textLength(result, Infinity),
     resultBytes: Buffer.byteLength(JSON.stringify(delivered)),
     ...(trace.capture && { text: capturedText(delivered) }),
+    ...(trace.capture && source && { sourceText: capturedText(result) }),
+    ...(source?.inline && { sourceBytes: Buffer.byteLength(JSON.stringify(result)) }),
   };
   return { traced: facts };
+}
+
+/**
+ * Whether the main thread, given this message parsed, retrofits its result on a worker and splices the bytes
+ * back (src/pipeline/rewrite.ts offload): a final result with more text than `over`.
+ */
+function splicedThere(result: JsonObject, over: number): boolean {
+  return !isNonFinal(result) && textLength(result, over) > over;
+}
+
+/** `message` with `result` last: the bytes the main thread makes of a parsed message and a worker's result (./splice.ts). */
+function resultLast(message: JsonObject, result: JsonObject): JsonObject {
+  const { result: _result, ...envelope } = message;
+  return { ...envelope, result };
 }
 
 /** A whole response, parsed here (the envelope's JSON.parse is most of a large result's cost otherwise). */
@@ -84,9 +105,13 @@ function runMessage(call: Call, data: Uint8Array | string, id: string | number, 
   const result = message.result;
   const stub: JsonObject = { jsonrpc: '2.0', id, result: isJsonObject(result.task) ? { task: result.task } : {} };
   const out = rewriteToolCall(result, call.tool, policy, call.revision, call.profile);
-  const facts = traced(call.trace, result, out.result);
-  if (out.result === result) return { job: call.job, ok: true, outcome: out.outcome, stub, ...facts };
-  return { job: call.job, ok: true, bytes: encode(JSON.stringify({ ...message, result: out.result })), outcome: out.outcome, stub, ...facts };
+  const unconfigured = call.asIfUnconfigured;
+  const spliced = unconfigured !== undefined && splicedThere(result, unconfigured.spliceOver);
+  const facts = traced(call.trace, result, out.result, unconfigured && { inline: !spliced });
+  const miniature = unconfigured && { miniature: resultStub(result) };
+  if (out.result === result) return { job: call.job, ok: true, outcome: out.outcome, stub, ...facts, ...miniature };
+  const rewritten = spliced ? resultLast(message, out.result) : { ...message, result: out.result };
+  return { job: call.job, ok: true, bytes: encode(JSON.stringify(rewritten)), outcome: out.outcome, stub, ...facts, ...miniature };
 }
 
 /**

@@ -72,15 +72,17 @@ describe('respond, mode shadow', () => {
   });
 
   it('a large result is retrofitted on the worker and still reaches the client unchanged', async () => {
-    const { rewriter, metrics, log } = setup({ pool: new OffloadPool(), offloadBytes: 100 });
+    const { rewriter, metrics, lines, log } = setup({ pool: new OffloadPool(), offloadBytes: 100 });
     const text = JSON.stringify({ n: 1, pad: 'x'.repeat(1000) });
     const message = answer(text);
     const job = rewriter.respond(call('shadowed'), { message }, log);
     expect(job).toBeInstanceOf(Promise);
     expect(await job).toEqual({ kind: 'unchanged', original: message });
-    // Raw input of a shadowed tool is parsed here rather than sent unparsed, and decided the same way.
+    // Raw input of a shadowed tool goes to the worker unparsed too, and is decided the same way: the bytes as they
+    // came (the original is the worker's stub of the response).
     const raw = JSON.stringify(answer(text, 2));
-    expect(await rewriter.respond(call('shadowed'), { raw, id: 2 }, log)).toEqual({ kind: 'unchanged', original: JSON.parse(raw) as JsonObject });
+    expect(await rewriter.respond(call('shadowed'), { raw, id: 2 }, log)).toEqual({ kind: 'unchanged', original: { jsonrpc: '2.0', id: 2, result: {} } });
+    expect(lines.filter((l) => l.msg === 'retrofit offloaded to a worker').map((l) => l.unparsed)).toEqual([undefined, true]);
     expect(await outcomes(metrics)).toEqual(['shadowed extracted shadow 2']);
     expect((await metrics.offloads.get()).values.map((v) => `${v.labels.result} ${v.value}`)).toEqual(['worker 2']);
   });
