@@ -5,19 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SseSplitter, type SseEvent, type SseSplitterOptions } from '../../../src/stream/sse.js';
-
-function split(input: Buffer, cuts: readonly number[], options: SseSplitterOptions): SseEvent[] {
-  const splitter = new SseSplitter(options);
-  const out: SseEvent[] = [];
-  let start = 0;
-  for (const cut of [...new Set(cuts)].filter((c) => c > 0 && c < input.length).sort((a, b) => a - b)) {
-    out.push(...splitter.push(input.subarray(start, cut)));
-    start = cut;
-  }
-  out.push(...splitter.push(input.subarray(start)), ...splitter.end());
-  return out;
-}
+import { split } from './split.js';
 
 /** One JSON-RPC answer written over many data lines (a newline between tokens), with its other fields. */
 function manyLines(values: readonly string[], eol: string): Buffer {

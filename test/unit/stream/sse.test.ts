@@ -1,21 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseBlock, parseLargeBlock, SseSplitter, type SseEvent, type SseSplitterOptions } from '../../../src/stream/sse.js';
+import { parseBlock, parseLargeBlock, SseSplitter, type SseEvent } from '../../../src/stream/sse.js';
+import { split } from './split.js';
 import { encodeEvent, eventLength, eventPieces, messageEvent, messageEventBytes } from '../../../src/stream/sse-encode.js';
-
-/** Feed `input` cut at the given offsets; returns every block. */
-function split(input: Buffer, cuts: readonly number[] = [], options?: SseSplitterOptions): SseEvent[] {
-  const splitter = new SseSplitter(options);
-  const out: SseEvent[] = [];
-  let start = 0;
-  for (const cut of [...new Set(cuts)].filter((c) => c > 0 && c < input.length).sort((a, b) => a - b)) {
-    out.push(...splitter.push(input.subarray(start, cut)));
-    start = cut;
-  }
-  out.push(...splitter.push(input.subarray(start)));
-  out.push(...splitter.end());
-  return out;
-}
 
 /** What a client would see: dispatched blocks' fields. */
 function fields(events: readonly SseEvent[]): unknown[] {
