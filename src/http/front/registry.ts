@@ -82,16 +82,35 @@ export class FrontSessions {
   }
 
   /**
-   * Resolves once admit() may pass, or the reason it cannot is not a session still closing: a closing session's
-   * place is free once its link is gone, which its kill grace bounds. A client that ended a session and starts
-   * another at once (the usual reconnect) is not refused for the old child's last milliseconds. Call admit()
-   * right after, in the same turn as the session's add(), so two waiters never both take one place.
+   * Resolves once admit() may pass, or the reason it cannot is not a session still closing, or after `limitMs`
+   * (the request's own timeout: a link whose close never ends cannot hold a new session forever). A closing
+   * session's place is free once its link is gone, which its kill grace bounds: a client that ended a session and
+   * starts another at once (the usual reconnect) is not refused for the old child's last milliseconds. Call
+   * admit() right after, in the same turn as the session's add(), so two waiters never both take one place.
    */
-  async room(): Promise<void> {
-    while (!this.#shuttingDown && this.#closing.size > 0 && this.#sessions.size + this.#held < this.#options.maxSessions() && this.admit() !== undefined) {
-      this.#options.log.debug({ closing: this.#closing.size }, 'a new session waits for the place of a session still closing');
-      await Promise.race(this.#closing);
+  async room(limitMs: number): Promise<void> {
+    if (!this.#waitsForClosing()) return;
+    let timer: NodeJS.Timeout | undefined;
+    let late = false;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        late = true;
+        resolve();
+      }, limitMs);
+    });
+    try {
+      while (!late && this.#waitsForClosing()) {
+        this.#options.log.debug({ closing: this.#closing.size }, 'a new session waits for the place of a session still closing');
+        await Promise.race([limit, ...this.#closing]);
+      }
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** Sessions still closing are all that keeps admit() from passing. */
+  #waitsForClosing(): boolean {
+    return !this.#shuttingDown && this.#closing.size > 0 && this.#sessions.size + this.#held < this.#options.maxSessions() && this.admit() !== undefined;
   }
 
   /**

@@ -160,7 +160,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
         return refuse(new RetrofitError('RETROFIT_ERR_SESSION_REQUIRED'), only?.kind === 'request' && only.id !== undefined ? only.id : null);
       }
       if (body.messages.length > 1) return refuse(new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['only one initialization request is allowed']));
-      await sessions.room();
+      await sessions.room(snap.upstream.timeoutMs);
       // Gone while it waited for a place: no child for nobody (its exchange is logged as aborted).
       if (res.destroyed) return;
       const refused = sessions.admit();

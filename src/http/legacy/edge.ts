@@ -134,7 +134,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
 
   async function get(req: GatewayRequest, res: ServerResponse): Promise<void> {
     const started = performance.now();
-    await sessions().room();
+    await sessions().room(snapshot<SseUpstreamConfig>(ctx, name, req).upstream.timeoutMs);
     // Gone while it waited for a place: no connection to the upstream for nobody.
     if (res.destroyed) return finishExchange(ctx.logger, ctx.metrics, { reqId: req.id, upstream: name, method: 'GET', status: 0, aborted: true, started });
     const refused = sessions().admit();
