@@ -4,6 +4,7 @@
  */
 import { isJsonObject, type JsonObject } from '../json.js';
 import type { PoolAnswer } from './offload/pool.js';
+import type { Rewritten } from './request.js';
 
 export type Parsed = { readonly ok: true; readonly message: JsonObject } | { readonly ok: false; readonly parsed?: unknown };
 
@@ -22,4 +23,9 @@ export function parseResponse(raw: Buffer | string, id: string | number): Parsed
 /** The bookkeeping part of a response the worker parsed: id, and result.task (a tools/call that created a task). */
 export function stubOf(id: string | number, answer: PoolAnswer): JsonObject {
   return answer.stub ?? { jsonrpc: '2.0', id, result: {} };
+}
+
+/** What the pipeline answers for bytes that were not the response expected: a mismatch, with what they were. */
+export function mismatchOf(parsed: Extract<Parsed, { ok: false }>): Rewritten {
+  return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
 }

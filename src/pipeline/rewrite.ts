@@ -25,29 +25,18 @@ import { errorResult, failureText } from '../retrofit/outcome.js';
 import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
+import { isolateDeadlineMs, IsolationUnavailable } from './isolation.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
 import { spliceResult } from './offload/splice.js';
 import { nativeJobOf } from './offload/native-job.js';
-import { parseResponse, stubOf } from './raw-response.js';
+import { mismatchOf, parseResponse, stubOf } from './raw-response.js';
 import { traceRequestOf, traceToolError, traceWorkerProjection, traceWorkerResult } from './trace-result.js';
 import { createRecordTap, type RecordSink } from './record.js';
 import { reportListed, reportOutcome, reportProfiled, reportRepairs, type Observed, type PipelineObserver, type RetrofitMode } from './report.js';
 import type { PendingRequest, Rewriter, Rewritten } from './request.js';
 
 export type { PendingRequest, RewriteInput, Rewriter, Rewritten } from './request.js';
-
-/** How long an isolated extraction may run once a worker took it (ms), before its worker is stopped… */
-export const ISOLATE_DEADLINE_MS = 250;
-/** …plus this much per KiB of text, so a large legitimate input is not cut off (a 1 MiB text gets 506 ms). */
-const ISOLATE_MS_PER_KIB = 0.25;
-
-/** An isolated tool's retrofit could not go to its worker: a failed reading, never an inline run. */
-class IsolationUnavailable extends Error {
-  constructor(why: string) {
-    super(`the extraction must run on the isolation worker thread, and ${why}`);
-    this.name = 'IsolationUnavailable';
-  }
-}
+export { ISOLATE_DEADLINE_MS } from './isolation.js';
 
 /** createRewriter settings. */
 export interface RewriterOptions {
@@ -243,7 +232,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       // Never inline on the event loop: without its worker (or over the queue bound) it is a failed reading.
       if (!isolated) return undefined;
       const pool = usable(isolated, 'isolated extractions', log);
-      const job = pool?.run({ ...base, bytes, deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((bytes / 1024) * ISOLATE_MS_PER_KIB) });
+      const job = pool?.run({ ...base, bytes, deadlineMs: isolateDeadlineMs(bytes) });
       return job ?? Promise.reject(new IsolationUnavailable(pool ? 'its queue is full' : 'it is unavailable'));
     }
     const pool = usable(large, 'large results', log);
@@ -270,7 +259,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const mode = modeOf(request, policy, entry);
     const pool = usable(large, 'large results', log);
     const trace = traceRequestOf(request);
-    const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: ISOLATE_DEADLINE_MS + Math.ceil((raw.length / 1024) * ISOLATE_MS_PER_KIB) }), ...(trace && { trace }), ...(mode !== 'applied' && { asIfUnconfigured: { spliceOver: entry.compiled.isolate ? -1 : threshold } }) });
+    const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: isolateDeadlineMs(raw.length) }), ...(trace && { trace }), ...(mode !== 'applied' && { asIfUnconfigured: { spliceOver: entry.compiled.isolate ? -1 : threshold } }) });
     if (!job) return undefined;
     const started = observer || trace ? performance.now() : 0;
     // `input`: whether the bytes reached here undecoded (a large stdio line, SSE event or body) or as text.
@@ -293,7 +282,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       // Failed or stopped: decide on the parsed message, as if it had come parsed.
       (err: unknown): Rewritten => {
         const parsed = parseResponse(raw, id);
-        if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+        if (!parsed.ok) return mismatchOf(parsed);
         traceToolError(request, parsed.message.result);
         record.parsed(request, parsed.message.result);
         return failed(request, tool, parsed.message, err, log);
@@ -314,7 +303,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     }
     const parsedHere = (): Rewritten => {
       const parsed = parseResponse(raw, id);
-      if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+      if (!parsed.ok) return mismatchOf(parsed);
       const result = parsed.message.result as JsonObject;
       const out = asIfUnconfigured(request, policy, tool, result);
       traceWorkerResult(request, started, answer.traced, out);
@@ -344,7 +333,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     const job = tryWorker ? offloadRaw(request, raw, id, log) : undefined;
     if (job) return job;
     const parsed = parseResponse(raw, id);
-    if (!parsed.ok) return { kind: 'mismatch', ...(parsed.parsed !== undefined && { parsed: parsed.parsed }) };
+    if (!parsed.ok) return mismatchOf(parsed);
     return respondToMessage(request, parsed.message, log);
   }
 
