@@ -29,6 +29,14 @@ export default tseslint.config(
   },
   {
     files: ['test/**'],
-    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Property tests take fc from test/helpers/fast-check.ts, which sets the seed (FC_SEED).
+      'no-restricted-imports': ['error', { paths: [{ name: 'fast-check', message: "import fc from test/helpers/fast-check.ts (it sets the seed)" }] }],
+    },
+  },
+  {
+    files: ['test/helpers/fast-check.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
 );

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, test } from 'vitest';
 import { expandString } from '../../../src/config/expand.js';
 

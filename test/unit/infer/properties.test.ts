@@ -4,7 +4,7 @@
  * ajv setup and validates every sample it was inferred from; and so does its wrapped form, for the
  * {result: V} values that 2025-11-25 clients get.
  */
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { inferSchema } from '../../../src/infer/index.js';
 import type { Json } from '../../../src/json.js';

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { classifyMessage } from '../../../src/jsonrpc/classify.js';
 import { MAX_DEPTH, nestedTooDeeply, nestedTooDeeplyInSlices, responseProblem, strictProblem } from '../../../src/jsonrpc/strict.js';

@@ -9,7 +9,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import AjvDraft04Module from 'ajv-draft-04';
 import addFormatsModule from 'ajv-formats';
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { expect } from 'vitest';
 import type { Json, JsonObject } from '../../../src/json.js';
 import { draftOf } from '../../../src/retrofit/dialect.js';

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { isExactLiteral, isPlainExactDecimal, mayHoldInexactNumbers, readNumber } from '../../../src/retrofit/exact-number.js';
 import { parseJsonExact } from '../../../src/retrofit/extract/exact-json.js';

@@ -2,7 +2,7 @@
  * fast-check properties: extraction never throws and never yields structuredContent that fails the schema;
  * a wrapped schema accepts exactly the wrapped values the original accepts.
  */
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject, JsonSchema } from '../../../src/json.js';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { BlockScanner, endsBlock } from '../../../src/stream/blocks.js';
 import { SseSplitter } from '../../../src/stream/sse.js';

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { sniffResponseId } from '../../../src/jsonrpc/sniff.js';
 import { SseSplitter, type SseEvent } from '../../../src/stream/sse.js';

@@ -3,7 +3,7 @@
  * short, the whole past `sharedFrom`) comes back as its data's bytes, never decoded: the lines' values joined
  * with "\n", however the chunks fall. Blocks at or under `sharedFrom` are read as they always were.
  */
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { split } from './split.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { sniffResponseId } from '../../../src/jsonrpc/sniff.js';
 import { createLineSplitter, type OverlongLine } from '../../../src/upstream/ndjson.js';
 

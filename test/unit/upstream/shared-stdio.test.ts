@@ -4,7 +4,7 @@
  * death fanned out, detach and the last detach.
  */
 import { describe, expect, it } from 'vitest';
-import fc from 'fast-check';
+import fc from '../../helpers/fast-check.js';
 import { RetrofitError } from '../../../src/errors.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from '../../../src/upstream/link.js';
 import { fromWire, toWire } from '../../../src/jsonrpc/multiplex.js';

@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { inexactNote, parseJsonExact, quoteInexactNumbers } from '../../../../src/retrofit/extract/exact-json.js';
 import { isExactLiteral, JSON_NUMBER_RE } from '../../../../src/retrofit/exact-number.js';

@@ -2,7 +2,7 @@
  * Configured patterns: which run on RE2 in place (and give exactly what the JavaScript RegExp gives), and
  * which keep the JavaScript RegExp on the guard, with the reason the pipeline reads from `isolate`.
  */
-import fc from 'fast-check';
+import fc from '../../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { ALL_MATCHES, compilePattern, matchEach, matchPattern } from '../../../../src/retrofit/extract/pattern.js';
 import { toRe2 } from '../../../../src/retrofit/extract/re2-syntax.js';

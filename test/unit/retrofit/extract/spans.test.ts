@@ -1,4 +1,4 @@
-import fc from 'fast-check';
+import fc from '../../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { MAX_NESTING, topLevelSpans, type Span } from '../../../../src/retrofit/extract/spans.js';
 

@@ -1,7 +1,9 @@
 /**
- * Property tests (fast-check) run from a fixed seed, so `npm test` is the same run on every machine and a
+ * fast-check for property tests, run from a fixed seed: `npm test` is the same run on every machine, and a
  * failure on CI replays at a desk. `FC_SEED=N` runs them from seed N; `FC_SEED=random` from a fresh seed per
  * property (fast-check prints it with any counterexample), for exploring: `FC_SEED=random npm run test:unit`.
+ * Property tests import fc from here, not from 'fast-check', so the seed is set wherever one runs (and files
+ * without properties do not load the library).
  */
 import fc from 'fast-check';
 
@@ -13,3 +15,5 @@ if (asked !== 'random') {
   if (!Number.isInteger(seed)) throw new Error(`FC_SEED is an integer or "random", not ${JSON.stringify(asked)}`);
   fc.configureGlobal({ seed });
 }
+
+export default fc;
