@@ -5,9 +5,10 @@
  * - a string value of the result equal to an argument value or a secret becomes REDACTED (unless it reads as
  *   a JSON literal: a text block `42` is a number);
  * - inside a string (a text block that holds JSON, or prose), a quoted JSON string equal to one becomes
- *   "REDACTED" unless it is a key (followed by `:`); elsewhere, a whole-word occurrence of one becomes
- *   REDACTED unless it starts a `key:` line, is shorter than MIN_WORD characters, or reads as a JSON literal
- *   (`true`, `1`, `null`: replacing those would change a value's type, not hide it).
+ *   "REDACTED" unless it is a key (followed by `:`); any other quoted string that is no key is scrubbed as a
+ *   string of its own (and quoted again); elsewhere, a whole-word occurrence of one becomes REDACTED unless it
+ *   starts a `key:` line, is shorter than MIN_WORD characters, or reads as a JSON literal (`true`, `1`,
+ *   `null`: replacing those would change a value's type, not hide it).
  * A bare word, not the logs' `[Redacted]`: in a `city: Paris` report the latter would read back as a YAML
  * list and teach infer the wrong type; infer takes it for "a string" (never an enum member).
  *
@@ -109,18 +110,26 @@ class Scrubber {
     return out;
   }
 
-  /** A quoted JSON string `text[start..end]`: "REDACTED" when its value is one, unless it is a key. */
+  /**
+   * A quoted JSON string `text[start..end]`, unless it is a key: "REDACTED" when its value is one; else its value
+   * scrubbed as any string is (a whole word, a quoted string inside it) and quoted again. A string value in a
+   * text block's JSON often quotes an argument or a secret in a sentence (`"greeting": "Hello Grace"`, a
+   * `"Bearer <token>"` header echoed back).
+   */
   #quoted(text: string, start: number, end: number): string {
     const token = text.slice(start, end + 1);
     let value: unknown;
     try {
       value = JSON.parse(token);
     } catch {
-      return token;
+      // No JSON string (`"C:\Users\Grace"` in prose): prose, quotes and all.
+      return this.#prose(text, start, end + 1);
     }
-    if (typeof value !== 'string' || !this.#values.has(value)) return token;
-    const after = /^\s*:/.test(text.slice(end + 1, end + 33));
-    return after ? token : `"${CENSOR}"`;
+    if (typeof value !== 'string' || /^\s*:/.test(text.slice(end + 1, end + 33))) return token;
+    if (this.#values.has(value)) return `"${CENSOR}"`;
+    // Shorter than the token (its quotes at least): the nesting of quoted strings in quoted strings ends.
+    const inner = this.string(value);
+    return inner === value ? token : JSON.stringify(inner);
   }
 
   /** Text outside quoted strings: whole words replaced, except a `key:` at the start of a line. */

@@ -66,6 +66,21 @@ describe('createRecorder', () => {
     expect(await texts('report')).toBe('city: REDACTED\nnote: cold in REDACTED');
   });
 
+  it('scrubs argument values and secrets inside the longer strings of a text\'s JSON, and inside quotes in prose, keys left alone', async () => {
+    const { dir, recorder } = await setup({}, ['sekrit-upstream-token-9876']);
+    recorder.offer({ upstream: 'w', tool: 'greet', result: text('{"msg": "Hello Bartholomew, welcome", "header": "Bearer sekrit-upstream-token-9876", "Bartholomew": 1}'), arguments: { name: 'Bartholomew' } });
+    // A quoted string in a quoted string (a text holding escaped JSON), and quotes in prose that are no JSON string.
+    recorder.offer({ upstream: 'w', tool: 'nested', result: text('{"inner": "{\\"who\\": \\"Bartholomew\\", \\"note\\": \\"dear Bartholomew\\"}"}'), arguments: { name: 'Bartholomew' } });
+    recorder.offer({ upstream: 'w', tool: 'prose', result: text('He said "hi Bartholomew" from "C:\\Users\\Bartholomew\\x"'), arguments: { name: 'Bartholomew' } });
+    await recorder.flush();
+    const texts = async (tool: string): Promise<string | undefined> => ((await filesIn(toolDir(dir, 'w', tool)))[0]?.json.result as { content: { text: string }[] }).content[0]?.text;
+    expect(await texts('greet')).toBe('{"msg": "Hello REDACTED, welcome", "header": "Bearer REDACTED", "Bartholomew": 1}');
+    const nested = await texts('nested');
+    expect(nested).not.toContain('Bartholomew');
+    expect(JSON.parse(JSON.parse(nested!).inner)).toEqual({ who: 'REDACTED', note: 'dear REDACTED' });
+    expect(await texts('prose')).toBe('He said "hi REDACTED" from "C:\\Users\\REDACTED\\x"');
+  });
+
   it('takes no switch for a secret: values under plain names, or short ones, are left alone', async () => {
     const { dir, recorder } = await setup({}, ['on'], ['true', 'verbose-mode']);
     recorder.offer({ upstream: 'w', tool: 't', result: text('{"on": true, "mode": "verbose-mode", "flag": "on"}') });

@@ -1,7 +1,7 @@
 /** Property: redaction never changes a sample's structure (issue 25), whatever the arguments are. */
 import { describe, expect, it } from 'vitest';
 import type { Json, JsonObject } from '../../../src/json.js';
-import { CENSOR, scrubResult } from '../../../src/record/scrub.js';
+import { CENSOR, scrubResult, textScrubber } from '../../../src/record/scrub.js';
 
 /** A small seeded generator (mulberry32). */
 function random(seed: number): () => number {
@@ -54,5 +54,11 @@ describe('scrubResult', () => {
     }
     // The property is not vacuous: many samples had something redacted (most arguments drawn are keys or literals).
     expect(redacted).toBeGreaterThan(100);
+  });
+
+  it('hides a value in a logged line that is JSON as it does in prose (a child\'s stderr, a trace attribute)', () => {
+    const hide = textScrubber(['Bartholomew']);
+    expect(hide('plain greeting Bartholomew now')).toBe('plain greeting REDACTED now');
+    expect(hide('{"event":"greeting Bartholomew now","Bartholomew":true}')).toBe('{"event":"greeting REDACTED now","Bartholomew":true}');
   });
 });
