@@ -3,7 +3,8 @@
  *
  * Routes, upstream connectors, stdio children and the listening socket are built once (Fastify cannot add
  * routes after ready, and a session must keep its child). So a reload applies: tool policies (`tools:`,
- * schema files), `defaults`, `auth`, `allowedOrigins`, `sessionIdPrefix` (sessions opened after the reload),
+ * schema files), `defaults`, `clients` (each of those tells every client holding a stream to list its tools
+ * again: `toolsChanged`), `auth`, `allowedOrigins`, `sessionIdPrefix` (sessions opened after the reload),
  * `limits.maxResultBytes` (for stdio: the line bound of
  * sessions opened after the reload; running children keep theirs), and each upstream's
  * `headers` and `timeoutMs`. It does not apply, and reports as "requires restart" while keeping the running
@@ -75,7 +76,9 @@ export function mergeReload(running: LoadedConfig, next: LoadedConfig): MergedRe
   }
   // The console is built at start (its routes, its ledger): a reload keeps the running `ui:`.
   if (!same(old.ui, neu.ui)) restartRequired.push('ui changed (running values kept)');
-  const defaultsChanged = !same(old.defaults, neu.defaults);
+  // A profile decides what a client is listed (outputSchema strip, schemaDialect, ...): a change to `clients:`
+  // may change every upstream's tools for some client, which must list them again.
+  const listingChanged = !same(old.defaults, neu.defaults) || !same(old.clients, neu.clients);
 
   const upstreams: Record<string, UpstreamConfig> = {};
   // defineProperty: an upstream may be called `__proto__`.
@@ -95,7 +98,7 @@ export function mergeReload(running: LoadedConfig, next: LoadedConfig): MergedRe
     if (fixed.length > 0) restartRequired.push(`upstream "${name}": ${fixed.join(', ')} changed (running values kept)`);
     put(name, config);
     policies.set(name, carryNative(nextPolicy, currentPolicy));
-    if (defaultsChanged || !same(current.tools, config.tools)) toolsChanged.push(name);
+    if (listingChanged || !same(current.tools, config.tools)) toolsChanged.push(name);
   }
   for (const name of Object.keys(neu.upstreams)) {
     if (!Object.prototype.hasOwnProperty.call(old.upstreams, name)) restartRequired.push(`upstream "${name}" added (not served until restart)`);

@@ -10,6 +10,8 @@ import { FIXTURE_SERVER } from '../helpers/stdio-gateway.js';
 import { startEverythingSse } from '../helpers/everything-sse.js';
 import { startServe } from '../helpers/serve.js';
 import { startV1Server } from '../helpers/v1-server.js';
+import { connectV1Client } from '../helpers/v1-client.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -147,5 +149,25 @@ describe('tools/list_changed after a reload', () => {
       await local.close();
       await legacy.close();
     }
+  });
+
+  it('arrives when only the client profiles changed, so a strict v1 client lists again and takes what its new profile serves', async () => {
+    const upstream = await startV1Server();
+    const base = `upstreams:\n  web:\n    url: ${upstream.url}\n    tools:\n      echo: { outputSchema: { type: object } }\n`;
+    const gw = await startServe(base);
+    const { client } = await connectV1Client(`${gw.origin}/web/mcp`);
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    expect((await client.listTools()).tools.find((t) => t.name === 'echo')?.outputSchema).toEqual({ type: 'object' });
+    // The v1 client opens its GET stream once initialized; a call through the session shows it is up.
+    expect((await client.callTool({ name: 'echo', arguments: { text: '{"a":1}' } })).structuredContent).toEqual({ a: 1 });
+
+    gw.write(`clients:\n  - name: plain\n    match: { name: v1-test-client }\n    outputSchema: strip\n${base}`);
+    expect(await gw.sighup()).toMatchObject({ ok: true, toolsChanged: ['web'] });
+    await expect.poll(() => changed).toBe(1);
+    expect((await client.listTools()).tools.find((t) => t.name === 'echo')?.outputSchema).toBeUndefined();
+    const result = await client.callTool({ name: 'echo', arguments: { text: '{"a":1}' } });
+    expect(result.structuredContent).toBeUndefined();
+    expect(result.content).toEqual([{ type: 'text', text: '{"a":1}' }]);
   });
 });

@@ -70,4 +70,11 @@ describe('mergeReload', () => {
     expect(merged.toolsChanged).toEqual(['web']);
     expect(merged.restartRequired).toEqual([]);
   });
+
+  it('counts a change to the client profiles as a tool change of every upstream it keeps (what a client is listed may differ)', () => {
+    const running = gatewayConfig([httpUpstream('web', 'http://a.test/mcp'), stdio('local')]);
+    const next = gatewayConfig([httpUpstream('web', 'http://a.test/mcp'), stdio('local')], { clients: [{ name: 'rev', match: { name: 'rev' }, outputSchema: 'strip', schemaDialect: 'keep', textFallback: false, inputSchemaRoot: 'keep' }] });
+    expect(mergeReload(running, next).toolsChanged).toEqual(['web', 'local']);
+    expect(mergeReload(next, next).toolsChanged).toEqual([]);
+  });
 });
