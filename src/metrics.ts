@@ -3,20 +3,19 @@
  * one process. Names follow Prometheus conventions: `mcp_retrofit_` prefix, `_total` counters, `_seconds`.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics, type Metric } from 'prom-client';
+import { keepsState } from './tool-name.js';
 
 /** Most label tuples a Tally keeps; past it, counts go straight to prom-client. */
 const TALLY_MAX = 4096;
 
 /** Distinct tool names one upstream may give a `tool` label; the rest count as `other`. */
 export const TOOL_LABELS_MAX = 1000;
-/** Longest tool name used as a label (the spec's SHOULD for tool names); longer ones count as `other`. */
-export const TOOL_LABEL_CHARS = 128;
 
 /**
  * The `tool` label of an upstream's metrics. Tool names are the upstream's choice: an upstream that lists a new
  * set of names on every tools/list would otherwise add series (and memory) without end. The first
  * TOOL_LABELS_MAX names an upstream is counted under keep their own label, in the order first counted; names
- * past that, or longer than TOOL_LABEL_CHARS, are `other`. A config reload keeps what was seen.
+ * past that, or longer than TOOL_NAME_CHARS (src/tool-name.ts), are `other`. A config reload keeps what was seen.
  */
 export class ToolLabels {
   readonly #seen = new Map<string, Set<string>>();
@@ -25,7 +24,7 @@ export class ToolLabels {
   of(upstream: string, tool: string): string {
     let names = this.#seen.get(upstream);
     if (names?.has(tool)) return tool;
-    if (tool.length > TOOL_LABEL_CHARS) return 'other';
+    if (!keepsState(tool)) return 'other';
     if (!names) this.#seen.set(upstream, (names = new Set()));
     if (names.size >= TOOL_LABELS_MAX) return 'other';
     names.add(tool);

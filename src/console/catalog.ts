@@ -1,9 +1,10 @@
 /**
  * The tools each upstream listed (its tools/list answers, before the retrofit): names, and the outputSchema
- * it declared, if any. Bounded like the ledger (MAX_TOOLS per gateway); a later listing replaces what an
- * earlier one said of a tool.
+ * it declared, if any. Bounded like the ledger (MAX_TOOLS per gateway, names of at most TOOL_NAME_CHARS
+ * characters); a later listing replaces what an earlier one said of a tool.
  */
 import { isJsonObject, type JsonObject, type JsonSchema } from '../json.js';
+import { keepsState } from '../tool-name.js';
 import { MAX_TOOLS } from './ledger.js';
 
 /** What an upstream's listing said of one tool. */
@@ -33,7 +34,7 @@ export class Catalog {
     let tools = this.#upstreams.get(upstream);
     if (!tools) this.#upstreams.set(upstream, (tools = new Map()));
     for (const tool of result.tools) {
-      if (!isJsonObject(tool) || typeof tool.name !== 'string') continue;
+      if (!isJsonObject(tool) || typeof tool.name !== 'string' || !keepsState(tool.name)) continue;
       const schema = tool.outputSchema;
       const declared = isJsonObject(schema) || typeof schema === 'boolean' ? (schema as JsonSchema) : undefined;
       const known = tools.get(tool.name);

@@ -2,9 +2,11 @@
  * The console's outcome ledger: per upstream and tool, the outcomes of the last hour by minute, the
  * retrofit's own time, and the last failures and successes. Fed by the pipeline's one reporting place
  * (src/pipeline/report.ts reportOutcome, through the rewriter's observer). Bounded: at most MAX_TOOLS tools
- * per gateway (outcomes of others are counted as dropped); each tool's buffers are fixed in size.
+ * per gateway, each named in at most TOOL_NAME_CHARS characters (outcomes of others are counted as dropped);
+ * each tool's buffers are fixed in size.
  */
 import type { OutcomeEvent } from '../pipeline/report.js';
+import { keepsState } from '../tool-name.js';
 import { KINDS, MinuteSeries, Reservoir, Ring, type Kind } from './ring.js';
 import { keptArguments, keptText, type KeptSample } from './samples.js';
 
@@ -112,7 +114,7 @@ export class Ledger {
     const k = key(upstream, tool);
     let entry = this.#tools.get(k);
     if (entry) return entry;
-    if (this.#tools.size >= (this.#options.maxTools ?? MAX_TOOLS)) {
+    if (!keepsState(tool) || this.#tools.size >= (this.#options.maxTools ?? MAX_TOOLS)) {
       this.#dropped += 1;
       return undefined;
     }

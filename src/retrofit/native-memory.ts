@@ -5,6 +5,7 @@
  * between list and call) the caller decides by the value.
  */
 import type { Era } from '../protocol/era.js';
+import { TOOL_NAME_CHARS } from '../tool-name.js';
 
 /**
  * What tools/list saw of a natively declared outputSchema: an object root, another root (wrapped or
@@ -12,13 +13,15 @@ import type { Era } from '../protocol/era.js';
  */
 export type NativeDecision = 'object' | 'non-object' | 'removed';
 
-/** A bounded least-recently-used map. */
+/** A bounded least-recently-used map: at most `max` entries, and (`maxKeyChars`) no string key longer than that kept. */
 export class Lru<K, V> {
   readonly #max: number;
+  readonly #maxKeyChars: number;
   readonly #map = new Map<K, V>();
 
-  constructor(max: number) {
+  constructor(max: number, maxKeyChars = Infinity) {
     this.#max = max;
+    this.#maxKeyChars = maxKeyChars;
   }
 
   get size(): number {
@@ -36,6 +39,7 @@ export class Lru<K, V> {
   }
 
   set(key: K, value: V): void {
+    if (typeof key === 'string' && key.length > this.#maxKeyChars) return;
     this.#map.delete(key);
     this.#map.set(key, value);
     if (this.#map.size > this.#max) {
@@ -65,6 +69,11 @@ export interface NativeMemory {
 /** Tools remembered per upstream. */
 export const NATIVE_MEMORY_SIZE = 1000;
 
+/** The longest era in a decision key, and room for a repair's kind and detail beside its tool's name. */
+const ERA_CHARS = 'object-only\u0000'.length;
+const REPAIR_CHARS = 512;
+
+/** Tools whose names are longer than TOOL_NAME_CHARS are not remembered (src/tool-name.ts). */
 export function createNativeMemory(): NativeMemory {
-  return { decisions: new Lru(NATIVE_MEMORY_SIZE), repairs: new Lru(NATIVE_MEMORY_SIZE) };
+  return { decisions: new Lru(NATIVE_MEMORY_SIZE, TOOL_NAME_CHARS + ERA_CHARS), repairs: new Lru(NATIVE_MEMORY_SIZE, TOOL_NAME_CHARS + REPAIR_CHARS) };
 }

@@ -3,11 +3,12 @@
  * that listed 2,000 new names with a broken inputSchema on every tools/list added 2,000 series to
  * `mcp_retrofit_tool_repairs_total` and 2,000 info log lines each time (150,000 series and 483 MB RSS after 75
  * lists). Now an upstream's first TOOL_LABELS_MAX names keep their label and the rest count as `other` (so do
- * names past TOOL_LABEL_CHARS), and one tools/list logs at most REPAIR_LINES repairs at info, then one line
+ * names past TOOL_NAME_CHARS), and one tools/list logs at most REPAIR_LINES repairs at info, then one line
  * saying how many more. A `"*"` entry governs every name, dot segments and newlines included.
  */
 import { describe, expect, it } from 'vitest';
-import { TOOL_LABELS_MAX, TOOL_LABEL_CHARS } from '../../src/metrics.js';
+import { TOOL_LABELS_MAX } from '../../src/metrics.js';
+import { TOOL_NAME_CHARS } from '../../src/tool-name.js';
 import { REPAIR_LINES } from '../../src/pipeline/report.js';
 import { startStdioGateway } from '../helpers/stdio-gateway.js';
 import { rawArgs, rawChild } from '../helpers/raw-child.js';
@@ -20,7 +21,7 @@ const child = rawChild(`(() => {
   return (m, out) => {
     if (m.method === 'tools/list') {
       const tools = Array.from({ length: ${PER_LIST} }, () => ({ name: 't' + (next++), inputSchema: {} }));
-      tools.push({ name: 'x'.repeat(${TOOL_LABEL_CHARS + 1}), inputSchema: {} }, { name: '../..', inputSchema: {} }, { name: 'a\\nb', inputSchema: {} });
+      tools.push({ name: 'x'.repeat(${TOOL_NAME_CHARS + 1}), inputSchema: {} }, { name: '../..', inputSchema: {} }, { name: 'a\\nb', inputSchema: {} });
       return out({ jsonrpc: '2.0', id: m.id, result: { tools } });
     }
     if (m.method === 'tools/call') return out({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'plain' }] } });
@@ -47,7 +48,7 @@ describe('regression: an upstream that invents tool names', () => {
     const labels = new Set(repairs.map((v) => v.labels.tool));
     expect(labels.size).toBe(TOOL_LABELS_MAX + 1);
     expect(labels.has('other')).toBe(true);
-    expect(labels.has('x'.repeat(TOOL_LABEL_CHARS + 1))).toBe(false);
+    expect(labels.has('x'.repeat(TOOL_NAME_CHARS + 1))).toBe(false);
     expect(repairs.reduce((n, v) => n + v.value, 0)).toBe(3 * (PER_LIST + 3));
     const retrofits = (await gateway.metrics.retrofits.get()).values;
     // Counted under its own name: it was among the first TOOL_LABELS_MAX this upstream was counted under.

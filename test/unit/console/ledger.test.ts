@@ -6,6 +6,7 @@ import { SessionBook } from '../../../src/console/sessions.js';
 import { cachedReadiness, READY_TTL_MS } from '../../../src/console/upstreams.js';
 import type { OutcomeEvent } from '../../../src/pipeline/report.js';
 import type { UpstreamPolicy } from '../../../src/retrofit/policy.js';
+import { TOOL_NAME_CHARS } from '../../../src/tool-name.js';
 
 const NOW = 1_764_740_000_000;
 const policy = (keepsArguments: boolean): UpstreamPolicy => ({ upstream: 'u', resolve: () => undefined, ...(keepsArguments && { keepsArguments: true }) });
@@ -61,6 +62,16 @@ describe('Ledger', () => {
     expect(ledger.toolsOf('u').sort()).toEqual(['a', 'b']);
     expect(ledger.dropped).toBe(2);
   });
+
+  it('tracks no tool named in more than TOOL_NAME_CHARS characters: a client may call any name, of any length', () => {
+    const ledger = new Ledger({ samples: 1, maxTextBytes: 10, now: () => NOW });
+    const long = 'x'.repeat(TOOL_NAME_CHARS + 1);
+    ledger.record(event(long, 'native'));
+    ledger.record(event('x'.repeat(TOOL_NAME_CHARS), 'native'));
+    expect(ledger.toolsOf('u')).toEqual(['x'.repeat(TOOL_NAME_CHARS)]);
+    expect(ledger.get('u', long)).toBeUndefined();
+    expect(ledger.dropped).toBe(1);
+  });
 });
 
 describe('Catalog', () => {
@@ -72,6 +83,12 @@ describe('Catalog', () => {
     const seq = catalog.seq;
     catalog.listed('u', { tools: [{ name: 'a', outputSchema: { type: 'object' } }] });
     expect(catalog.seq).toBe(seq);
+  });
+
+  it('keeps nothing of a tool an upstream names in more than TOOL_NAME_CHARS characters', () => {
+    const catalog = new Catalog();
+    catalog.listed('u', { tools: [{ name: 'y'.repeat(TOOL_NAME_CHARS + 1), outputSchema: { type: 'object' } }, { name: 'ok' }] });
+    expect(catalog.toolsOf('u')).toEqual(['ok']);
   });
 });
 

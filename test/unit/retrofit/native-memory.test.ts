@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Lru, NATIVE_MEMORY_SIZE, createNativeMemory } from '../../../src/retrofit/native-memory.js';
+import { Lru, NATIVE_MEMORY_SIZE, createNativeMemory, decisionKey } from '../../../src/retrofit/native-memory.js';
+import { TOOL_NAME_CHARS } from '../../../src/tool-name.js';
 import { rewriteToolCall, rewriteToolsList } from '../../../src/retrofit/engine.js';
 import { upstreamWith } from './helpers.js';
 
@@ -21,6 +22,16 @@ describe('native decisions', () => {
     const memory = createNativeMemory();
     for (let i = 0; i < NATIVE_MEMORY_SIZE + 10; i++) memory.decisions.set(`t${i}`, 'object');
     expect(memory.decisions.size).toBe(NATIVE_MEMORY_SIZE);
+  });
+
+  it('are not kept for a tool named in more than TOOL_NAME_CHARS characters (an upstream may list any name, of any length)', () => {
+    const policy = upstreamWith({});
+    const long = 'n'.repeat(TOOL_NAME_CHARS + 1);
+    const ok = 'n'.repeat(TOOL_NAME_CHARS);
+    rewriteToolsList({ tools: [long, ok].map((name) => ({ name, inputSchema: { type: 'object' }, outputSchema: { type: 'array' } })) }, policy, '2025-11-25');
+    expect(policy.native?.decisions.get(decisionKey(ok, 'object-only'))).toBe('non-object');
+    expect(policy.native?.decisions.get(decisionKey(long, 'object-only'))).toBeUndefined();
+    expect(policy.native?.decisions.size).toBe(1);
   });
 
   it('survive between tools/list and tools/call of different revisions', () => {
