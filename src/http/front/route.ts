@@ -195,11 +195,14 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     const revision = session.revision(requested ?? header);
     const stream = session.openStream(res, requests.map((m) => m.id!), revision);
     answered.stream = stream;
-    // A session whose initialize failed (an error, no answer within timeoutMs) is of no use: it ends, and its
-    // child with it, rather than at the idle timeout.
+    // A session whose initialize failed (an error, no answer within timeoutMs), or whose client left before it
+    // was answered (it may never have seen the session's id: headers wait for the first message), is of no use:
+    // it ends, and its child with it, rather than at the idle timeout.
     if (initialize) {
       res.once('close', () => {
-        if (stream.outcome.rpcError !== undefined && session.owned.state.negotiated === undefined) void sessions.close(session, 'initialize failed');
+        if (session.owned.state.negotiated !== undefined) return;
+        if (stream.outcome.rpcError !== undefined) void sessions.close(session, 'initialize failed');
+        else if (!res.writableFinished) void sessions.close(session, 'client left during initialize');
       });
     }
     const tracer = ctx.telemetry.tracer;
