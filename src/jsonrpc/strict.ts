@@ -57,8 +57,9 @@ export function strictProblem(m: ClassifiedMessage): string | undefined {
 
 /**
  * Why an upstream's answer to a request the gateway awaits is not a response a strict client takes (the SDK
- * clients' schemas: `jsonrpc: "2.0"`, a result object or an error with an integer code and a string message,
- * never both, nothing else), or undefined when it is one. A client drops such a message and waits for ever:
+ * clients' schemas: `jsonrpc: "2.0"`, a result object — its `_meta`, if any, an object with a string or integer
+ * progressToken and a related task with a string taskId — or an error with an integer code and a string
+ * message, never both, nothing else), or undefined when it is one. A client drops such a message and waits for ever:
  * a gateway-owned session answers the request with an error instead.
  */
 export function responseProblem(message: Record<string, unknown>): string | undefined {
@@ -66,9 +67,22 @@ export function responseProblem(message: Record<string, unknown>): string | unde
   const hasResult = 'result' in message;
   if (hasResult === 'error' in message) return hasResult ? 'a response has a result or an error, not both' : 'a response has a result or an error';
   if (!onlyKeys(message, RESPONSE_KEYS)) return 'a response has only jsonrpc, id and a result or an error';
-  if (hasResult) return isJsonObject(message.result) ? undefined : 'a result is an object';
+  if (hasResult) return isJsonObject(message.result) ? resultMetaProblem(message.result._meta) : 'a result is an object';
   const error = message.error;
   return isJsonObject(error) && Number.isInteger(error.code) && typeof error.message === 'string' ? undefined : 'an error has an integer code and a string message';
+}
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
+/** A result's `_meta`, when present: an object whose progressToken and related task are what the SDK clients' schema says. */
+function resultMetaProblem(meta: unknown): string | undefined {
+  if (meta === undefined) return undefined;
+  if (!isJsonObject(meta)) return "a result's _meta is an object";
+  const token = meta.progressToken;
+  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) return 'a progressToken is a string or an integer';
+  const task = meta[RELATED_TASK];
+  if (task !== undefined && !(isJsonObject(task) && typeof task.taskId === 'string')) return `${RELATED_TASK} has a string taskId`;
+  return undefined;
 }
 
 /**

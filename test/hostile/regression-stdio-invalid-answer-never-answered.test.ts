@@ -1,6 +1,6 @@
 /**
  * Regression: a stdio child answering a pending request with an invalid message (`"jsonrpc": "1.0"` and that
- * id, `result` and `error` both, neither) had the request taken off the pending table and the message
+ * id, `result` and `error` both, neither, a result whose `_meta` the SDK clients' schema refuses) had the request taken off the pending table and the message
  * discarded (or passed on, for a strict client to drop): the client was never answered, not even at
  * timeoutMs. Now an answer to an awaited request that a strict client would not take gets the client a
  * RETROFIT_ERR_UPSTREAM_PROTOCOL error for that id at once — parsed on the event loop or, for a large answer
@@ -22,13 +22,15 @@ const child = rawChild(`(m, out) => {
     case 'error-not-an-object': return out({ jsonrpc: '2.0', id: m.id, error: 'oops' });
     case 'result-not-an-object': return out({ jsonrpc: '2.0', id: m.id, result: 42 });
     case 'unknown-key': return out({ jsonrpc: '2.0', id: m.id, result: content, extra: true });
+    case 'meta-not-an-object': return out({ jsonrpc: '2.0', id: m.id, result: { ...content, _meta: 'x' } });
+    case 'progress-token-1.5': return out({ jsonrpc: '2.0', id: m.id, result: { ...content, _meta: { progressToken: 1.5 } } });
     case 'in-a-batch': return out('[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}},{"jsonrpc":"1.0","id":' + id + ',"result":{}}]');
     case 'large-result-and-error': return out({ jsonrpc: '2.0', id: m.id, error: { code: 1, message: 'both' }, result: { content: [{ type: 'text', text: '{"ok":true,"pad":"' + 'x'.repeat(300 * 1024) + '"}' }] } });
     default: return out({ jsonrpc: '2.0', id: m.id, result: content });
   }
 }`);
 
-const SHAPES = ['jsonrpc-1.0', 'result-and-error', 'neither', 'error-not-an-object', 'result-not-an-object', 'unknown-key', 'in-a-batch', 'large-result-and-error'];
+const SHAPES = ['jsonrpc-1.0', 'result-and-error', 'neither', 'error-not-an-object', 'result-not-an-object', 'unknown-key', 'meta-not-an-object', 'progress-token-1.5', 'in-a-batch', 'large-result-and-error'];
 const PROTOCOL_ERROR = { code: -32002, message: 'upstream "fixture" sent an invalid response', data: { code: 'RETROFIT_ERR_UPSTREAM_PROTOCOL' } };
 // A configured schema: the large answer goes to the retrofit worker unparsed first.
 const TOOLS = { echo: { outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } };

@@ -181,6 +181,12 @@ describe('responseProblem', () => {
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: {}, extra: true })).toBe('a response has only jsonrpc, id and a result or an error');
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: 42 })).toBe('a result is an object');
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: [] })).toBe('a result is an object');
+    // A result's _meta as the SDK clients' ResultSchema reads it (they drop the message otherwise).
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: 'p', 'io.modelcontextprotocol/related-task': { taskId: 't' }, other: 1 } } })).toBeUndefined();
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: 7 } } })).toBeUndefined();
+    for (const meta of [null, 'x', [], 3]) expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: meta } }), JSON.stringify(meta)).toBe("a result's _meta is an object");
+    for (const progressToken of [1.5, null, true, {}]) expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { progressToken } } })).toBe('a progressToken is a string or an integer');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 1 } } } })).toBe('io.modelcontextprotocol/related-task has a string taskId');
     for (const error of ['oops', { code: 1.5, message: 'x' }, { code: 1 }, { message: 'x' }]) {
       expect(responseProblem({ jsonrpc: '2.0', id: 1, error }), JSON.stringify(error)).toBe('an error has an integer code and a string message');
     }
