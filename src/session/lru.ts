@@ -79,6 +79,11 @@ export class Lru<V> {
     return true;
   }
 
+  /** The live values, least recently used first (recency unchanged). */
+  *values(): IterableIterator<V> {
+    for (const entry of this.#map.values()) if (!this.#expired(entry)) yield entry.value;
+  }
+
   /** Drop expired entries (called opportunistically; lookups also check expiry). */
   prune(): void {
     for (const [key, entry] of this.#map) if (this.#expired(entry)) this.delete(key);

@@ -63,6 +63,13 @@ export class SessionTable {
     return this.#sessions.size;
   }
 
+  /** Requests awaited over all sessions (the debug endpoint's count; a walk over every session). */
+  pending(): number {
+    let n = 0;
+    for (const state of this.#sessions.values()) n += state.pending.size;
+    return n;
+  }
+
   /** The state of a known session, if any. */
   get(upstream: string, session: string): SessionState | undefined {
     return this.#sessions.get(`${upstream}\u0000${session}`);

@@ -26,6 +26,7 @@ export interface DebugSnapshot {
   readonly listeners: { readonly process: number; readonly server: number };
   readonly inflight: number;
   readonly proxiedSessions: number;
+  readonly proxiedPending: number;
   readonly metricSeries: number;
   readonly upstreams: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }

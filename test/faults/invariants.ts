@@ -111,6 +111,7 @@ function strictCounts(s: DebugSnapshot): Map<string, number> {
   const out = new Map<string, number>([
     ['inflight', s.inflight],
     ['proxiedSessions', s.proxiedSessions],
+    ['proxiedPending', s.proxiedPending],
     ['listeners.process', s.listeners.process],
     ['listeners.server', s.listeners.server],
     ['resources.ProcessWrap', s.resources.ProcessWrap ?? 0],

@@ -241,8 +241,13 @@ class ProxyExchange {
     this.#res.destroy();
   }
 
-  /** Anything the session need not see, streamed as it arrives. */
+  /**
+   * Anything the session need not see, streamed as it arrives. No answer to this body's requests comes in it
+   * (an HTML error page, a 202 to a request): they are not awaited any longer, or a client could fill the
+   * session's pending table with requests no answer ever takes off it.
+   */
   async #pipe(answer: UpstreamAnswer): Promise<void> {
+    this.#release();
     const res = this.#res;
     res.writeHead(answer.statusCode, toClientHeaders(answer.headers, { dropLength: false }));
     if (await pipeBody(res, answer.body)) res.end();

@@ -120,6 +120,7 @@ export function registerDebugRoutes(app: FastifyInstance, gate: Gate, ctx: Gatew
         listeners: { process: listenerTotal(process), server: listenerTotal(app.server) },
         inflight: ctx.inflight.size,
         proxiedSessions: ctx.sessions.size,
+        proxiedPending: ctx.sessions.pending(),
         metricSeries: series,
         upstreams: Object.fromEntries([...upstreams].map(([name, routes]) => [name, routes.counts?.() ?? {}])),
       });
