@@ -22,7 +22,8 @@ export interface RawLegacy extends Listening {
   initialized(id: string | number | undefined, name?: string): void;
 }
 
-export async function rawLegacyUpstream(onPost: (body: LegacyMessage | LegacyMessage[], res: ServerResponse, up: RawLegacy) => void): Promise<RawLegacy> {
+/** `prelude`: bytes the stream starts with, before its endpoint event (a comment, `retry:`). */
+export async function rawLegacyUpstream(onPost: (body: LegacyMessage | LegacyMessage[], res: ServerResponse, up: RawLegacy) => void, prelude = ''): Promise<RawLegacy> {
   let stream: ServerResponse | undefined;
   const write = (bytes: string | Buffer): boolean => stream?.write(bytes) ?? false;
   const event = (data: string): void => void write(`event: message\ndata: ${data}\n\n`);
@@ -33,7 +34,7 @@ export async function rawLegacyUpstream(onPost: (body: LegacyMessage | LegacyMes
     if (req.method === 'GET') {
       stream = res;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('event: endpoint\ndata: /messages?s=1\n\n');
+      res.write(`${prelude}event: endpoint\ndata: /messages?s=1\n\n`);
       return;
     }
     void readBody(req).then((body) => onPost(JSON.parse(body.toString()) as LegacyMessage | LegacyMessage[], res, holder.up!));

@@ -5,7 +5,7 @@
  * registered with the session and forwarded, and their answers, rewritten where they change, arrive on the
  * GET stream. What is not rewritten is forwarded byte for byte (comments and other events included).
  */
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { legacyMessagePath } from '../../config/routes.js';
 import type { SseUpstreamConfig } from '../../config/types.js';
@@ -33,6 +33,8 @@ import { sseLink } from './link.js';
 
 /** Most traced requests a legacy connection keeps a span open for. */
 const MAX_TRACED = 1000;
+/** Most bytes of what the upstream sent before its endpoint event kept for the client's stream (the rest dropped). */
+const MAX_PRELUDE_BYTES = 64 * 1024;
 
 /** One legacy client's connection: its GET stream is where everything for it goes. */
 class LegacyConnection implements ClientSide<undefined> {
@@ -43,6 +45,12 @@ class LegacyConnection implements ClientSide<undefined> {
   #watching = false;
   /** Traced requests waiting for their answer on this stream, by id (bounded by the pending table). */
   readonly #traces = new Map<string, RequestTrace>();
+  /**
+   * What came for the client before its stream opened (an upstream's prelude before its endpoint event: a
+   * comment, `retry:`), written after the stream's headers (undefined once open); MAX_PRELUDE_BYTES at most.
+   */
+  #prelude: EventBytes[] | undefined = [];
+  #preludeBytes = 0;
 
   constructor(id: string, owned: OwnedSession<undefined>, res: ServerResponse) {
     this.id = id;
@@ -97,9 +105,26 @@ class LegacyConnection implements ClientSide<undefined> {
     this.#write(messageEvent(json));
   }
 
+  /** The client's stream opens: its headers, what came before, then the endpoint event. */
+  open(headers: OutgoingHttpHeaders, endpoint: EventBytes): void {
+    const prelude = this.#prelude ?? [];
+    this.#prelude = undefined;
+    this.#res.writeHead(200, headers);
+    for (const bytes of prelude) writeEvent(this.#res, bytes);
+    this.#write(endpoint);
+  }
+
   #write(bytes: EventBytes): void {
     const res = this.#res;
     if (res.destroyed || res.writableEnded) return;
+    if (this.#prelude) {
+      const size = Buffer.isBuffer(bytes) ? bytes.length : bytes.reduce((n, b) => n + b.length, 0);
+      if (this.#preludeBytes + size <= MAX_PRELUDE_BYTES) {
+        this.#prelude.push(bytes);
+        this.#preludeBytes += size;
+      }
+      return;
+    }
     // The session asks backedUp() after the delivery; 'drain' (which may come at once) makes it ask again.
     if (writeEvent(res, bytes) || this.#watching) return;
     this.#watching = true;
@@ -189,8 +214,7 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
     if (res.destroyed) return;
     streaming = true;
     connections.set(conn.id, conn);
-    res.writeHead(200, toClientHeaders(link.streamHeaders, { dropLength: true }));
-    res.write(encodeEvent(link.endpointEvent ?? { event: 'endpoint' }, `${messagePath}?sessionId=${conn.id}`));
+    conn.open(toClientHeaders(link.streamHeaders, { dropLength: true }), encodeEvent(link.endpointEvent ?? { event: 'endpoint' }, `${messagePath}?sessionId=${conn.id}`));
   }
 
   async function message(req: GatewayRequest, res: ServerResponse): Promise<void> {
