@@ -21,6 +21,12 @@ export interface SpawnGroupOptions {
   readonly cwd: string;
   /** Bounds and redaction of the kept stderr lines (see StderrTail). */
   readonly stderr?: StderrTailOptions;
+  /**
+   * How long what the group writes is still read once it can no longer be asked anything — its leader exited
+   * (Node then closes our end of its stdin) or its stdin broke — before the group is stopped and our pipes
+   * closed (default 1000 ms; then as long again before SIGKILL).
+   */
+  readonly orphanGraceMs?: number;
   /** Each complete stderr line, after redaction, as it arrives (for logs). */
   readonly onStderrLine?: (line: string) => void;
   /** What a stderr handler threw (redaction, onStderrLine): it never escapes the stream's data handler. */
@@ -125,8 +131,31 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
   };
   child.stderr.on('data', (chunk: Buffer) => stderrLines(() => tail.push(chunk)));
   child.stderr.on('end', () => stderrLines(() => tail.end()));
-  // EPIPE once the child is gone: `close` reports the end, a write error must not crash the process.
-  child.stdin.on('error', () => {});
+  // Nothing can be asked of the group once its leader exited or its stdin broke: a member that keeps stdout
+  // open (a grandchild of a wrapper, a server that closed its stdin) would otherwise hold the session, and its
+  // requests, until their timeouts. What the group still writes is read for a grace; then it is stopped as
+  // stop() does, without `requested` (its caller hears of an exit it did not ask for).
+  const grace = options.orphanGraceMs ?? 1000;
+  let orphaned = false;
+  const orphan = (): void => {
+    if (done || requested || orphaned) return;
+    orphaned = true;
+    timers.push(
+      setTimeout(() => {
+        signalGroup(child, 'SIGTERM');
+        timers.push(
+          setTimeout(() => {
+            signalGroup(child, 'SIGKILL');
+            child.stdout.destroy();
+            child.stderr.destroy();
+          }, grace),
+        );
+      }, grace),
+    );
+  };
+  child.once('exit', orphan);
+  // EPIPE: the child closed its stdin, or is gone. A write error must not crash the process.
+  child.stdin.on('error', orphan);
 
   return {
     child,

@@ -77,6 +77,31 @@ describe('spawnGroup', () => {
     expect(out.endsWith('late\n')).toBe(true);
   });
 
+  it('ends a group whose leader exited while a member keeps stdout open, once the grace is over: nothing can be asked of it', async () => {
+    // The grandchild shares the leader's pipes, ignores SIGTERM and never exits on its own.
+    const grandchild = `process.on('SIGTERM', () => {}); process.stdout.write('ready\\n'); setInterval(() => {}, 1000);`;
+    const group = start(
+      `
+      const { spawn } = require('node:child_process');
+      const g = spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: 'inherit' });
+      g.on('spawn', () => { process.stdout.write('grandchild ' + g.pid + '\\n'); setTimeout(() => process.exit(3), 200); });
+    `,
+      { orphanGraceMs: 100 },
+    );
+    const line = await lineMatching(group.child.stdout, (l) => /^grandchild \d+$/.test(l));
+    const pid = Number(line.split(' ')[1]);
+    expect(await group.exited).toMatchObject({ kind: 'exited', requested: false });
+    await vi.waitFor(() => expect(running(pid)).toBe(false));
+  });
+
+  it('ends a group whose child closed its stdin but runs on, once a write found the pipe broken', async () => {
+    const group = start(`require('node:fs').closeSync(0); process.stdout.write('closed\\n'); setInterval(() => {}, 1000);`, { orphanGraceMs: 100 });
+    await lineMatching(group.child.stdout, (l) => l === 'closed');
+    group.child.stdin.write('{"jsonrpc":"2.0","method":"ping"}\n');
+    group.child.stdin.write('{"jsonrpc":"2.0","method":"ping"}\n');
+    expect(await group.exited).toMatchObject({ kind: 'exited', requested: false });
+  });
+
   it('a command that cannot be spawned rejects `spawned` and ends as kind spawn', async () => {
     const group = spawnGroup({ command: 'retrofit-no-such-command', args: [], env: {}, cwd: process.cwd() });
     await expect(group.spawned).rejects.toMatchObject({ code: 'ENOENT' });
