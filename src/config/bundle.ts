@@ -137,11 +137,26 @@ async function loadGraph(source: SchemaSource, files: SchemaFiles, problems: Con
   return [...docs.values()];
 }
 
+const NON_FINITE = 'not a finite number (.inf, .nan, or past 1.8e308): JSON cannot hold it, so no client could read the schema';
+
+/** Where `value` holds a number JSON cannot write (YAML's .inf and .nan, a literal past the doubles). */
+function nonFinite(value: unknown, path: Segment[] = [], out: Segment[][] = [], depth = 0): Segment[][] {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) out.push([...path]);
+  } else if (depth < 512 && Array.isArray(value)) {
+    value.forEach((v, i) => nonFinite(v, [...path, i], out, depth + 1));
+  } else if (depth < 512 && value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) nonFinite(v, [...path, k], out, depth + 1);
+  }
+  return out;
+}
+
 /** Makes `source` self-contained (see the module comment). Problems are reported where they are written. */
 export async function bundleSchema(source: SchemaSource, files: SchemaFiles): Promise<Bundle> {
   const problems: ConfigProblem[] = [];
   if (!isJsonObject(source.schema)) return { schema: source.schema, embedded: [], problems };
   const docs = await loadGraph(source, files, problems);
+  for (const doc of docs) for (const path of nonFinite(doc.schema)) problems.push(problemAt(doc, path, NON_FINITE));
   const [root, ...others] = docs;
   const referenced = new Set(docs.flatMap((d) => d.refs.flatMap((r) => (r.target.kind === 'file' ? [r.target.file] : []))));
   if (!root || problems.length > 0 || referenced.size === 0) return { schema: source.schema, embedded: [], problems };

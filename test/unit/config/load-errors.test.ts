@@ -121,6 +121,14 @@ const rows: readonly Row[] = [
   { name: 'empty wrap', lines: [...tool, '        extract: { wrap: "" }'], want: { line: 6, col: 26, text: 'wrap: must not be empty' } },
   { name: 'empty config file', lines: ['# nothing here'], want: { line: 1, col: 1, text: 'the config file is empty' } },
   { name: 'config that is not a map', lines: ['- a', '- b'], want: { line: 1, col: 1, text: 'must be object' } },
+  // A number JSON cannot write would reach clients as null (the v1 client's listTools then throws).
+  { name: 'a schema bound of .inf', lines: [...tool, '        outputSchema: { type: number, maximum: .inf }'], want: { line: 6, col: 48, text: 'upstreams.a.tools.t.outputSchema.maximum: not a finite number' } },
+  {
+    name: 'a schema file with a number past the doubles',
+    lines: [...tool, '        inputSchemaFile: s.json'],
+    files: { 's.json': '{"type": "object", "properties": {"n": {"enum": [1, 1e400]}}}' },
+    want: { file: 's.json', line: 1, col: 53, text: 'not a finite number' },
+  },
 ];
 
 describe('loadConfig rejects bad configs at the right place', () => {
