@@ -256,7 +256,7 @@ class ProxyExchange {
 
   /** An initialize the upstream refused: taken over by the hook, or passed on as it came (./refusal.ts). */
   async #refused(answer: UpstreamAnswer): Promise<void> {
-    const outcome = await relayRefusal(answer, this.#res, this.#options.refusedInitialize!, () => this.#release());
+    const outcome = await relayRefusal(answer, this.#res, this.#options.refusedInitialize!, () => this.#release(), { upstream: this.#target.name, timeoutMs: this.#snap.upstream.timeoutMs });
     // `handed`: another edge answers the client, and logs the exchange.
     if (outcome.kind === 'handed') this.#handedOver = true;
     else if (outcome.kind === 'aborted') this.#aborted = true;

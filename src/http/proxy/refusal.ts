@@ -5,6 +5,7 @@
  * on when it was longer than anything worth reading.
  */
 import type { ServerResponse } from 'node:http';
+import { RetrofitError } from '../../errors.js';
 import type { UpstreamAnswer } from '../../upstream/exchange.js';
 import { toClientHeaders } from '../../upstream/headers.js';
 import { pipeBody } from '../write.js';
@@ -18,9 +19,17 @@ export const REFUSAL_BYTES = 64 * 1024;
  * it was written (the caller answers the client with the gateway's error). `read` is called once the answer
  * was read (to release the exchange's pending requests).
  */
-export async function relayRefusal(answer: UpstreamAnswer, res: ServerResponse, take: (body: Buffer) => boolean, read: () => void): Promise<{ kind: 'handed' | 'relayed' | 'aborted' } | { kind: 'failed'; error: unknown }> {
+export async function relayRefusal(
+  answer: UpstreamAnswer,
+  res: ServerResponse,
+  take: (body: Buffer) => boolean,
+  read: () => void,
+  deadline: { readonly upstream: string; readonly timeoutMs: number },
+): Promise<{ kind: 'handed' | 'relayed' | 'aborted' } | { kind: 'failed'; error: unknown }> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Held within the upstream's timeoutMs, as any body the gateway holds: one that stalls fails the exchange.
+  const timer = setTimeout(() => answer.body.destroy(new RetrofitError('RETROFIT_ERR_UPSTREAM_TIMEOUT', [deadline.upstream, deadline.timeoutMs])), deadline.timeoutMs);
   // Read by hand, not with for-await: leaving that loop would destroy the body, whose rest is still wanted.
   try {
     while (size <= REFUSAL_BYTES) {
@@ -32,6 +41,8 @@ export async function relayRefusal(answer: UpstreamAnswer, res: ServerResponse, 
   } catch (error) {
     read();
     return { kind: 'failed', error };
+  } finally {
+    clearTimeout(timer);
   }
   const body = Buffer.concat(chunks, size);
   read();
