@@ -102,8 +102,10 @@ export function holder(ctx: RelayContext): HeldBytes {
   return new HeldBytes(ctx.rewriter.rawThreshold ?? Infinity, ctx.max);
 }
 
-function rewriteJson(bytes: Buffer, ctx: RelayContext): Buffer | Promise<Buffer> {
-  if (bytes.length === 0 || !ctx.state) return bytes;
+function rewriteJson(body: Buffer, ctx: RelayContext): Buffer | Promise<Buffer> {
+  if (body.length === 0 || !ctx.state) return body;
+  // A UTF-8 byte order mark is no part of the JSON (fetch's .json() drops it too): read, and sent on, without it.
+  const bytes = hasBom(body) ? body.subarray(3) : body;
   const state = ctx.state;
   if (!mayChange(state, bytes)) {
     // Not read; but an answer awaited here must at least look like one JSON object or array at both ends: a body
@@ -117,6 +119,8 @@ function rewriteJson(bytes: Buffer, ctx: RelayContext): Buffer | Promise<Buffer>
   const deep = nestedTooDeeplyInSlices(bytes);
   return deep instanceof Promise ? deep.then((found) => rewriteShallow(bytes, found, state, ctx)) : rewriteShallow(bytes, deep, state, ctx);
 }
+
+const hasBom = (bytes: Buffer): boolean => bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 
 const isSpace = (byte: number): boolean => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
