@@ -246,8 +246,9 @@ export class OwnedSession<S> {
       return;
     }
     const related = relatedRequest(this.state.pending, message, frame.related, answeredLater);
-    if (related && message.method === 'notifications/progress') {
-      // Progress shows the request is alive: its deadline moves on.
+    if (related && message.method === 'notifications/progress' && related.progressToken !== undefined && isJsonObject(message.params) && message.params.progressToken === related.progressToken) {
+      // Progress on the request's own token shows it is alive: its deadline moves on. Progress for no request
+      // in flight (a call that timed out, say) moves nobody's: a request that asked for none keeps its deadline.
       related.deadline = Date.now() + this.#options.timeoutMs();
     }
     this.#deliver(related?.stream, { json: text, ...(raw && { raw }) });
