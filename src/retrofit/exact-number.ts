@@ -6,8 +6,9 @@
  * - a literal that the double prints back as the same decimal value is exact (`17`, `1.10`, and the
  *   `-56560296839127050` a JavaScript server wrote from a double);
  * - otherwise a literal written as an integer (digits only) is inexact;
- * - a literal with a fraction or an exponent is still exact with at most 17 significant digits below 2^53
- *   (how `%.17g` printers write doubles: `0.10000000000000001` is the double 0.1);
+ * - a literal with a fraction or an exponent is still exact when it is what a `%.17g` printer writes of its
+ *   double (`0.10000000000000001` is the double 0.1); any other (`0.12345678901234567`, whose double prints
+ *   `0.12345678901234566`) is not;
  * - nothing that overflows to infinity or underflows to zero is exact.
  */
 
@@ -71,12 +72,6 @@ function trailingZeros(digits: string): number {
   return digits.length - i;
 }
 
-function significantDigits(intPart: string, fracPart: string): number {
-  const digits = intPart + fracPart;
-  const lead = leadingZeros(digits);
-  return lead === digits.length ? 0 : digits.length - lead - trailingZeros(digits);
-}
-
 /** `sign digits e exponent` with no leading or trailing zeros: equal for equal decimal values. */
 function canonical(m: RegExpExecArray): string {
   const sign = m[0].startsWith('-') ? '-' : '';
@@ -106,12 +101,15 @@ export function isExactLiteral(text: string, value: number): boolean {
   const printed = DECIMAL_RE.exec(String(value));
   if (printed && canonical(printed) === canonical(m)) return true;
   if (fracPart === '' && exponent === undefined) return false;
-  return significantDigits(intPart, fracPart) <= 17 && Math.abs(value) < 2 ** 53;
+  // What a `%.17g` printer writes of this very double (`0.10000000000000001` for 0.1); any other 17-digit
+  // literal (`0.12345678901234567`, `1.0000000000000001`) names a number the double is not.
+  const precise = DECIMAL_RE.exec(value.toPrecision(17));
+  return precise !== null && canonical(precise) === canonical(m);
 }
 
 /**
  * True when the token `text[from, to)` is a plain decimal the rule above calls exact without parsing it: a
- * point, no exponent, at most 15 integer digits (so below 2^53) and 17 significant digits, and short enough
+ * point, no exponent, at most 15 significant digits (every double prints 15 back), and short enough
  * (40 characters) that it is far from the subnormals. `-0.7999999999999998`, `1.10`. False means "not
  * known", not inexact. A counting pass: cheaper than the parse and print-back the full rule needs.
  */
@@ -132,7 +130,7 @@ export function isPlainExactDecimal(text: string, from: number, to: number): boo
       if (!leading) significant++;
     } else return false;
   }
-  return point && intDigits <= 15 && significant <= 17;
+  return point && intDigits <= 15 && significant <= 15;
 }
 
 /** The outcome of reading a number from text. */

@@ -44,7 +44,10 @@ describe('exact numbers', () => {
       }),
       { numRuns: 3000 },
     );
-    expect(isPlainExactDecimal('-0.7999999999999998', 0, 19)).toBe(true);
+    expect(isPlainExactDecimal('-0.799999999999999', 0, 18)).toBe(true);
+    // 16 and 17 significant digits: not known by counting (the full rule decides).
+    expect(isPlainExactDecimal('-0.7999999999999998', 0, 19)).toBe(false);
+    expect(isExactLiteral('-0.7999999999999998', -0.7999999999999998)).toBe(true);
     for (const text of ['9007199254740993', '1234567890123456.5', '0.123456789012345678', '1.5e3', '1.2.3']) expect(isPlainExactDecimal(text, 0, text.length)).toBe(false);
   });
 });
@@ -63,5 +66,25 @@ describe('exact numbers: long literals', () => {
   it('checks a JSON text holding one the same way', () => {
     // Kept as its text: no double holds it.
     expect(parseJsonExact(`{"price":1.${zeros}1}`)).toMatchObject({ ok: true, value: { price: `1.${zeros}1` } });
+  });
+});
+
+// Regression (review of the retrofit engine, 2026-12-07): every literal of at most 17 significant digits with a
+// fraction was called exact, so `0.12345678901234567` was served as 0.12345678901234566 and `1.0000000000000001`
+// as 1 (which passed `type: integer`). Exact now means: the double's own shortest text, or what a %.17g printer
+// writes of that double.
+describe('isExactLiteral: 17 significant digits', () => {
+  it.each([
+    ['0.10000000000000001', true],
+    ['0.30000000000000004', true],
+    ['8.3333333333333325e-8', true],
+    ['0.33333333333333331', true],
+    ['0.33333333333333333', false],
+    ['0.12345678901234567', false],
+    ['1234567890123456.7', false],
+    ['1.0000000000000001', false],
+    ['12345678901234567.0', false],
+  ])('%s: %s', (text, exact) => {
+    expect(isExactLiteral(text, Number(text))).toBe(exact);
   });
 });
