@@ -78,7 +78,7 @@ describe('a url upstream', () => {
     const ok = await raw(gw.origin, 'GET', '/api/mcp/.well-known/oauth-protected-resource');
     expect(ok.status).toBe(200);
     expect(seen.map((s) => s.path)).toEqual(['/mcp/.well-known/oauth-protected-resource']);
-    for (const path of ['/api/mcp/.well-known/../../admin', '/api/mcp/.well-known/%2e%2e/%2E%2E/admin', '/api/mcp/.well-known//evil.example/x', '/api/mcp/.well-known/a%2f..%2f..%2fadmin', '/api/mcp/.well-known/.']) {
+    for (const path of ['/api/mcp/.well-known/../../admin', '/api/mcp/.well-known/%2e%2e/%2E%2E/admin', '/api/mcp/.well-known//evil.example/x', '/api/mcp/.well-known/a%2f..%2f..%2fadmin', '/api/mcp/.well-known/.', '/api/mcp/.well-known/..;/..;/admin', '/api/mcp/.well-known/%252e%252e/%252e%252e/admin', '/api/mcp/.well-known/;x']) {
       const res = await raw(gw.origin, 'GET', path);
       expect(res.status, path).toBe(404);
       expect(JSON.parse(res.body).error.message, path).toContain('no route for');

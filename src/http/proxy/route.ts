@@ -23,7 +23,9 @@ const READY_TIMEOUT_MS = 2_000;
 
 /**
  * True when every segment of `path` (`/a/b`) names itself: not empty, not `.` or `..`, and no `/` or `\\` —
- * percent-encoded or not, since the upstream may decode them before it resolves the path.
+ * percent-encoded or not, since the upstream may decode them before it resolves the path. Nor may a segment
+ * hold `%` once decoded (a server that decodes twice reads `%252e%252e` as `..`), nor be a dot segment before
+ * a `;` (servlet containers such as Tomcat drop path parameters: `..;` is `..` to them).
  */
 export function isPlainPath(path: string): boolean {
   const segments = path.split('/');
@@ -34,7 +36,9 @@ export function isPlainPath(path: string): boolean {
     } catch {
       return false;
     }
-    if (segment === '' || segment === '.' || segment === '..' || segment.includes('/') || segment.includes('\\')) return false;
+    if (segment.includes('%') || segment.includes('/') || segment.includes('\\')) return false;
+    const name = segment.split(';', 1)[0]!;
+    if (name === '' || name === '.' || name === '..') return false;
   }
   return segments[0] === '';
 }
