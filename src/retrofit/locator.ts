@@ -6,6 +6,7 @@
  */
 import type { Json, JsonObject, JsonSchema } from '../json.js';
 import type { ExtractConfig } from './settings.js';
+import { rootTypes, typesOfAll } from './root-types.js';
 import { applicable, itemSchemas, propertySchemas, wantsAt, type Wants } from './schema-walk.js';
 
 /** A position in the schema, seen from the reading. */
@@ -51,4 +52,15 @@ export function readingWantsArray(schema: JsonSchema, extract: ExtractConfig): b
   if (extract.select !== undefined && extract.select !== '') return true;
   const wants = readingLocator(schema, extract).wants();
   return !wants.any && wants.types.has('array');
+}
+
+/**
+ * The JSON types the reading may be where it lands, for the readings offered by type (a scalar, a one-item
+ * list, an empty list): the schema root's, or with `wrap`, those of the wrapped key's subschemas (the reading
+ * becomes that key's value). A wrap key the schema does not describe takes any value.
+ */
+export function readingRootTypes(schema: JsonSchema, extract: ExtractConfig): ReadonlySet<string> {
+  if (extract.wrap === undefined) return rootTypes(schema);
+  const under = propertySchemas(applicable(schema, schema), extract.wrap, schema);
+  return under.length === 0 ? rootTypes(true) : typesOfAll(under, schema);
 }

@@ -40,14 +40,24 @@ function collect(schema: Json | undefined, root: Json, depth: number, types: Set
 
 /** The JSON types (`integer` included) the root of `schema` may admit. */
 export function rootTypes(schema: JsonSchema): ReadonlySet<string> {
+  return typesOfAll([schema], schema);
+}
+
+/** The JSON types any of `schemas` (subschemas of `root`, whose `$ref`s they resolve in) may admit at its root. */
+export function typesOfAll(schemas: readonly Json[], root: Json): ReadonlySet<string> {
   const types = new Set<string>();
-  collect(schema, schema, 0, types);
+  for (const schema of schemas) collect(schema, root, 0, types);
   return types;
+}
+
+/** True when `types` admit a scalar value. */
+export function admitsScalar(types: ReadonlySet<string>): boolean {
+  return [...types].some((t) => SCALAR_TYPES.has(t));
 }
 
 /** True when the schema's root admits a scalar value. */
 export function wantsScalar(schema: JsonSchema): boolean {
-  return [...rootTypes(schema)].some((t) => SCALAR_TYPES.has(t));
+  return admitsScalar(rootTypes(schema));
 }
 
 /** True when the schema's root admits an array. */

@@ -8,8 +8,8 @@
  */
 import type { Json, JsonSchema } from '../../json.js';
 import type { CompiledTool } from '../compiled.js';
-import { readingLocator, readingWantsArray } from '../locator.js';
-import { wantsArray } from '../root-types.js';
+import { readingLocator, readingRootTypes, readingWantsArray } from '../locator.js';
+import { admitsScalar } from '../root-types.js';
 import type { Candidate, ExtractorName } from './candidate.js';
 import { extractBlocks } from './blocks.js';
 import { extractEmbedded } from './embedded.js';
@@ -19,7 +19,7 @@ import { extractJson } from './json.js';
 import { csvCandidates, listCandidates, tableCandidates } from './prose.js';
 import { extractRegex } from './regex.js';
 import { extractRelaxed } from './relaxed.js';
-import { extractScalars, wantsScalar } from './scalar.js';
+import { extractScalars } from './scalar.js';
 import { extractYaml } from './yaml.js';
 
 export type { Candidate, ExtractorName } from './candidate.js';
@@ -69,20 +69,22 @@ function withNote(format: ExtractorName, value: Json, note: Note): Candidate {
  * The list readings: several JSON blocks; and, when the schema takes an array, a single non-array JSON
  * block as a one-item list (a Python server returning a list of one sends just that item).
  */
-function* lists(texts: readonly string[], whole: Json | undefined, schema: JsonSchema, note: Note): Generator<Candidate> {
+function* lists(texts: readonly string[], whole: Json | undefined, types: ReadonlySet<string>, note: Note): Generator<Candidate> {
   const blocks = extractBlocks(texts);
   if (blocks !== undefined) yield withNote('blocks', blocks, note);
-  else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && wantsArray(schema)) yield withNote('blocks', [whole], note);
+  else if (texts.length === 1 && whole !== undefined && !Array.isArray(whole) && types.has('array')) yield withNote('blocks', [whole], note);
 }
 
-function* jsonish(text: string, texts: readonly string[], schema: JsonSchema): Generator<Candidate> {
+function* jsonish(text: string, texts: readonly string[], types: ReadonlySet<string>): Generator<Candidate> {
   const note = noteOf(text);
   const whole = extractJson(text);
   if (whole !== undefined) yield withNote('json', whole, note);
-  yield* lists(texts, whole, schema, note);
+  yield* lists(texts, whole, types, note);
 }
 
 function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool: CompiledTool, notes?: string[]): Generator<Candidate> {
+  // Where the reading lands (under `wrap`'s key, when set): what the scalar and list readings are offered for.
+  const types = readingRootTypes(schema, tool.extract);
   const note = noteOf(text);
   const whole = extractJson(text);
   if (whole !== undefined) yield withNote('json', whole, note);
@@ -93,7 +95,7 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
     const embedded = extractEmbedded(text);
     if (embedded !== undefined) yield withNote('embedded', embedded, note);
   }
-  yield* lists(texts, whole, schema, note);
+  yield* lists(texts, whole, types, note);
   if (whole === undefined) {
     const relaxed = extractRelaxed(text);
     if (relaxed !== undefined) yield withNote('relaxed', relaxed, note);
@@ -107,7 +109,7 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
     const value = extractRegex(text, tool.pattern, tool.extract.all ?? false, notes);
     if (value !== undefined) yield { format: 'regex', value };
   }
-  if (wantsScalar(schema)) yield* scalars(text);
+  if (admitsScalar(types)) yield* scalars(text);
 }
 
 function* scalars(text: string): Generator<Candidate> {
@@ -125,13 +127,13 @@ function* scalars(text: string): Generator<Candidate> {
 export function* candidates(texts: readonly string[], tool: CompiledTool, schema: JsonSchema, emptyContent = false, notes?: string[]): Generator<Candidate> {
   const format = tool.extract.format;
   if (texts.length === 0) {
-    if (emptyContent && (format === 'auto' || format === 'json') && wantsArray(schema)) yield { format: 'blocks', value: [] };
+    if (emptyContent && (format === 'auto' || format === 'json') && readingRootTypes(schema, tool.extract).has('array')) yield { format: 'blocks', value: [] };
     return;
   }
   const text = texts.join('\n');
   switch (format) {
     case 'json':
-      yield* jsonish(text, texts, schema);
+      yield* jsonish(text, texts, readingRootTypes(schema, tool.extract));
       return;
     case 'yaml': {
       const reading = extractYaml(text, readingLocator(schema, tool.extract), notes);

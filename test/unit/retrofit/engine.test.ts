@@ -60,6 +60,18 @@ describe('valid', () => {
     expect(out.result.structuredContent).toEqual({ w: { city: 'A', temp: 1 } });
   });
 
+  // Regression (review of the retrofit engine, 2026-12-07): the scalar and one-item/empty list readings looked at
+  // the schema's root, an object under `wrap`, so none was offered where the reading lands.
+  it.each([
+    ['a scalar text under a string', { type: 'string' }, [text('hello world')], { v: 'hello world' }],
+    ['True under a boolean', { type: 'boolean' }, [text('True')], { v: true }],
+    ['one JSON object under an array', { type: 'array' }, [text('{"a": 1}')], { v: [{ a: 1 }] }],
+    ['no content under an array', { type: 'array' }, [], { v: [] }],
+  ])('wrap: %s is read where the reading lands', (_label, under, content, expected) => {
+    const p = upstreamWith({ t: { outputSchema: { type: 'object', properties: { v: under }, required: ['v'] }, extract: { format: 'auto', wrap: 'v' } } });
+    expect(call({ content }, p, 't').result.structuredContent).toEqual(expected);
+  });
+
   it('a string schema keeps JSON-looking text as a string', () => {
     const p = upstreamWith({ echo: { outputSchema: { type: 'string' } } });
     const out = call({ content: [text('{"a": 1}')] }, p, 'echo', '2026-07-28');
