@@ -96,6 +96,9 @@ function* auto(text: string, texts: readonly string[], schema: JsonSchema, tool:
     if (embedded !== undefined) yield withNote('embedded', embedded, note);
   }
   yield* lists(texts, whole, types, note);
+  // A Python SDK server sends a list of strings as one text block per string, not quoted as JSON: the
+  // blocks' texts, as they are (after the JSON reading of the blocks, which reads `42` as a number).
+  if (texts.length > 1 && types.has('array')) yield withNote('blocks', [...texts], note);
   if (whole === undefined) {
     const relaxed = extractRelaxed(text);
     if (relaxed !== undefined) yield withNote('relaxed', relaxed, note);

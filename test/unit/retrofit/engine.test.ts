@@ -72,6 +72,17 @@ describe('valid', () => {
     expect(call({ content }, p, 't').result.structuredContent).toEqual(expected);
   });
 
+  // Regression (review of the retrofit engine, 2026-12-07): FastMCP sends a list[str] result as one raw text block
+  // per string; the blocks reading wanted JSON in every block.
+  it.each([
+    [['apple', 'banana'], ['apple', 'banana']],
+    [['42', 'x'], ['42', 'x']],
+    [['42', '43'], ['42', '43']],
+  ])('a list of strings sent one raw block per string: %j', (items, expected) => {
+    const p = upstreamWith({ t: { outputSchema: { type: 'array', items: { type: 'string' } }, extract: { format: 'auto' } } });
+    expect(call({ content: items.map(text) }, p, 't', '2026-07-28').result.structuredContent).toEqual(expected);
+  });
+
   it('a string schema keeps JSON-looking text as a string', () => {
     const p = upstreamWith({ echo: { outputSchema: { type: 'string' } } });
     const out = call({ content: [text('{"a": 1}')] }, p, 'echo', '2026-07-28');
