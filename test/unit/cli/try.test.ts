@@ -65,8 +65,10 @@ describe('mcp-retrofit try', () => {
 
   it('projects for --protocol (array root wrapped for 2025-11-25, raw for 2026-07-28)', async () => {
     await writeFile(join(dir, 'r.json'), JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] } }));
+    // Unquoted blocks, as a Python SDK server sends a list[str]: their texts are the list.
     const legacy = await tryIt(['--upstream', 'weather', '--tool', 'list_cities', '--result-file', join(dir, 'r.json')]);
-    expect(legacy.code).toBe(1);
+    expect(legacy.code).toBe(0);
+    expect(JSON.parse(legacy.stdout).structuredContent).toEqual({ result: ['a', 'b'] });
     await writeFile(join(dir, 'r.json'), JSON.stringify({ content: [{ type: 'text', text: '"a"' }, { type: 'text', text: '"b"' }] }));
     const wrapped = await tryIt(['--upstream', 'weather', '--tool', 'list_cities', '--result-file', join(dir, 'r.json')]);
     expect(JSON.parse(wrapped.stdout).structuredContent).toEqual({ result: ['a', 'b'] });
