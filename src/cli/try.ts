@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { REVISIONS } from '../protocol/era.js';
 import { isShadowEntry, rewriteToolCall } from '../retrofit/engine.js';
+import { delivered, retrofitMode } from '../pipeline/mode.js';
 import { parseJson } from '../retrofit/safe-json.js';
 import { parseOptions, runCommand, UsageError } from './options.js';
 
@@ -61,14 +62,18 @@ async function execute(args: readonly string[], io: CliIo): Promise<number> {
   const client = opts.client === undefined ? undefined : parseClient(opts.client);
   const profile = client && policy.profiles?.match({ ...client, revision: protocol });
   if (client) io.stderr.write(profile ? `try: client ${JSON.stringify(opts.client)} gets profile "${profile.name}"\n` : `try: client ${JSON.stringify(opts.client)} matches no profile (or one that changes nothing)\n`);
-  const { result, outcome } = rewriteToolCall(input, tool, policy, protocol, profile);
-  io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const entry = policy.resolve(tool);
+  const { result: out, outcome } = rewriteToolCall(input, tool, policy, protocol, profile);
+  // What the client gets, decided as the gateway decides it (a client shown no schema never gets a failure).
+  const mode = retrofitMode(policy, entry, protocol, profile);
+  const result = delivered(policy, tool, input, out, outcome, mode, protocol, profile);
+  io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   if (!entry?.compiled?.output) io.stderr.write(`try: no outputSchema is configured for tool "${tool}" of upstream "${upstream}"\n`);
   // Worth knowing before serving: this tool's extraction runs off the event loop, under a deadline.
   const isolate = entry?.compiled?.isolate;
   if (isolate !== undefined) io.stderr.write(`try: note: ${isolate}; the gateway runs this tool's extraction on its isolation worker, under a deadline\n`);
   // The result printed is what a client gets; the outcome is what the retrofit found, which it does not get.
+  if (mode === 'unseen') io.stderr.write(`try: note: this client is shown no outputSchema for tool "${tool}" (its revision, a dropped non-object root, or its profile): it gets the result printed above, never a failed reading's isError; the outcome below is what the retrofit found\n`);
   if (entry && isShadowEntry(policy, entry)) io.stderr.write(`try: note: tool "${tool}" is served in shadow mode: clients get the upstream's result unchanged (printed above); the outcome below is what the retrofit found\n`);
   const format = outcome.format !== undefined ? ` (${outcome.format})` : '';
   io.stderr.write(`try: ${outcome.outcome}${format}\n`);

@@ -20,9 +20,9 @@ import type { ToolPolicy, UpstreamPolicy } from '../retrofit/policy.js';
 import { unmatchedKeyWarning } from '../config/warnings.js';
 import { FirstListing } from '../policy/unmatched.js';
 import { REWRITTEN_METHODS } from '../jsonrpc/classify.js';
-import { isShadowEntry, rewriteToolCall, rewriteToolsList, type CallOutcome } from '../retrofit/engine.js';
+import { rewriteToolCall, rewriteToolsList } from '../retrofit/engine.js';
+import { asIfUnconfigured as unconfigured, delivered, retrofitMode } from './mode.js';
 import { errorResult, failureText } from '../retrofit/outcome.js';
-import { projectionFor } from '../retrofit/project.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { isolateDeadlineMs, IsolationUnavailable } from './isolation.js';
@@ -61,11 +61,6 @@ function failedReading(answer: PoolAnswer): boolean {
   return !answer.outcome || answer.outcome.outcome === 'invalid' || answer.outcome.outcome === 'unparseable';
 }
 
-/** A policy view without configured tools, for the native projection of a result whose schema the client never saw. */
-function withoutConfig(policy: UpstreamPolicy): UpstreamPolicy {
-  return { ...policy, resolve: () => undefined };
-}
-
 export function createRewriter(metrics: Metrics, options: RewriterOptions = {}): Rewriter {
   const threshold = options.offloadBytes ?? OFFLOAD_BYTES;
   // Large results wait in line for the worker however many there are: each is an answer already held (within
@@ -96,42 +91,25 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
    * for every client, whatever its revision would have shown it.
    */
   function modeOf(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy | undefined): RetrofitMode {
-    const compiled = entry?.compiled;
-    if (!entry || !compiled?.output) return 'applied';
-    if (isShadowEntry(policy, entry)) return 'shadow';
-    // A profile that strips schemas shows the client none: it is served as a client that never saw one.
-    if (request.profile?.outputSchema === 'strip') return 'unseen';
-    return projectionFor(request.revision, !compiled.output.needsWrap, compiled.legacyRoots) === 'drop' ? 'unseen' : 'applied';
+    return retrofitMode(policy, entry, request.revision, request.profile);
   }
 
-  /** The upstream's result as a client that was shown no configured schema gets it (only native structuredContent projected). */
   function asIfUnconfigured(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject): JsonObject {
-    return rewriteToolCall(result, tool, withoutConfig(policy), request.revision, request.profile).result;
-  }
-
-  /**
-   * What the client gets of a result the engine produced `out` for. A client that was shown no schema for
-   * the tool (mode unseen) never gets a failure's isError: it gets the upstream's result, projected as if no
-   * schema were configured (the contract's result for its revision). The engine itself serves shadowed tools so.
-   */
-  function deliverable(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, out: JsonObject, outcome: CallOutcome, mode: RetrofitMode): JsonObject {
-    if (mode !== 'unseen') return out;
-    const failed = outcome.outcome === 'invalid' || outcome.outcome === 'unparseable';
-    return failed ? asIfUnconfigured(request, policy, tool, result) : out;
+    return unconfigured(policy, tool, result, request.revision, request.profile);
   }
 
   /** The engine, inline, for a tools/call (or tasks/result) result; `mode` decides what the client gets. */
   function callInline(request: PendingRequest, policy: UpstreamPolicy, tool: string, result: JsonObject, mode: RetrofitMode, log: Log): JsonObject {
     const started = request.trace || observer ? performance.now() : 0;
     const out = rewriteToolCall(result, tool, policy, request.revision, request.profile);
-    const delivered = deliverable(request, policy, tool, result, out.result, out.outcome, mode);
-    reportOutcome(metrics, request, tool, out.outcome, log, mode, seen(started, result, delivered));
+    const served = delivered(policy, tool, result, out.result, out.outcome, mode, request.revision, request.profile);
+    reportOutcome(metrics, request, tool, out.outcome, log, mode, seen(started, result, served));
     if (request.trace) {
       // Traced only: what the retrofit read and produced, and what it took.
-      request.trace.retrofitCost({ ms: performance.now() - started, textBytes: textLength(result, Infinity), resultBytes: Buffer.byteLength(JSON.stringify(delivered)) });
-      request.trace.result(delivered);
+      request.trace.retrofitCost({ ms: performance.now() - started, textBytes: textLength(result, Infinity), resultBytes: Buffer.byteLength(JSON.stringify(served)) });
+      request.trace.result(served);
     }
-    return delivered;
+    return served;
   }
 
   /** A worker's answer (or failure) for a parsed message → what the client gets. */

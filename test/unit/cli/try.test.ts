@@ -113,3 +113,27 @@ describe('mcp-retrofit try', () => {
     expect(r.stderr).toMatch(/config\.yaml:\d+:\d+/);
   });
 });
+
+// Regression (review of the retrofit engine, 2026-12-07): `try` printed a failed reading's isError for a client
+// that was shown no schema (a 2025-03-26 client, a profile that strips schemas), where the gateway serves it the
+// upstream's result: `try` now decides what the client gets as the gateway does (src/pipeline/mode.ts).
+describe('mcp-retrofit try for a client shown no schema', () => {
+  it.each([
+    ['a 2025-03-26 client', ['--protocol', '2025-03-26']],
+    ['a profile that strips schemas', ['--client', 'plain-bot@1.0.0']],
+  ])('%s gets the upstream result of a failed reading, and is told why', async (_label, extra) => {
+    await writeFile(join(dir, 'out.txt'), 'no JSON here');
+    const out = await tryIt(['--upstream', 'weather', '--tool', 'get_weather', '--text-file', join(dir, 'out.txt'), ...extra]);
+    expect(JSON.parse(out.stdout)).toEqual({ content: [{ type: 'text', text: 'no JSON here' }] });
+    expect(out.stderr).toContain('is shown no outputSchema for tool "get_weather"');
+    expect(out.stderr).toContain('try: unparseable');
+    expect(out.code).toBe(1);
+  });
+
+  it('a client shown the schema still gets the failure as isError', async () => {
+    await writeFile(join(dir, 'out.txt'), 'no JSON here');
+    const out = await tryIt(['--upstream', 'weather', '--tool', 'get_weather', '--text-file', join(dir, 'out.txt'), '--protocol', '2025-06-18']);
+    expect(JSON.parse(out.stdout)).toMatchObject({ isError: true });
+    expect(out.stderr).not.toContain('is shown no outputSchema');
+  });
+});
