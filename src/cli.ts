@@ -7,15 +7,9 @@ import { pathToFileURL } from 'node:url';
 import { realpathSync } from 'node:fs';
 
 import type { CliIo } from './cli/io.js';
+import { USAGE } from './cli/usage.js';
 
 export type { CliIo } from './cli/io.js';
-
-const USAGE = `usage:
-  mcp-retrofit [serve] --config FILE [--host H] [--port N] [--watch]
-  mcp-retrofit check --config FILE [--probe [--timeout MS]]
-  mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION]
-  mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB] [--from DIR] [--call FILE]
-`;
 
 export async function main(argv: readonly string[], io: CliIo = process): Promise<number> {
   const [first, ...rest] = argv;

@@ -12,8 +12,9 @@ import { ConfigError, loadConfig, type LoadedConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
 import { readConfigWarnings } from '../config/warnings.js';
 import { probeUpstreams } from '../probe/run.js';
+import { usageOf } from './usage.js';
 
-const USAGE = 'usage: mcp-retrofit check --config FILE [--probe [--timeout MS]]\n';
+const USAGE = usageOf('check');
 
 interface CheckArgs {
   readonly config?: string;

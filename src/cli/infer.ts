@@ -21,8 +21,9 @@ import { readSamples } from '../record/read.js';
 import { explainTool } from '../infer/explain.js';
 import { callUpstream, parseCalls } from './infer-call.js';
 import { isFileError, parseOptions, runCommand, UsageError } from './options.js';
+import { usageOf } from './usage.js';
 
-const USAGE = 'usage: mcp-retrofit infer --config FILE [--upstream NAME] [--tool GLOB | --explain TOOL] [--from DIR] [--call FILE]\n';
+const USAGE = usageOf('infer');
 const OPTIONS = ['config', 'upstream', 'tool', 'from', 'call', 'explain'] as const;
 type Option = (typeof OPTIONS)[number];
 type Sample = { readonly tool: string } & InferSample;

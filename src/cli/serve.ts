@@ -16,8 +16,9 @@ import { createMetrics } from '../metrics.js';
 import { Generations } from '../config/generations.js';
 import { Reloader, type ReloadResult } from '../reload/reloader.js';
 import { watchConfig, WATCH_DEBOUNCE_MS } from '../reload/watch.js';
+import { usageOf } from './usage.js';
 
-const USAGE = 'usage: mcp-retrofit [serve] --config FILE [--host H] [--port N] [--watch]\n';
+const USAGE = usageOf('serve');
 
 interface ServeArgs {
   readonly config: string;

@@ -15,8 +15,9 @@ import { isShadowEntry, rewriteToolCall } from '../retrofit/engine.js';
 import { delivered, retrofitMode } from '../pipeline/mode.js';
 import { parseJson } from '../retrofit/safe-json.js';
 import { parseOptions, runCommand, UsageError } from './options.js';
+import { usageOf } from './usage.js';
 
-const USAGE = 'usage: mcp-retrofit try --config FILE --upstream NAME --tool TOOL (--text-file F | --result-file F) [--protocol VERSION] [--client NAME[@VERSION]]\n';
+const USAGE = usageOf('try');
 const DEFAULT_PROTOCOL = '2025-11-25';
 const OPTIONS = ['config', 'upstream', 'tool', 'text-file', 'result-file', 'protocol', 'client'] as const;
 
