@@ -11,7 +11,7 @@ import { Document } from 'yaml';
 import { literalValue } from '../config/expand.js';
 import type { ToolDefaults, UpstreamConfig } from '../config/types.js';
 import { byTool, inferHeader, inferTool, pasteLine, renderTools, verifyEntry, type InferSample, type InferredEntry, type ToolInference } from '../infer/index.js';
-import { readSamples } from '../record/read.js';
+import { samplesByToolDir } from '../record/read.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
 import { lineDiff } from './diff.js';
 import type { Json, LearnReply, LearnTool } from './wire.js';
@@ -82,20 +82,30 @@ function toolView(inference: ToolInference, samples: readonly InferSample[], pol
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-/** Infer every recorded tool of `upstream`, one at a time. */
+/**
+ * Infer every recorded tool of `upstream`, one at a time, reading one tool directory at a time: what is held at
+ * once is one tool's recordings and what was inferred so far, never every recording of the upstream.
+ */
 export async function learn(upstream: UpstreamConfig, dir: string, policy: UpstreamPolicy | undefined, defaults: ToolDefaults): Promise<LearnView> {
-  const { samples, problems } = await readSamples(dir, upstream.name);
-  const grouped = byTool(samples);
   const inferences: ToolInference[] = [];
   const tools: LearnToolView[] = [];
-  for (const [tool, list] of [...grouped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    await tick();
-    const inference = inferTool(tool, list, defaults);
-    inferences.push(inference);
-    tools.push(toolView(inference, list, policy, defaults));
+  const problems: string[] = [];
+  let results = 0;
+  for await (const read of samplesByToolDir(dir, upstream.name)) {
+    problems.push(...read.problems);
+    results += read.samples.length;
+    for (const [tool, list] of byTool(read.samples)) {
+      await tick();
+      const inference = inferTool(tool, list, defaults);
+      inferences.push(inference);
+      tools.push(toolView(inference, list, policy, defaults));
+    }
   }
-  const yaml = renderTools([...inferHeader(upstream.name, inferences.length, grouped, dir), pasteLine(upstream.name)], inferences);
-  return { upstream: upstream.name, dir, results: samples.length, tools, yaml, problems };
+  const order = (a: { tool: string }, b: { tool: string }): number => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0);
+  inferences.sort(order);
+  tools.sort(order);
+  const yaml = renderTools([...inferHeader(upstream.name, inferences.length, results, dir), pasteLine(upstream.name)], inferences);
+  return { upstream: upstream.name, dir, results, tools, yaml, problems };
 }
 
 /** What the recordings directory of `upstream` looks like now (tool directories and their mtimes). */

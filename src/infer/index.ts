@@ -50,7 +50,7 @@ export function inferUpstream(upstream: string, samples: ReadonlyMap<string, rea
       return fresh ? checkFresh(inference, fresh.samples.get(tool) ?? [], defaults) : inference;
     })
     .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0));
-  const header = inferHeader(upstream, tools.length, samples, from);
+  const header = inferHeader(upstream, tools.length, [...samples.values()].reduce((n, list) => n + list.length, 0), from);
   if (fresh) {
     const calls = [...fresh.samples.values()].reduce((n, list) => n + list.length, 0);
     const unrecorded = [...fresh.samples.keys()].filter((t) => !samples.has(t)).sort();
@@ -62,8 +62,7 @@ export function inferUpstream(upstream: string, samples: ReadonlyMap<string, rea
 }
 
 /** The first line of infer's header: how many tools and results, and from where. */
-export function inferHeader(upstream: string, tools: number, samples: ReadonlyMap<string, readonly InferSample[]>, from: string): string[] {
-  const count = [...samples.values()].reduce((n, list) => n + list.length, 0);
+export function inferHeader(upstream: string, tools: number, count: number, from: string): string[] {
   return [`mcp-retrofit infer: ${tools} tool${tools === 1 ? '' : 's'} of upstream "${upstream}", ${count} result${count === 1 ? '' : 's'} from ${from}.`];
 }
 

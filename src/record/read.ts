@@ -45,11 +45,26 @@ export interface RecordedSample {
   readonly source: string;
 }
 
-/** The recordings of `upstream` under `dir` as samples (`infer --from`, the console's Learn page), and what was skipped. */
+/** The recordings of `upstream` under `dir` as samples (`infer --from`), and what was skipped. */
 export async function readSamples(dir: string, upstream: string): Promise<{ samples: RecordedSample[]; problems: readonly string[] }> {
   const { recordings, problems } = await readRecordings(dir, upstream);
-  return { samples: recordings.map((r) => ({ tool: r.tool, result: r.result, source: r.file })), problems };
+  return { samples: recordings.map(sampleOf), problems };
 }
+
+/**
+ * The recordings of `upstream` under `dir`, one tool directory at a time (the console's Learn page), so what
+ * is held at once is one tool's recordings (`record.maxPerTool` files of at most `record.maxBytes` each), never
+ * the whole directory.
+ */
+export async function* samplesByToolDir(dir: string, upstream: string): AsyncGenerator<{ samples: RecordedSample[]; problems: readonly string[] }> {
+  const base = join(dir, upstream);
+  for (const toolDir of await entries(base)) {
+    const { recordings, problems } = await readToolDir(base, toolDir, upstream);
+    yield { samples: recordings.map(sampleOf), problems };
+  }
+}
+
+const sampleOf = (r: Recording & { file: string }): RecordedSample => ({ tool: r.tool, result: r.result, source: r.file });
 
 /** The recordings of `upstream` under the recorder root `dir`. Throws only when `dir/<upstream>` cannot be listed. */
 export async function readRecordings(dir: string, upstream: string): Promise<ReadRecordings> {
@@ -57,22 +72,31 @@ export async function readRecordings(dir: string, upstream: string): Promise<Rea
   const recordings: (Recording & { file: string })[] = [];
   const problems: string[] = [];
   for (const toolDir of await entries(base)) {
-    const names = (await readdir(join(base, toolDir))).filter(isRecordingFileName).sort();
-    for (const name of names) {
-      const file = join(base, toolDir, name);
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (err) {
-        problems.push(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-        continue;
-      }
-      const parsed = parseJson(text);
-      const recording = parsed.ok ? asRecording(parsed.value) : 'not JSON';
-      if (typeof recording === 'string') problems.push(`${file}: ${recording}`);
-      else if (recording.upstream !== upstream) problems.push(`${file}: recorded for upstream "${recording.upstream}", not "${upstream}"`);
-      else recordings.push({ ...recording, file });
+    const one = await readToolDir(base, toolDir, upstream);
+    recordings.push(...one.recordings);
+    problems.push(...one.problems);
+  }
+  return { recordings, problems };
+}
+
+async function readToolDir(base: string, toolDir: string, upstream: string): Promise<{ recordings: (Recording & { file: string })[]; problems: string[] }> {
+  const recordings: (Recording & { file: string })[] = [];
+  const problems: string[] = [];
+  const names = (await readdir(join(base, toolDir))).filter(isRecordingFileName).sort();
+  for (const name of names) {
+    const file = join(base, toolDir, name);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      problems.push(`${file}: cannot read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      continue;
     }
+    const parsed = parseJson(text);
+    const recording = parsed.ok ? asRecording(parsed.value) : 'not JSON';
+    if (typeof recording === 'string') problems.push(`${file}: ${recording}`);
+    else if (recording.upstream !== upstream) problems.push(`${file}: recorded for upstream "${recording.upstream}", not "${upstream}"`);
+    else recordings.push({ ...recording, file });
   }
   return { recordings, problems };
 }

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRecorder, readRecordings } from '../../../src/record/index.js';
+import { samplesByToolDir } from '../../../src/record/read.js';
 import { toolDir } from '../../../src/record/write.js';
 import { capturingLogger, metrics, recorderConfig, tempRoot, text } from './helpers.js';
 
@@ -38,5 +39,18 @@ describe('readRecordings', () => {
       '20260101T000000000Z-000003.json: not a recording (needs upstream, tool and result)',
     ]);
     expect(await readRecordings(join(dir, 'nowhere'), 'w')).toEqual({ recordings: [], problems: [] });
+  });
+
+  // Regression (review of the operator features, 2026-12-07): the console's Learn page read every recording of an
+  // upstream at once (1,000 files held ~760 MB); it now reads one tool directory at a time.
+  it('hands out one tool directory at a time (the Learn page)', async () => {
+    const dir = await tempRoot();
+    let t = Date.UTC(2026, 0, 1);
+    const recorder = createRecorder(recorderConfig({ dir, maxPerTool: 5, maxBytes: 10_000 }), metrics(), capturingLogger().log, { now: () => t++ });
+    for (const [tool, value] of [['x', '1'], ['y', '2'], ['x', '3'], ['z', '4']] as const) recorder.offer({ upstream: 'w', tool, result: text(value) });
+    await recorder.close();
+    const batches: string[][] = [];
+    for await (const batch of samplesByToolDir(dir, 'w')) batches.push(batch.samples.map((s) => s.tool));
+    expect(batches).toEqual([['x', 'x'], ['y'], ['z']]);
   });
 });
