@@ -219,6 +219,16 @@ class ProxyExchange {
     if (session !== undefined && (status === 404 || (this.#verb === 'DELETE' && status < 300))) this.#ctx.sessions.forget(name, session);
     // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth/challenge.ts).
     rewriteChallenge(this.#request, this.#snap.upstream, status, answer.headers);
+    // A redirect of the MCP endpoint names the upstream's own address: a client that follows it leaves the
+    // gateway (no retrofit, no auth), and one that does not (the SDKs refuse a cross-origin redirect) fails. It is
+    // the config's to fix: the client gets an error that names where the upstream points.
+    if (this.#options.mcp && status >= 300 && status < 400 && status !== 304) {
+      const location = headerValue(answer.headers, 'location');
+      answer.body.destroy();
+      this.#release();
+      this.#answerFailure(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [name], { cause: new Error(`the upstream answered ${status}, redirecting to ${location ?? '(no Location)'}: point url: there`) }));
+      return undefined;
+    }
     const type = this.#options.mcp ? mediaType(headerValue(answer.headers, 'content-type')) : undefined;
     const state = this.#state;
     let relayed: Promise<void> | undefined;
