@@ -85,6 +85,18 @@ describe('Catalog', () => {
     expect(catalog.seq).toBe(seq);
   });
 
+  it('keeps declared schemas up to a budget of characters: past it, a stand-in says one was declared', () => {
+    const catalog = new Catalog(100, 100);
+    const big = { type: 'object', description: 'x'.repeat(60) };
+    catalog.listed('u', { tools: [{ name: 'a', outputSchema: big }, { name: 'b', outputSchema: big }] });
+    expect(catalog.get('u', 'a')?.declared).toEqual(big);
+    expect(catalog.get('u', 'b')?.declared).toMatchObject({ description: expect.stringContaining('not kept') });
+    // A later listing that drops a's schema frees its share: b's fits now.
+    catalog.listed('u', { tools: [{ name: 'a' }, { name: 'b', outputSchema: big }] });
+    expect(catalog.get('u', 'a')?.declared).toBeUndefined();
+    expect(catalog.get('u', 'b')?.declared).toEqual(big);
+  });
+
   it('keeps nothing of a tool an upstream names in more than TOOL_NAME_CHARS characters', () => {
     const catalog = new Catalog();
     catalog.listed('u', { tools: [{ name: 'y'.repeat(TOOL_NAME_CHARS + 1), outputSchema: { type: 'object' } }, { name: 'ok' }] });
