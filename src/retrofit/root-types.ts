@@ -55,12 +55,3 @@ export function admitsScalar(types: ReadonlySet<string>): boolean {
   return [...types].some((t) => SCALAR_TYPES.has(t));
 }
 
-/** True when the schema's root admits a scalar value. */
-export function wantsScalar(schema: JsonSchema): boolean {
-  return admitsScalar(rootTypes(schema));
-}
-
-/** True when the schema's root admits an array. */
-export function wantsArray(schema: JsonSchema): boolean {
-  return rootTypes(schema).has('array');
-}

@@ -135,23 +135,30 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
   // open (a grandchild of a wrapper, a server that closed its stdin) would otherwise hold the session, and its
   // requests, until their timeouts. What the group still writes is read for a grace; then it is stopped as
   // stop() does, without `requested` (its caller hears of an exit it did not ask for).
+  /**
+   * SIGTERM the group now, SIGKILL it `killMs` later, and `closeMs` after that stop waiting on our pipes: whatever
+   * still holds them is outside the group.
+   */
+  const escalate = (killMs: number, closeMs: number): void => {
+    signalGroup(child, 'SIGTERM');
+    timers.push(
+      setTimeout(() => {
+        signalGroup(child, 'SIGKILL');
+        timers.push(
+          setTimeout(() => {
+            child.stdout.destroy();
+            child.stderr.destroy();
+          }, closeMs),
+        );
+      }, killMs),
+    );
+  };
   const grace = options.orphanGraceMs ?? 1000;
   let orphaned = false;
   const orphan = (): void => {
     if (done || requested || orphaned) return;
     orphaned = true;
-    timers.push(
-      setTimeout(() => {
-        signalGroup(child, 'SIGTERM');
-        timers.push(
-          setTimeout(() => {
-            signalGroup(child, 'SIGKILL');
-            child.stdout.destroy();
-            child.stderr.destroy();
-          }, grace),
-        );
-      }, grace),
-    );
+    timers.push(setTimeout(() => escalate(grace, 0), grace));
   };
   child.once('exit', orphan);
   // EPIPE: the child closed its stdin, or is gone. A write error must not crash the process.
@@ -169,19 +176,7 @@ export function spawnGroup(options: SpawnGroupOptions): ProcessGroup {
       if (done || requested) return exited;
       requested = true;
       child.stdin.end();
-      signalGroup(child, 'SIGTERM');
-      timers.push(
-        setTimeout(() => {
-          signalGroup(child, 'SIGKILL');
-          // Whatever still holds the pipes is outside the group: stop waiting on it.
-          timers.push(
-            setTimeout(() => {
-              child.stdout.destroy();
-              child.stderr.destroy();
-            }, graceMs),
-          );
-        }, graceMs),
-      );
+      escalate(graceMs, graceMs);
       return exited;
     },
     stderrTail: () => tail.text(),

@@ -14,7 +14,7 @@ import { idKey, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/cla
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
-import { encodeEvent, messageEvent, messageEventBytes, type EventBytes } from '../../stream/sse-encode.js';
+import { encodeEvent, eventLength, messageEvent, messageEventBytes, type EventBytes } from '../../stream/sse-encode.js';
 import { headerValue, toClientHeaders } from '../../upstream/headers.js';
 import type { SendOutcome } from '../../upstream/link.js';
 import { LinkRefused } from '../../upstream/sse-link.js';
@@ -118,7 +118,7 @@ class LegacyConnection implements ClientSide<undefined> {
     const res = this.#res;
     if (res.destroyed || res.writableEnded) return;
     if (this.#prelude) {
-      const size = Buffer.isBuffer(bytes) ? bytes.length : bytes.reduce((n, b) => n + b.length, 0);
+      const size = eventLength(bytes);
       if (this.#preludeBytes + size <= MAX_PRELUDE_BYTES) {
         this.#prelude.push(bytes);
         this.#preludeBytes += size;

@@ -13,7 +13,7 @@ import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.j
 import { LazyLog, type Logger } from '../../log.js';
 import { detectRevision, type RevisionSource } from '../../protocol/era.js';
 import { holdsListen, listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
-import { clientLabel, requestedRevision, upstreamProtocolHeader } from '../../protocol/negotiate.js';
+import { clientLabel, requestedRevision } from '../../protocol/negotiate.js';
 import type { Pending } from '../../session/pending.js';
 import { SessionState } from '../../session/state.js';
 import { SessionTable } from '../../session/table.js';
@@ -21,7 +21,7 @@ import type { RequestTrace } from '../../telemetry/spans.js';
 import { Cancel } from '../../upstream/cancel.js';
 import { mapUpstreamFailure } from '../../upstream/errors.js';
 import type { UpstreamAnswer } from '../../upstream/exchange.js';
-import { headerValue, mediaType, toClientHeaders, toUpstreamHeaders } from '../../upstream/headers.js';
+import { headerValue, mediaType, toClientHeaders } from '../../upstream/headers.js';
 import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { traceRequest, tracedUpstream } from '../trace.js';
@@ -31,10 +31,12 @@ import type { GatewayRequest } from '../server/gate.js';
 import type { Tracked } from '../server/inflight.js';
 import { pipeBody, writeError } from '../write.js';
 import { readAndRewriteJson, type RelayContext } from './relay.js';
+import { redirectError } from './redirect.js';
 import { relayRefusal } from './refusal.js';
 import { relaySse, type RelayEnd } from './sse-relay.js';
 import type { ServerStream } from './streams.js';
 import type { ForwardOptions, ProxyTarget } from './target.js';
+import { exchangeHeaders } from './upstream-headers.js';
 
 type Verb = 'GET' | 'POST' | 'DELETE' | 'OPTIONS';
 
@@ -187,24 +189,15 @@ class ProxyExchange {
 
   /** Step 4: the request upstream. Undefined when it failed (answered here, or the client is gone). */
   async #send(): Promise<UpstreamAnswer | undefined> {
-    const config = this.#snap.upstream;
-    // The upstream's `headers:` are the operator's credentials for its MCP endpoint: a discovery document (which
-    // anyone may ask for, without the gateway's token) is fetched without them, and without the client's
-    // Authorization, as the root discovery routes are (README § OAuth, credentials).
-    const headers = toUpstreamHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#options.mcp ? config.headers : {}, dropAuthorization: !this.#options.mcp || this.#snap.loaded.config.auth !== undefined });
-    // A bridged session's upstream does not know the client's revision: it gets its own, or none.
-    const forwarded = upstreamProtocolHeader(this.#header, this.#known?.negotiated);
-    if (forwarded !== undefined) headers['mcp-protocol-version'] = forwarded;
-    else if (this.#header !== undefined) delete headers['mcp-protocol-version'];
+    const headers = exchangeHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#snap.upstream.headers, mcp: this.#options.mcp, gatewayAuth: this.#snap.loaded.config.auth !== undefined, header: this.#header, negotiated: this.#known?.negotiated });
     // Traced (only then): each request's context in the body's `_meta`, the first one's in `traceparent`.
     if (this.#traces) this.#body = tracedUpstream(this.#classified!, this.#traces, headers);
     try {
-      const answer = await this.#target.upstream.exchange({ method: this.#verb, path: this.#options.path, headers, body: this.#body }, this.#cancel, config.timeoutMs);
+      const answer = await this.#target.upstream.exchange({ method: this.#verb, path: this.#options.path, headers, body: this.#body }, this.#cancel, this.#snap.upstream.timeoutMs);
       this.#ctx.metrics.latency.observe(this.#target.name, this.#method, (performance.now() - this.#started) / 1000);
       return answer;
     } catch (err) {
-      this.#release();
-      this.#answerFailure(err);
+      this.#failed(err);
       return undefined;
     }
   }
@@ -219,14 +212,10 @@ class ProxyExchange {
     if (session !== undefined && (status === 404 || (this.#verb === 'DELETE' && status < 300))) this.#ctx.sessions.forget(name, session);
     // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth/challenge.ts).
     rewriteChallenge(this.#request, this.#snap.upstream, status, answer.headers);
-    // A redirect of the MCP endpoint names the upstream's own address: a client that follows it leaves the
-    // gateway (no retrofit, no auth), and one that does not (the SDKs refuse a cross-origin redirect) fails. It is
-    // the config's to fix: the client gets an error that names where the upstream points.
-    if (this.#options.mcp && status >= 300 && status < 400 && status !== 304) {
-      const location = headerValue(answer.headers, 'location');
+    const redirect = this.#options.mcp ? redirectError(name, answer) : undefined;
+    if (redirect) {
       answer.body.destroy();
-      this.#release();
-      this.#answerFailure(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [name], { cause: new Error(`the upstream answered ${status}, redirecting to ${location ?? '(no Location)'}: point url: there`) }));
+      this.#failed(redirect);
       return undefined;
     }
     const type = this.#options.mcp ? mediaType(headerValue(answer.headers, 'content-type')) : undefined;
@@ -252,9 +241,8 @@ class ProxyExchange {
   }
 
   /**
-   * Anything the session need not see, streamed as it arrives. No answer to this body's requests comes in it
-   * (an HTML error page, a 202 to a request): they are not awaited any longer, or a client could fill the
-   * session's pending table with requests no answer ever takes off it.
+   * Anything the session need not see, streamed as it arrives. No answer to this body's requests comes in it (an
+   * HTML error page, a 202): they are no longer awaited, or a client could fill the pending table with them.
    */
   async #pipe(answer: UpstreamAnswer): Promise<void> {
     this.#release();
@@ -302,13 +290,13 @@ class ProxyExchange {
     try {
       read = readAndRewriteJson(answer.body, this.#relayContext());
     } catch (err) {
-      this.#jsonFailed(err);
+      this.#failed(err);
       return undefined;
     }
     if (read instanceof Promise) {
       return read.then(
         (bytes) => this.#sendJson(answer, bytes),
-        (err: unknown) => this.#jsonFailed(err),
+        (err: unknown) => this.#failed(err),
       );
     }
     this.#sendJson(answer, read);
@@ -324,9 +312,10 @@ class ProxyExchange {
     this.#res.end(bytes);
   }
 
-  #jsonFailed(err: unknown): void {
-    this.#answerFailure(err);
+  /** Failed before its answer: the client gets the error, and nothing of ours is awaited any longer. */
+  #failed(err: unknown): void {
     this.#release();
+    this.#answerFailure(err);
   }
 
   #relayContext(): RelayContext {

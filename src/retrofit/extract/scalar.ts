@@ -7,8 +7,6 @@
 import type { Json } from '../../json.js';
 import { readNumber } from '../exact-number.js';
 
-export { wantsScalar } from '../root-types.js';
-
 /** The scalar readings of a text, most specific first; `inexact` is set when the text is such a number. */
 export function extractScalars(text: string): { readonly values: Json[]; readonly inexact: boolean } {
   const trimmed = text.trim();

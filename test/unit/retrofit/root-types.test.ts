@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../../src/json.js';
-import { rootTypes, wantsArray, wantsScalar } from '../../../src/retrofit/root-types.js';
+import { admitsScalar, rootTypes } from '../../../src/retrofit/root-types.js';
 
 describe('rootTypes', () => {
   it.each<[JsonSchema, string[]]>([
@@ -20,11 +20,11 @@ describe('rootTypes', () => {
     expect(rootTypes({ description: 'x', $defs: {} }).size).toBe(7);
   });
 
-  it('wantsScalar and wantsArray', () => {
-    expect(wantsScalar({ type: 'array' })).toBe(false);
-    expect(wantsArray({ type: 'array' })).toBe(true);
-    expect(wantsArray({ anyOf: [{ type: 'object' }, { type: 'array' }] })).toBe(true);
-    expect(wantsArray({ type: 'object' })).toBe(false);
-    expect(wantsScalar({ properties: {} })).toBe(false);
+  it('admitsScalar, and array roots', () => {
+    expect(admitsScalar(rootTypes({ type: 'array' }))).toBe(false);
+    expect(rootTypes({ type: 'array' }).has('array')).toBe(true);
+    expect(rootTypes({ anyOf: [{ type: 'object' }, { type: 'array' }] }).has('array')).toBe(true);
+    expect(rootTypes({ type: 'object' }).has('array')).toBe(false);
+    expect(admitsScalar(rootTypes({ properties: {} }))).toBe(false);
   });
 });

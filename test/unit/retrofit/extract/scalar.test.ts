@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { extractScalars, wantsScalar } from '../../../../src/retrofit/extract/scalar.js';
+import type { JsonSchema } from '../../../../src/json.js';
+import { extractScalars } from '../../../../src/retrofit/extract/scalar.js';
+import { admitsScalar, rootTypes } from '../../../../src/retrofit/root-types.js';
+
+/** Whether the scalar reading is offered at a schema's root (extract/index.ts asks it where the reading lands). */
+const wantsScalar = (schema: JsonSchema): boolean => admitsScalar(rootTypes(schema));
 
 describe('scalar', () => {
   it('knows when a schema wants a scalar', () => {
