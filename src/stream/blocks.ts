@@ -90,7 +90,7 @@ export function endsBlock(chunk: Buffer): boolean {
 }
 
 /** The index of the next LF or CR in `chunk` from `from`, or -1. */
-function nextTerminator(chunk: Buffer, from: number): number {
+export function nextTerminator(chunk: Buffer, from: number): number {
   const lf = chunk.indexOf(LF, from);
   // CR line ends are rare: look for one only up to the next LF.
   const cr = chunk.subarray(from, lf === -1 ? chunk.length : lf).indexOf(CR);

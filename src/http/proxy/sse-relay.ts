@@ -7,7 +7,8 @@
  * limits.maxResultBytes and never truncated: past it, the request it answers gets RETROFIT_ERR_RESULT_TOO_LARGE as
  * an event of its own (#overflow says which). Every write respects the client's backpressure; the gateway's own
  * events go between blocks only. The relay ends the response: cleanly when the stream completed (or what the
- * exchange still owed was answered), cut off otherwise.
+ * exchange still owed was answered), cut off otherwise. An upstream that resets the stream after the client saw an
+ * event id leaves the answer to the client's resumption: the stream ends cleanly, the requests stay awaited.
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
@@ -16,6 +17,7 @@ import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../../jsonrpc/strict.js';
 import { inbound, type Inbound } from '../../session/inbound.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
+import { EventIdWatch } from '../../stream/event-ids.js';
 import type { HeldBytes } from '../../stream/held.js';
 import { dataHead, dataTail, parseBlock, parseLargeBlock, type SseEvent } from '../../stream/sse.js';
 import { encodeEvent, eventPieces, messageEvent, type EventBytes } from '../../stream/sse-encode.js';
@@ -32,7 +34,13 @@ export type RelayEnd =
    * The upstream failed mid-stream; `answered`: what this exchange still owed was answered with error events
    * (false when a block was cut short, or the client is gone: then only ending the connection is honest).
    */
-  | { readonly kind: 'failed'; readonly error: unknown; readonly answered: boolean };
+  | { readonly kind: 'failed'; readonly error: unknown; readonly answered: boolean }
+  /**
+   * The upstream reset the stream after the client saw an event id: the client resumes it (GET with
+   * Last-Event-ID, as it would from the upstream itself), and the answer replayed there is rewritten, since
+   * this exchange's requests stay awaited. An error event in its place would be taken as the final answer.
+   */
+  | { readonly kind: 'resumable'; readonly error: unknown };
 
 const COMPLETE: RelayEnd = Object.freeze({ kind: 'complete' });
 const GONE: RelayEnd = Object.freeze({ kind: 'gone' });
@@ -110,6 +118,8 @@ class SseRelay {
   #out: Buffer[] = [];
   /** Nothing more is to be relayed (the answers this exchange owed were given): the stream ends. */
   #stopped = false;
+  /** Whether the client got an event id it can resume the stream from. */
+  readonly #ids = new EventIdWatch();
 
   constructor(res: ServerResponse, ctx: RelayContext) {
     this.#res = res;
@@ -120,6 +130,11 @@ class SseRelay {
   /** The relay ended the stream itself (see #overflow). */
   get stopped(): boolean {
     return this.#stopped;
+  }
+
+  /** The client got an event id: it may resume the stream from there (GET with Last-Event-ID). */
+  get resumable(): boolean {
+    return this.#ids.seen;
   }
 
   /** Part of a block went out: nothing of the gateway's own can be written until it ends. */
@@ -191,6 +206,12 @@ class SseRelay {
       this.#out.push(messageEvent(errorAnswer(error, p.id, p.idLiteral)));
     }
     return this.#flush();
+  }
+
+  /** The upstream broke after the client got an event id: the answers this exchange owes come on its resumption. */
+  leftToResume(error: unknown): RelayEnd {
+    this.#ctx.log.debug({ ids: this.#ctx.own.map((p) => p.id) }, 'upstream stream broke after an event id; left to the client to resume');
+    return { kind: 'resumable', error };
   }
 
   /** Nothing in `chunk` can change: the session awaits nothing, or only answers it would not change for this chunk. */
@@ -324,7 +345,11 @@ class SseRelay {
     if (this.#res.destroyed) return false;
     // Every event is written (the socket buffers what the client has not taken); one wait for all of them.
     let ok = true;
-    for (const bytes of out) ok = this.#res.write(bytes) && ok;
+    const ids = this.#ids;
+    for (const bytes of out) {
+      if (!ids.seen) ids.feed(bytes);
+      ok = this.#res.write(bytes) && ok;
+    }
     if (this.#stopped) return false;
     return ok || drained(this.#res);
   }
@@ -344,7 +369,7 @@ export function relaySse(body: RelayBody, res: ServerResponse, ctx: RelayContext
 function finished(end: RelayEnd, res: ServerResponse, ctx: RelayContext): RelayEnd {
   // Answers that needed no parsing left their entries behind; a strict one may still come on a replay.
   for (const p of ctx.own) if (p.expect.kind === 'rewrite' && p.expect.nativeOnly) ctx.state?.pending.forget(p);
-  if (end.kind === 'complete' || (end.kind === 'failed' && end.answered)) res.end();
+  if (end.kind === 'complete' || end.kind === 'resumable' || (end.kind === 'failed' && end.answered)) res.end();
   else res.destroy();
   return end;
 }
@@ -377,6 +402,8 @@ function gone(relay: SseRelay, body: RelayBody): RelayEnd {
 
 async function failed(relay: SseRelay, err: unknown, failure: (err: unknown) => RetrofitError | undefined): Promise<RelayEnd> {
   const error = failure(err);
+  // Only a broken connection: a timeout or a shutdown is the gateway's answer, which a resumption would not change.
+  if (error?.code === 'RETROFIT_ERR_UPSTREAM_RESET' && relay.resumable) return relay.leftToResume(err);
   const answered = error !== undefined && (await relay.fail(error));
   return { kind: 'failed', error: err, answered };
 }
