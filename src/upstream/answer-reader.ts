@@ -21,6 +21,8 @@ interface ReaderCommon {
   readonly dropped: (dropped: LinkDropped) => void;
   /** A promise while the reader must wait (the session is backed up). */
   readonly paused: () => Promise<void> | undefined;
+  /** Each complete SSE event's `id:` and `retry:`, when it has either: where a resumption of the stream starts. */
+  readonly position?: (id: string | undefined, retry: number | undefined) => void;
 }
 
 export type AnswerReaderOptions = ReaderCommon &
@@ -90,10 +92,15 @@ export async function readSseAnswer(body: Readable, o: AnswerReaderOptions): Pro
   const splitter = new SseSplitter({ maxEventBytes: o.maxBytes, reportEarly: headNamesAnswer, ...(o.bytes && { sharedFrom: OFFLOAD_BYTES }) });
   for await (const chunk of body as AsyncIterable<Buffer>) {
     for (const event of splitter.push(chunk)) {
+      if (o.position && event.complete && (event.id !== undefined || event.retry !== undefined)) o.position(event.id, event.retry);
       if (event.overlong) o.dropped({ reason: 'size', bytes: event.overlong.bytes, ...idOf(event.overlong.head, event.overlong.tail) });
       else if (!event.complete || (event.event !== undefined && event.event !== 'message')) continue;
       else if (event.dataBytes && o.bytes) o.message(event.dataBytes);
-      else if (event.data.length > 0) pass(event.data.join('\n'), o);
+      else if (event.data.length > 0) {
+        // An event with empty data (the 2025-11-25 priming event) carries no message, as the SDK clients read it.
+        const data = event.data.join('\n');
+        if (data !== '') pass(data, o);
+      }
     }
     const waiting = o.paused();
     if (waiting) await waiting;

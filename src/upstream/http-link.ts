@@ -171,7 +171,7 @@ export abstract class HttpLink implements UpstreamLink {
 }
 
 /** The ids of the requests in a message's JSON text (a batch's too); none when it does not parse. */
-function requestIds(json: string): (string | number)[] {
+export function requestIds(json: string): (string | number)[] {
   let sent: unknown;
   try {
     sent = JSON.parse(json);

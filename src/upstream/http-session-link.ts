@@ -8,19 +8,25 @@
  * client's of each send, filtered as the proxy filters them, less the 2026-07-28 request headers of the client
  * (Mcp-Method, Mcp-Name) and its session headers, which name other sessions than this one.
  *
+ * An SSE answer that ends (cleanly or broken) after an event id and before the answers it owes is resumed with
+ * a GET carrying `Last-Event-ID`, as the SDK clients resume theirs (./resumption.ts): what comes on it is handed
+ * on as if it came on the POST's stream.
+ *
  * Bounds: a JSON body or SSE event over maxEventBytes is dropped as it arrives and reported with the id read
  * from its ends; one nested deeper than MAX_DEPTH too. While the session is paused, no answer body is read.
  * A 404 on a send means the upstream ended the session: the link closes, and the pool starts another.
  */
+import type { Readable } from 'node:stream';
 import { RetrofitError } from '../errors.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
 import { FIRST_HEADER_REVISION, isRevision } from '../protocol/era.js';
-import { httpAnswer, readJsonAnswer, readSseAnswer } from './answer-reader.js';
+import { httpAnswer, readJsonAnswer, readSseAnswer, type AnswerReaderOptions } from './answer-reader.js';
 import { decodedBody } from './exchange.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, type HeaderMap } from './headers.js';
-import { HttpLink } from './http-link.js';
+import { HttpLink, requestIds } from './http-link.js';
 import type { SendOptions, SendOutcome } from './link.js';
+import { MAX_FRUITLESS, StreamPosition, waitToResume } from './resumption.js';
 
 /** How long the DELETE that ends the session may take. */
 const DELETE_TIMEOUT_MS = 2_000;
@@ -39,6 +45,8 @@ export class HttpSessionLink extends HttpLink {
   async send(json: string, options: SendOptions = {}): Promise<SendOutcome> {
     if (!this.alive) return { ok: false, error: this.error() };
     const o = this.o;
+    // The request's own deadline bounds the resumptions of its answer stream too.
+    const deadline = Date.now() + o.timeoutMs;
     let res;
     try {
       res = await o.http.request({ method: 'POST', path: o.http.mapPath('', ''), headers: this.#headers(options.headers ?? o.clientHeaders), body: Buffer.from(json), signal: this.abort.signal, headersTimeoutMs: o.timeoutMs });
@@ -61,9 +69,7 @@ export class HttpSessionLink extends HttpLink {
       return { ok: false, answer: await httpAnswer(res), error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [o.upstream], { cause: new Error(`HTTP ${res.statusCode}`) }) };
     }
     if (type === 'text/event-stream' && res.statusCode === 200) {
-      void this.read(decodedBody(res.headers, res.body), readSseAnswer, this.frames(), 'warn').then((whole) => {
-        if (!whole) this.brokeFor(json, options.ids);
-      });
+      void this.#answerStream(decodedBody(res.headers, res.body), new StreamPosition(options.ids ?? requestIds(json)), options.headers, deadline);
       return { ok: true };
     }
     if (type === 'application/json') {
@@ -86,6 +92,79 @@ export class HttpSessionLink extends HttpLink {
       if (res.statusCode < 300) return { ok: true };
     }
     return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [o.upstream], { cause: new Error(`HTTP ${res.statusCode}`) }) };
+  }
+
+  /**
+   * A POST's SSE answer, each message handed on as it comes; resumed while it ends owing answers after an event
+   * id (./resumption.ts). What it still owes when it broke, or when resuming it failed, is reported as reset.
+   */
+  async #answerStream(body: Readable, stream: StreamPosition, client: HeaderMap | undefined, deadline: number): Promise<void> {
+    let whole = await this.read(body, readSseAnswer, this.#tracking(stream), 'warn');
+    let fruitless = 0;
+    while (stream.resumable && this.alive && fruitless < MAX_FRUITLESS) {
+      const from = stream.lastEventId!;
+      if (Date.now() + stream.retryMs >= deadline || !(await waitToResume(stream.retryMs, this.abort.signal))) break;
+      const resumed = await this.#resume(from, stream, client, deadline);
+      if (resumed === undefined) break;
+      whole = resumed;
+      fruitless = stream.lastEventId === from ? fruitless + 1 : 0;
+    }
+    // The ids are known: no JSON is read back.
+    if (this.alive && stream.owed.size > 0 && (!whole || stream.lastEventId !== undefined)) this.brokeFor('', [...stream.owed]);
+  }
+
+  /**
+   * One resumption: a GET with `Last-Event-ID: from`, its stream read as the POST's was, until what the stream
+   * owed came or `deadline`. Undefined when the upstream refused it (not a stream: nothing to retry); false
+   * when the connection failed or broke.
+   */
+  async #resume(from: string, stream: StreamPosition, client: HeaderMap | undefined, deadline: number): Promise<boolean | undefined> {
+    const o = this.o;
+    const headers = this.#headers(client ?? o.clientHeaders);
+    delete headers['content-type'];
+    headers.accept = 'text/event-stream';
+    headers['last-event-id'] = from;
+    let res;
+    try {
+      res = await o.http.request({ method: 'GET', path: o.http.mapPath('', ''), headers, signal: this.abort.signal, headersTimeoutMs: Math.max(1, deadline - Date.now()) });
+    } catch (err) {
+      o.log.debug({ err, lastEventId: from }, 'resuming an answer stream of the upstream failed');
+      return false;
+    }
+    if (res.statusCode !== 200 || mediaType(headerValue(res.headers as HeaderMap, 'content-type')) !== 'text/event-stream') {
+      await res.body.dump().catch(() => {});
+      o.log.warn({ status: res.statusCode, lastEventId: from }, 'the upstream refused to resume an answer stream');
+      return undefined;
+    }
+    const body = decodedBody(res.headers, res.body);
+    // The upstream keeps a resumed stream open after its replay: it is read until it owes nothing, or the deadline.
+    const late = setTimeout(() => body.destroy(), Math.max(0, deadline - Date.now()));
+    const done = () => {
+      if (stream.owed.size === 0) body.destroy();
+    };
+    try {
+      return (await this.read(body, readSseAnswer, this.#tracking(stream, done), 'debug')) || stream.owed.size === 0;
+    } finally {
+      clearTimeout(late);
+    }
+  }
+
+  /** How an answer stream is read: each message framed, the stream's position and what it owes kept up to date. */
+  #tracking(stream: StreamPosition, after: () => void = () => {}): AnswerReaderOptions {
+    const reader = this.frames((data) => {
+      stream.carried(data);
+      this.frame(data);
+      after();
+    });
+    return {
+      ...reader,
+      position: stream.position,
+      dropped: (dropped) => {
+        stream.settle(dropped.id);
+        reader.dropped(dropped);
+        after();
+      },
+    };
   }
 
   /** The initialize answer names the revision the session speaks (the header of every later request). */

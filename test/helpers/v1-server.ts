@@ -1,7 +1,8 @@
 /**
  * A real v1 SDK McpServer on Streamable HTTP (node http server, port 0), stateful, with tools, a resource,
  * a prompt, logging, progress and an elicitation round trip. `jsonResponse` switches the transport to
- * enableJsonResponse; `eventStore` makes streams resumable (Last-Event-ID).
+ * enableJsonResponse; `eventStore` makes streams resumable (Last-Event-ID), and `retryInterval` is the `retry:` of
+ * their priming events.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -56,7 +57,7 @@ function reject(res: ServerResponse, status: number, message: string): void {
 }
 
 /** `build` replaces the default server (echo, progress, log, ask, a resource, a prompt) with the caller's own. */
-export async function startV1Server(options: { jsonResponse?: boolean; eventStore?: boolean; build?: () => McpServer } = {}): Promise<V1Server> {
+export async function startV1Server(options: { jsonResponse?: boolean; eventStore?: boolean; retryInterval?: number; build?: () => McpServer } = {}): Promise<V1Server> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const sid = req.headers['mcp-session-id'];
@@ -74,6 +75,7 @@ export async function startV1Server(options: { jsonResponse?: boolean; eventStor
       sessionIdGenerator: () => randomUUID(),
       enableJsonResponse: options.jsonResponse ?? false,
       ...(options.eventStore && { eventStore: new InMemoryEventStore() }),
+      ...(options.retryInterval !== undefined && { retryInterval: options.retryInterval }),
       onsessioninitialized: (id) => void sessions.set(id, transport),
     });
     transport.onclose = () => {

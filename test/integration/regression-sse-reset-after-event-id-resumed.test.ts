@@ -6,50 +6,14 @@
  * cleanly and keeps the request awaited: the client resumes, and the replayed answer is retrofitted. Without an
  * event id seen, the reset is answered as before.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
+import { startDroppingUpstream } from '../helpers/dropping-upstream.js';
 import { startGateway } from '../helpers/gateway.js';
-import { listen, readBody } from '../helpers/listen.js';
 
 const TOOLS = { num: { outputSchema: { type: 'number' } } } as const;
-
-interface Message {
-  readonly id?: number;
-  readonly method?: string;
-}
-
-/**
- * A session upstream whose tools/call stream sends `prelude` and then resets; a GET with Last-Event-ID `s1-0`
- * replays the call's answer (text "42"). `resumed` records the Last-Event-ID of each GET.
- */
-async function resettingUpstream(prelude: string): Promise<{ url: string; resumed: string[] }> {
-  const resumed: string[] = [];
-  let call: Message | undefined;
-  const json = (res: ServerResponse, body: unknown): void => void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(JSON.stringify(body));
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method === 'GET') {
-      const last = req.headers['last-event-id'];
-      if (typeof last !== 'string') return void res.writeHead(405).end();
-      resumed.push(last);
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (last === 's1-0' && call) res.write(`id: s1-1\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { content: [{ type: 'text', text: '42' }] } })}\n\n`);
-      return;
-    }
-    if (req.method === 'DELETE') return void res.writeHead(200).end();
-    const m = JSON.parse((await readBody(req)).toString('utf8')) as Message;
-    if (m.method === 'initialize') return json(res, { jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'resetting', version: '1' } } });
-    if (m.method === 'tools/list') return json(res, { jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'num', inputSchema: { type: 'object' } }] } });
-    if (m.method !== 'tools/call') return void res.writeHead(202).end();
-    call = m;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': 's1' });
-    res.write(prelude, () => res.socket?.destroy());
-  };
-  const up = await listen((req, res) => void handle(req, res));
-  return { url: `${up.origin}/mcp`, resumed };
-}
 
 async function connect(url: string): Promise<Client> {
   const client = new Client({ name: 'resume-test', version: '1' });
@@ -61,7 +25,7 @@ async function connect(url: string): Promise<Client> {
 
 describe('regression: an upstream resets a POST stream after its event id', () => {
   it('the v1 client resumes through the gateway with Last-Event-ID and gets the retrofitted answer', async () => {
-    const up = await resettingUpstream('id: s1-0\nretry: 10\ndata: \n\n');
+    const up = await startDroppingUpstream('id: s1-0\nretry: 10\ndata: \n\n');
     const gw = await startGateway(gatewayConfig([httpUpstream('h', up.url, { tools: TOOLS })]));
     const client = await connect(gw.url('/h/mcp'));
     await client.listTools();
@@ -73,7 +37,7 @@ describe('regression: an upstream resets a POST stream after its event id', () =
   });
 
   it('without an event id (an id-less event, an empty id, an id on an event with no data) the call gets UPSTREAM_RESET', async () => {
-    const up = await resettingUpstream(': hello\n\nevent: ping\ndata: \n\nid: s1-0\nid:\ndata: \n\nid: s1-0\n\n');
+    const up = await startDroppingUpstream(': hello\n\nevent: ping\ndata: \n\nid: s1-0\nid:\ndata: \n\nid: s1-0\n\n');
     const gw = await startGateway(gatewayConfig([httpUpstream('h', up.url, { tools: TOOLS })]));
     const client = await connect(gw.url('/h/mcp'));
     await client.listTools();

@@ -67,3 +67,17 @@ describe('answer reader: a message past OFFLOAD_BYTES, for a reader that takes b
     }
   });
 });
+
+describe('answer reader: where an SSE stream stands', () => {
+  it('reports each complete event\'s id and retry; an empty data event (a priming event) is no message', async () => {
+    const r = reader(false);
+    const seen: [string | undefined, number | undefined][] = [];
+    await readSseAnswer(body(`id: p\nretry: 200\ndata: \n\n: comment\n\nevent: message\nid: 1\ndata: ${small}\n\nid: 2\n`, 7), { ...r.options, position: (id, retry) => void seen.push([id, retry]) });
+    expect(seen).toEqual([
+      ['p', 200],
+      ['1', undefined],
+    ]);
+    expect(r.got).toEqual([small]);
+    expect(r.dropped).toEqual([]);
+  });
+});
