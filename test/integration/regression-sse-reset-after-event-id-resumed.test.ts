@@ -4,7 +4,7 @@
  * never resumed, though it does directly to the upstream (GET with Last-Event-ID), and the answer replayed
  * there would have passed un-rewritten (the request was no longer awaited). Now the gateway ends the stream
  * cleanly and keeps the request awaited: the client resumes, and the replayed answer is retrofitted. Without an
- * event id seen, the reset is answered as before.
+ * event id seen, or for a 2026-07-28 client (its revision has no resumption), the reset is answered as before.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -12,6 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { gatewayConfig, httpUpstream } from '../helpers/config.js';
 import { startDroppingUpstream } from '../helpers/dropping-upstream.js';
 import { startGateway } from '../helpers/gateway.js';
+import { MODERN, startRawModern } from '../helpers/raw-modern.js';
 
 const TOOLS = { num: { outputSchema: { type: 'number' } } } as const;
 
@@ -43,5 +44,21 @@ describe('regression: an upstream resets a POST stream after its event id', () =
     await client.listTools();
     await expect(client.callTool({ name: 'num', arguments: {} }, undefined, { timeout: 10_000 })).rejects.toThrow(/ended the connection before its answer was complete/);
     expect(up.resumed).toEqual([]);
+  });
+
+  it('a 2026-07-28 client, which cannot resume, gets UPSTREAM_RESET though it saw an event id', async () => {
+    const url = await startRawModern(['num'], (_m, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('id: e1\ndata: \n\n', () => res.socket?.destroy());
+    });
+    const gw = await startGateway(gatewayConfig([httpUpstream('modern', url, { tools: TOOLS })]));
+    const meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
+    const answer = await fetch(gw.url('/modern/mcp'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'num' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'num', arguments: {}, _meta: meta } }),
+    });
+    const data = (await answer.text()).split('\n').filter((l) => l.startsWith('data: {'));
+    expect(data.map((l) => JSON.parse(l.slice(6)) as unknown)).toMatchObject([{ id: 5, error: { data: { code: 'RETROFIT_ERR_UPSTREAM_RESET' } } }]);
   });
 });

@@ -11,7 +11,7 @@ import type { HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.js';
 import { LazyLog, type Logger } from '../../log.js';
-import { detectRevision, type RevisionSource } from '../../protocol/era.js';
+import { detectRevision, isResumable, type RevisionSource } from '../../protocol/era.js';
 import { holdsListen, listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision } from '../../protocol/negotiate.js';
 import type { Pending } from '../../session/pending.js';
@@ -320,7 +320,7 @@ class ProxyExchange {
 
   #relayContext(): RelayContext {
     // A plain literal: an accessor here made V8 build the object the slow way.
-    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, timeoutMs: this.#snap.upstream.timeoutMs, own: this.#own, stream: this.#stream };
+    return { state: this.#state, rewriter: this.#ctx.rewriter, log: this.#lazyLog(), max: this.#snap.loaded.config.limits.maxResultBytes, upstream: this.#target.name, timeoutMs: this.#snap.upstream.timeoutMs, own: this.#own, stream: this.#stream, resumes: this.#revision !== undefined && isResumable(this.#revision.revision) };
   }
 
   /**

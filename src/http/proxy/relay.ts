@@ -36,6 +36,8 @@ export interface RelayContext {
   readonly own: readonly Pending[];
   /** A server stream that takes the gateway's own events between blocks (list_changed after a reload). */
   readonly stream?: ServerStream | undefined;
+  /** The client's revision lets it resume a stream it got event ids on (2026-07-28 does not). */
+  readonly resumes?: boolean;
 }
 
 const STRUCTURED = '"structuredContent"';

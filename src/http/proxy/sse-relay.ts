@@ -132,9 +132,9 @@ class SseRelay {
     return this.#stopped;
   }
 
-  /** The client got an event id: it may resume the stream from there (GET with Last-Event-ID). */
+  /** The client got an event id, and its revision has resumption: it may resume the stream from there. */
   get resumable(): boolean {
-    return this.#ids.seen;
+    return this.#ctx.resumes === true && this.#ids.seen;
   }
 
   /** Part of a block went out: nothing of the gateway's own can be written until it ends. */
@@ -346,8 +346,9 @@ class SseRelay {
     // Every event is written (the socket buffers what the client has not taken); one wait for all of them.
     let ok = true;
     const ids = this.#ids;
+    const watch = this.#ctx.resumes === true;
     for (const bytes of out) {
-      if (!ids.seen) ids.feed(bytes);
+      if (watch && !ids.seen) ids.feed(bytes);
       ok = this.#res.write(bytes) && ok;
     }
     if (this.#stopped) return false;
