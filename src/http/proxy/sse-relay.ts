@@ -9,21 +9,20 @@
  * events go between blocks only. The relay ends the response: cleanly when the stream completed (or what the
  * exchange still owed was answered), cut off otherwise. An upstream that resets the stream after the client saw an
  * event id leaves the answer to the client's resumption: the stream ends cleanly, the requests stay awaited.
+ * What a held block becomes once complete is ./sse-transform.ts.
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
 import { errorAnswer, responseIdLiteral } from '../../jsonrpc/id-literal.js';
-import { endsOf, sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
-import { MAX_DEPTH, nestedTooDeeplyInSlices } from '../../jsonrpc/strict.js';
-import { inbound, type Inbound } from '../../session/inbound.js';
+import { sniffHead, sniffResponseId } from '../../jsonrpc/sniff.js';
 import { BlockScanner, endsBlock } from '../../stream/blocks.js';
 import { EventIdWatch } from '../../stream/event-ids.js';
 import type { HeldBytes } from '../../stream/held.js';
-import { dataHead, dataTail, parseBlock, parseLargeBlock, type SseEvent } from '../../stream/sse.js';
-import { encodeEvent, eventPieces, messageEvent, type EventBytes } from '../../stream/sse-encode.js';
-import type { SessionState } from '../../session/state.js';
+import { dataHead, dataTail } from '../../stream/sse.js';
+import { messageEvent, type EventBytes } from '../../stream/sse-encode.js';
 import { drained } from '../write.js';
 import { holder, mayChange, type RelayBody, type RelayContext } from './relay.js';
+import { transform } from './sse-transform.js';
 
 /** How an SSE relay ended. */
 export type RelayEnd =
@@ -50,55 +49,6 @@ const HEAD_BYTES = 2048;
 /** Bytes of each end of a dropped block kept to find the id it answers. */
 const ENDS = 1024;
 const EMPTY = Buffer.alloc(0);
-
-function eventBytes(event: SseEvent, handled: Inbound): EventBytes {
-  const out = handled.out;
-  if (out === undefined) return event.raw;
-  // A worker's bytes (a large result) are not copied once more to join them with the frame.
-  return Buffer.isBuffer(out) ? eventPieces(event, out) : encodeEvent(event, out);
-}
-
-/**
- * A held event nested deeper than MAX_DEPTH: nothing may recurse over it (the stdio and legacy SSE links
- * refuse such messages too). The request it answers (its id read from its ends) gets UPSTREAM_PROTOCOL in
- * its place; an event that answers nobody waiting passes as it came.
- */
-function tooDeep(event: SseEvent, data: string | Buffer, ctx: RelayContext): Buffer {
-  const id = sniffResponseId(endsOf(data));
-  const pending = id === undefined ? undefined : ctx.state?.pending.peek(id, responseIdLiteral(id, data));
-  if (!pending || pending.answered) return event.raw;
-  ctx.log.warn({ bytes: data.length, id }, `upstream message nested deeper than ${MAX_DEPTH} levels; its request gets an error`);
-  ctx.state!.pending.forget(pending);
-  return messageEvent(errorAnswer(new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [ctx.upstream]), pending.id, pending.idLiteral));
-}
-
-/** The bytes to send for a complete held block: its own, or the session's rewrite of its message. */
-function transform(raw: Buffer, ctx: RelayContext): EventBytes | Promise<EventBytes> {
-  const state = ctx.state;
-  if (!state || state.pending.empty) return raw;
-  // A large block (one a worker would take) keeps its data as bytes, however many lines it came in: not
-  // decoded, and handed to the worker as bytes rather than as a string.
-  const threshold = ctx.rewriter.rawThreshold;
-  const large = threshold !== undefined && raw.length > threshold ? parseLargeBlock(raw) : undefined;
-  if (large) return transformData(large.event, large.data, state, ctx);
-  const event = parseBlock(raw);
-  if (!event.complete || event.data.length === 0) return raw;
-  return transformData(event, event.data.join('\n'), state, ctx);
-}
-
-function transformData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): EventBytes | Promise<EventBytes> {
-  if (!mayChange(state, data)) return event.raw;
-  const deep = nestedTooDeeplyInSlices(data);
-  if (deep instanceof Promise) return deep.then((found) => (found ? tooDeep(event, data, ctx) : handleData(event, data, state, ctx)));
-  return deep ? tooDeep(event, data, ctx) : handleData(event, data, state, ctx);
-}
-
-function handleData(event: SseEvent, data: string | Buffer, state: SessionState, ctx: RelayContext): EventBytes | Promise<EventBytes> {
-  const handled = inbound(state, ctx.rewriter, data, ctx.log);
-  if (handled instanceof Promise) return handled.then((h) => eventBytes(event, h));
-  if (handled.invalid) ctx.log.debug({ eventId: event.id }, 'SSE event data is not JSON; forwarded untouched');
-  return eventBytes(event, handled);
-}
 
 /** One SSE relay: the state of the block under way, and where its bytes go. */
 class SseRelay {
