@@ -6,7 +6,7 @@
  * answering with an error the client takes as final. Reads only each line's first bytes (a native search finds
  * the line ends), whatever the chunk boundaries and line ends (`\n`, `\r\n`, `\r`); stops once it knows.
  */
-import { nextTerminator } from './blocks.js';
+import { endsBlock, nextTerminator } from './blocks.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -16,11 +16,26 @@ const HEAD = 8;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const DATA = Buffer.from('data');
 const ID = Buffer.from('id');
+const LF_ID = Buffer.from('\nid');
+const CR_ID = Buffer.from('\rid');
+const I = 0x69;
+const BOM_FIRST = 0xef;
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * `chunk` may hold an `id` line: one opens it (or a byte-order mark before it), or a line end precedes `id`. A
+ * data line cannot hold a line end, so the usual chunk, whole events of JSON-RPC data, says no.
+ */
+function mayHoldId(chunk: Buffer): boolean {
+  if (chunk[0] === I || chunk[0] === BOM_FIRST || chunk.indexOf(LF_ID) !== -1) return true;
+  // CR line ends are rare: one byte's search says whether to look for `\rid` at all.
+  return chunk.indexOf(CR) !== -1 && chunk.indexOf(CR_ID) !== -1;
+}
 
 export class EventIdWatch {
   #seen = false;
   /** The first bytes of the line under way, and its length so far. */
-  readonly #head = Buffer.alloc(HEAD);
+  #head: Buffer | undefined;
   #headBytes = 0;
   #lineBytes = 0;
   /** The previous byte was a CR: a LF now belongs to the same line end. */
@@ -38,6 +53,12 @@ export class EventIdWatch {
 
   /** The next bytes of the stream, as the reader gets them. */
   feed(chunk: Buffer): void {
+    if (this.#seen || chunk.length === 0) return;
+    // The usual chunk: whole events without an id line, read at rest: at rest after it, nothing to read line by line.
+    if (this.#atRest() && endsBlock(chunk) && !mayHoldId(chunk)) {
+      this.#firstLine = false;
+      return;
+    }
     let i = 0;
     while (!this.#seen && i < chunk.length) {
       if (this.#afterCr) {
@@ -49,7 +70,7 @@ export class EventIdWatch {
       }
       const next = nextTerminator(chunk, i);
       const stop = next === -1 ? chunk.length : next;
-      if (this.#headBytes < HEAD) this.#headBytes += chunk.copy(this.#head, this.#headBytes, i, Math.min(stop, i + HEAD - this.#headBytes));
+      if (this.#headBytes < HEAD) this.#headBytes += chunk.copy((this.#head ??= Buffer.alloc(HEAD)), this.#headBytes, i, Math.min(stop, i + HEAD - this.#headBytes));
       this.#lineBytes += stop - i;
       if (next === -1) return;
       this.#lineEnded();
@@ -58,8 +79,13 @@ export class EventIdWatch {
     }
   }
 
+  /** Between blocks: no line under way, nothing of a block seen. */
+  #atRest(): boolean {
+    return this.#lineBytes === 0 && this.#headBytes === 0 && !this.#afterCr && !this.#data && !this.#id;
+  }
+
   #lineEnded(): void {
-    let head = this.#head.subarray(0, this.#headBytes);
+    let head = this.#head === undefined ? NO_BYTES : this.#head.subarray(0, this.#headBytes);
     let length = this.#lineBytes;
     if (this.#firstLine && head.subarray(0, 3).equals(BOM)) {
       head = head.subarray(3);

@@ -68,13 +68,14 @@ class SseRelay {
   #out: Buffer[] = [];
   /** Nothing more is to be relayed (the answers this exchange owed were given): the stream ends. */
   #stopped = false;
-  /** Whether the client got an event id it can resume the stream from. */
-  readonly #ids = new EventIdWatch();
+  /** Whether the client got an event id it can resume the stream from (watched only when its revision resumes). */
+  readonly #ids: EventIdWatch | undefined;
 
   constructor(res: ServerResponse, ctx: RelayContext) {
     this.#res = res;
     this.#ctx = ctx;
     this.#held = holder(ctx);
+    this.#ids = ctx.resumes === true ? new EventIdWatch() : undefined;
   }
 
   /** The relay ended the stream itself (see #overflow). */
@@ -84,7 +85,7 @@ class SseRelay {
 
   /** The client got an event id, and its revision has resumption: it may resume the stream from there. */
   get resumable(): boolean {
-    return this.#ctx.resumes === true && this.#ids.seen;
+    return this.#ids?.seen === true;
   }
 
   /** Part of a block went out: nothing of the gateway's own can be written until it ends. */
@@ -296,9 +297,8 @@ class SseRelay {
     // Every event is written (the socket buffers what the client has not taken); one wait for all of them.
     let ok = true;
     const ids = this.#ids;
-    const watch = this.#ctx.resumes === true;
     for (const bytes of out) {
-      if (watch && !ids.seen) ids.feed(bytes);
+      ids?.feed(bytes);
       ok = this.#res.write(bytes) && ok;
     }
     if (this.#stopped) return false;

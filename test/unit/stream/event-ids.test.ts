@@ -39,6 +39,21 @@ describe('EventIdWatch', () => {
     expect(watched(Buffer.from(input))).toBe(seen);
   });
 
+  it('skips chunks of whole events without an id line, and still sees one in a later chunk', () => {
+    const feed = (...chunks: string[]): boolean => {
+      const watch = new EventIdWatch();
+      for (const c of chunks) watch.feed(Buffer.from(c));
+      return watch.seen;
+    };
+    expect(feed('event: message\ndata: {"id":1}\n\n', 'data: {"id":2}\n\n')).toBe(false);
+    expect(feed('event: message\ndata: {"id":1}\n\n', 'id: 7\ndata: x\n\n')).toBe(true);
+    expect(feed('data: x\n\n', 'event: message\nid: 7\ndata: x\n\n')).toBe(true);
+    expect(feed('data: x\r\n\r\n', 'data: y\rid: 7\r\r')).toBe(true);
+    // Not at rest after the first chunk (its block is under way): the id line that follows belongs to it.
+    expect(feed('data: x\n', '\n')).toBe(false);
+    expect(feed('data: x\n', 'id: 7\n\n')).toBe(true);
+  });
+
   it('says what the SSE parser says, whatever the chunk boundaries', () => {
     const line = fc.constantFrom('id: 1', 'id:', 'id', 'id: ', 'data: x', 'data', 'data:', ': c', 'event: message', 'retry: 5', 'idx: 1', '');
     const end = fc.constantFrom('\n', '\r\n', '\r');
