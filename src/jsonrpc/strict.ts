@@ -86,14 +86,36 @@ function resultMetaProblem(meta: unknown): string | undefined {
 }
 
 /**
- * responseProblem for the answer to a request of `method`, and for initialize what a strict client requires of
- * its result (the SDK clients' InitializeResult: a `protocolVersion` — a revision, YYYY-MM-DD, the gateway
- * negotiates with —, `capabilities`, and `serverInfo` with a string name and version). Undefined when a strict
- * client takes it.
+ * Why a tools/call result is not one the SDK clients' CallToolResult schema takes (they throw, and the call is
+ * lost), or undefined: `isError`, if any, a boolean; `content`, if any, an array of objects each with a string
+ * `type`, a text block's `text` a string. structuredContent is left to the engine, whose era projection wraps or
+ * drops a value that is not an object for the clients that need one (2026-07-28 clients take any value).
+ * Runs on every answer to a tools/call: a few property reads and one pass over the blocks, nothing allocated.
+ */
+export function toolResultProblem(result: Record<string, unknown>): string | undefined {
+  const { isError, content } = result;
+  if (isError !== undefined && typeof isError !== 'boolean') return "a tool result's isError is a boolean";
+  if (content === undefined) return undefined;
+  if (!Array.isArray(content)) return "a tool result's content is an array";
+  for (let i = 0; i < content.length; i++) {
+    const block: unknown = content[i];
+    if (!isJsonObject(block) || typeof block.type !== 'string') return "a tool result's content blocks are objects with a string type";
+    if (block.type === 'text' && typeof block.text !== 'string') return "a text block's text is a string";
+  }
+  return undefined;
+}
+
+/**
+ * responseProblem for the answer to a request of `method`; for tools/call what a strict client requires of its
+ * result (toolResultProblem); for initialize likewise (the SDK clients' InitializeResult: a `protocolVersion` —
+ * a revision, YYYY-MM-DD, the gateway negotiates with —, `capabilities`, and `serverInfo` with a string name
+ * and version). Undefined when a strict client takes it.
  */
 export function answerProblem(method: string, message: Record<string, unknown>): string | undefined {
   const problem = responseProblem(message);
-  if (problem !== undefined || method !== 'initialize' || !isJsonObject(message.result)) return problem;
+  if (problem !== undefined || !isJsonObject(message.result)) return problem;
+  if (method === 'tools/call') return toolResultProblem(message.result);
+  if (method !== 'initialize') return undefined;
   const { protocolVersion, capabilities, serverInfo } = message.result;
   if (!isRevision(protocolVersion)) return 'an InitializeResult names its protocolVersion (YYYY-MM-DD)';
   if (!isJsonObject(capabilities)) return 'an InitializeResult has capabilities';

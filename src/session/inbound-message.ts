@@ -7,7 +7,7 @@
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
 import { putIdLiteral } from '../jsonrpc/id-literal.js';
-import { responseProblem } from '../jsonrpc/strict.js';
+import { answerProblem } from '../jsonrpc/strict.js';
 import type { InspectedMessage } from '../pipeline/offload/inspect.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import type { Pending } from './pending.js';
@@ -96,11 +96,17 @@ export function settledFromBytes<S>(state: SessionState<S>, awaited: Awaited<S>,
   const answered = state.pending.answer(awaited.id, awaited.literal) ?? (strict ? undefined : awaited.pending);
   // Strict: answered meanwhile (past its deadline, say) — nobody waits for it any more.
   if (!answered) return { message: r.original };
-  const problem = strict ? responseProblem(r.original) : undefined;
+  // The worker's stub of a response it read stands for one it found valid (src/pipeline/offload/worker.ts).
+  const problem = strict ? answerProblem(answered.method, r.original) : undefined;
   if (problem !== undefined) return { message: r.original, pending: answered, problem };
   state.settle(answered, r.original);
   const replaced = r.kind === 'message' ? r.message : r.kind === 'bytes' ? r.bytes : undefined;
   return { message: r.original, pending: answered, ...(replaced !== undefined && { replaced }) };
+}
+
+/** What a strict client finds wrong with a message the worker inspected, as the answer to a request of `method`. */
+export function inspectedProblem(m: InspectedMessage, method: string): string | undefined {
+  return m.problem ?? (method === 'tools/call' ? m.toolProblem : undefined);
 }
 
 /**
@@ -111,9 +117,10 @@ export function settledFromBytes<S>(state: SessionState<S>, awaited: Awaited<S>,
 export function fromStub<S>(state: SessionState<S>, rewriter: Rewriter, m: InspectedMessage & { readonly stub: JsonObject }, own: Buffer, strict: boolean): InboundMessage<S> {
   const message = m.stub;
   const id = message.id;
-  if (strict && m.problem !== undefined && (typeof id === 'string' || typeof id === 'number')) {
+  if (strict && (m.problem !== undefined || m.toolProblem !== undefined) && (typeof id === 'string' || typeof id === 'number')) {
     const pending = state.pending.peek(id, m.literal);
-    if (pending && !pending.answered) return { message, pending: state.pending.answer(id, m.literal)!, problem: m.problem };
+    const problem = pending && !pending.answered ? inspectedProblem(m, pending.method) : undefined;
+    if (problem !== undefined) return { message, pending: state.pending.answer(id, m.literal)!, problem };
   }
   const pending = answerOf(state, message, m.literal);
   if (!pending) return { message };

@@ -21,7 +21,7 @@ import type { Inspected, InspectedMessage } from '../pipeline/offload/inspect.js
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import { rewriteBatch, type Placed } from './inbound-batch.js';
-import { answerOf, fromStub, settledFromBytes, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
+import { answerOf, fromStub, inspectedProblem, settledFromBytes, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
 import type { Pending } from './pending.js';
 import type { SessionState } from './state.js';
 
@@ -223,7 +223,7 @@ function readingOf<S>(state: SessionState<S>, rewriter: Rewriter, m: InspectedMe
   const id = stub.id;
   if (typeof stub.method === 'string' || (typeof id !== 'string' && typeof id !== 'number')) return 'stub';
   const pending = state.pending.peek(id, m.literal);
-  if (pending === undefined || (options.strict === true && m.problem !== undefined && !pending.answered)) return 'stub';
+  if (pending === undefined || (options.strict === true && !pending.answered && inspectedProblem(m, pending.method) !== undefined)) return 'stub';
   const expect = pending.expect;
   if (expect.kind === 'initialize') return 'whole';
   if (expect.kind !== 'rewrite') return 'stub';

@@ -7,7 +7,7 @@
  * throws on is logged and dropped: either way the request it answers is told (ondropped).
  */
 import { RetrofitError } from '../errors.js';
-import { endsOf, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
+import { endsOf, sniffResponseId, textHead, type MessageEnds } from '../jsonrpc/sniff.js';
 import { nestedTooDeeply } from '../jsonrpc/strict.js';
 import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } from './link.js';
 import { StdioChild, type ChildExit, type ChildSpec } from './stdio-child.js';
@@ -55,7 +55,8 @@ export class StdioLink implements UpstreamLink {
         ...(maxQueuedBytes !== undefined && { maxQueuedBytes }),
         redact: options.scrub,
         onLine: (line) => this.#line(line),
-        onOverlong: (line) => this.#dropped('size', line.bytes, line.head.length >= line.bytes ? line.head : `${line.head}${line.tail}`),
+        // Its two ends as they are: joined, a value cut at the head would read on into the tail.
+        onOverlong: (line) => this.#dropped('size', line.bytes, line.head.length >= line.bytes ? endsOf(line.head) : { head: line.head, tail: line.tail }),
         onExit: (exit) => this.#exited(exit),
         onStdoutEnd: () => this.#stdoutEnded(),
       });
@@ -109,18 +110,18 @@ export class StdioLink implements UpstreamLink {
   #line(line: string | Buffer): void {
     const bytes = typeof line === 'string' ? Buffer.byteLength(line) : line.length;
     // A line that came as bytes is checked by the session, in slices and in order (LinkFrame).
-    if (typeof line === 'string' && nestedTooDeeply(line)) return this.#dropped('depth', bytes, line);
+    if (typeof line === 'string' && nestedTooDeeply(line)) return this.#dropped('depth', bytes, endsOf(line));
     try {
       this.onframe({ data: line });
     } catch (err) {
       this.#options.log.error({ err, bytes, head: textHead(line) }, 'upstream message could not be handled; dropped');
-      this.#dropped('failed', bytes, line);
+      this.#dropped('failed', bytes, endsOf(line));
     }
   }
 
   /** Tell the session of a message not passed on, with the id its ends show. */
-  #dropped(reason: LinkDropped['reason'], bytes: number, text: string | Buffer): void {
-    const id = sniffResponseId(endsOf(text));
+  #dropped(reason: LinkDropped['reason'], bytes: number, ends: MessageEnds): void {
+    const id = sniffResponseId(ends);
     try {
       this.ondropped({ reason, bytes, ...(id !== undefined && { id }) });
     } catch (err) {

@@ -2,8 +2,11 @@
  * The answer to one POST that carried requests, on a gateway-owned session: JSON when the client cannot
  * resume a stream anyway and the answer is the first thing to send (the commonest exchange, one write); an
  * SSE stream otherwise — with an id on every event (and, for 2025-11-25 clients, a priming event with
- * `retry:`) when the client can resume it. A resumable stream survives its HTTP response: when the client's
- * connection drops, what follows is kept (./events.ts) and sent on the GET that resumes it.
+ * `retry:`) when the client can resume it. A resumable stream starts when it is opened: its headers and
+ * priming event go out at once, not with the first message, which a slow upstream may send only minutes later
+ * (a client or proxy with a header timeout gave up meanwhile, and a connection dropped before it left nothing
+ * to resume from). It survives its HTTP response: when the client's connection drops, what follows is kept
+ * (./events.ts) and sent on the GET that resumes it.
  */
 import type { ServerResponse } from 'node:http';
 import { idKey } from '../../session/pending.js';
@@ -56,6 +59,15 @@ export class PostStream {
     this.#res = res;
     for (const id of options.ids) this.#waiting.add(idKey(id));
     res.once('close', () => this.#detached(res));
+    if (this.resumable) {
+      // Headers and priming event in one write.
+      res.cork();
+      try {
+        this.#start();
+      } finally {
+        res.uncork();
+      }
+    }
   }
 
   /** All its requests were answered (or abandoned). */

@@ -196,7 +196,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     const stream = session.openStream(res, requests.map((m) => m.id!), revision);
     answered.stream = stream;
     // A session whose initialize failed (an error, no answer within timeoutMs), or whose client left before it
-    // was answered (it may never have seen the session's id: headers wait for the first message), is of no use:
+    // was answered (it may never have seen the session's id: a JSON answer's headers wait for it), is of no use:
     // it ends, and its child with it, rather than at the idle timeout.
     if (initialize) {
       res.once('close', () => {

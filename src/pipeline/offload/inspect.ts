@@ -3,14 +3,15 @@
  * server→client request), read on a worker instead of the event loop (./worker.ts; src/session/inbound.ts
  * asks for it). The session does not need the message, only what it decides by: for each message its stub —
  * `jsonrpc`, `id`, `method`, the progress token, the request a cancellation names, an error's code, without the
- * bulk —, what a strict client would find wrong with it as an answer (src/jsonrpc/strict.ts responseProblem),
+ * bulk —, what a strict client would find wrong with it as an answer (src/jsonrpc/strict.ts responseProblem;
+ * toolResultProblem, for the session to apply when it answers a tools/call),
  * and its id as written when JSON.parse cannot give it back exactly. The bytes then go on as they came; a batch's
  * messages each as their own bytes in it, which the worker finds (`span`) for a session that routes them apart.
  */
 import { isJsonObject, type Json, type JsonObject } from '../../json.js';
 import { elementSpans, type Span } from '../../jsonrpc/batch-elements.js';
 import { responseIdLiterals } from '../../jsonrpc/id-literal.js';
-import { nestedTooDeeply, responseProblem } from '../../jsonrpc/strict.js';
+import { nestedTooDeeply, responseProblem, toolResultProblem } from '../../jsonrpc/strict.js';
 import { META_PROTOCOL_VERSION } from '../../protocol/era.js';
 import { utf8Text } from './shared.js';
 
@@ -20,6 +21,8 @@ export interface InspectedMessage {
   readonly stub?: JsonObject;
   /** An answer no strict client takes: why (responseProblem). */
   readonly problem?: string;
+  /** A result no strict client takes as a tools/call result: why (toolResultProblem; the session knows what it answers). */
+  readonly toolProblem?: string;
   /** Its id as written, when inexact (src/jsonrpc/id-literal.ts). */
   readonly literal?: string;
   /** One message of a batch: where its own JSON lies in the data inspected (offsets of the same bytes or text). */
@@ -101,7 +104,8 @@ export function stubOf(m: JsonObject): JsonObject {
 function inspectOne(m: unknown, literal: string | undefined, span: Span | undefined): InspectedMessage {
   if (!isJsonObject(m)) return {};
   const problem = typeof m.method === 'string' ? undefined : responseProblem(m);
-  return { stub: stubOf(m), ...(problem !== undefined && { problem }), ...(literal !== undefined && { literal }), ...(span && { span }) };
+  const toolProblem = problem === undefined && typeof m.method !== 'string' && isJsonObject(m.result) ? toolResultProblem(m.result) : undefined;
+  return { stub: stubOf(m), ...(problem !== undefined && { problem }), ...(toolProblem !== undefined && { toolProblem }), ...(literal !== undefined && { literal }), ...(span && { span }) };
 }
 
 /** Inspect `data` (a message or a batch, its text or UTF-8 bytes), checked for depth before anything recurses over it. */

@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isJsonObject, type JsonObject } from '../../json.js';
-import { responseProblem } from '../../jsonrpc/strict.js';
+import { responseProblem, toolResultProblem } from '../../jsonrpc/strict.js';
 import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
@@ -100,8 +100,9 @@ function runMessage(call: Call, data: Uint8Array | string, id: string | number, 
   } catch {
     return { job: call.job, ok: true, mismatch: true };
   }
-  // Not a response a strict client takes either (jsonrpc 1.0, result and error both…): the caller parses it and decides.
-  if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result) || responseProblem(message) !== undefined) return { job: call.job, ok: true, mismatch: true };
+  // Not a response a strict client takes either (jsonrpc 1.0, result and error both…, a malformed tool result):
+  // the caller parses it and decides, knowing what it answers.
+  if (!isJsonObject(message) || message.method !== undefined || message.id !== id || !isJsonObject(message.result) || responseProblem(message) !== undefined || toolResultProblem(message.result) !== undefined) return { job: call.job, ok: true, mismatch: true };
   const result = message.result;
   const stub: JsonObject = { jsonrpc: '2.0', id, result: isJsonObject(result.task) ? { task: result.task } : {} };
   const out = rewriteToolCall(result, call.tool, policy, call.revision, call.profile);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endsOf, locateResponseId, sniffResponseId, SNIFF_BYTES } from '../../../src/jsonrpc/sniff.js';
+import { endsOf, headNamesAnswer, locateResponseId, sniffHead, sniffResponseId, SNIFF_BYTES } from '../../../src/jsonrpc/sniff.js';
 
 const sniff = (data: string | Buffer): string | number | undefined => sniffResponseId(endsOf(data));
 const bulk = (n = 10_000): string => JSON.stringify({ content: [{ type: 'text', text: `{"id": 99, "x": "${'y'.repeat(n)}"}` }] });
@@ -26,6 +26,18 @@ describe('sniffResponseId', () => {
   it('finds no id in requests and notifications, even with an id before the method', () => {
     expect(sniff(`{"jsonrpc":"2.0","method":"notifications/message","params":${bulk()}}`)).toBeUndefined();
     expect(sniff(`{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage","params":${bulk()}}`)).toBeUndefined();
+  });
+
+  it('finds no id in a request whose method comes after its params, with the id at either end (regression)', () => {
+    // A server→client request too long to keep, its id that of a pending client request: not that request's answer.
+    expect(sniff(`{"params":${bulk()},"method":"roots/list","jsonrpc":"2.0","id":7}`)).toBeUndefined();
+    expect(sniff(`{"jsonrpc":"2.0","id":7,"params":${bulk()},"method":"roots/list"}`)).toBeUndefined();
+    expect(sniff(`{"jsonrpc":"2.0","id":7,"x":${bulk()},"method":"roots/list"}`)).toBeUndefined();
+    expect(sniff(`{"jsonrpc":"2.0","id":7,"x":${bulk()},"meth\\u006fd":"roots/list"}`)).toBeUndefined();
+    expect(sniffResponseId({ head: `{"params":{"pad":"${'p'.repeat(300)}`, tail: `${'p'.repeat(300)}"},"method":"roots/list","jsonrpc":"2.0","id":7}` })).toBeUndefined();
+    // A method or params nested in an answer's result, at either end, is no request.
+    expect(sniff(`{"jsonrpc":"2.0","id":7,"result":{"method":"GET","params":{}, "x":${bulk()}}}`)).toBe(7);
+    expect(sniff(`{"result":{"x":${bulk()},"method":"GET"},"jsonrpc":"2.0","id":8}`)).toBe(8);
   });
 
   it('finds nothing where no id is at either end: a null id, an id nested in the result, not JSON', () => {
@@ -72,5 +84,18 @@ describe('locateResponseId', () => {
     expect(locateResponseId('{"jsonrpc":"2.0","id":1,"method":"ping"}')).toBeUndefined();
     expect(locateResponseId('{"method":"x","id":1}')).toBeUndefined();
     expect(locateResponseId(`{"result":{"id":1,"pad":"${'y'.repeat(1000)}"}}`)).toBeUndefined();
+  });
+});
+
+describe('sniffHead and headNamesAnswer', () => {
+  it('tell a request by any top-level method or params in the head, and an answer by its id and a result or error', () => {
+    expect(sniffHead('{"jsonrpc":"2.0","id":7,"params":{"pad":"ppp')).toEqual({ kind: 'method' });
+    expect(sniffHead('{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"zzz')).toEqual({ kind: 'id', id: 7 });
+    expect(headNamesAnswer('{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"zzz')).toBe(true);
+    expect(headNamesAnswer('{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"zzz')).toBe(true);
+    // Regression: an id up front, then a value past the bound: the method may still come last.
+    expect(headNamesAnswer('{"jsonrpc":"2.0","id":7,"params":{"pad":"ppp')).toBe(false);
+    expect(headNamesAnswer('{"jsonrpc":"2.0","id":7,"x":{"pad":"ppp')).toBe(false);
+    expect(headNamesAnswer('{"result":{"content":[{"type":"text","text":"zzz')).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import fc from '../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { classifyMessage } from '../../../src/jsonrpc/classify.js';
-import { MAX_DEPTH, nestedTooDeeply, nestedTooDeeplyInSlices, responseProblem, strictProblem } from '../../../src/jsonrpc/strict.js';
+import { answerProblem, MAX_DEPTH, nestedTooDeeply, nestedTooDeeplyInSlices, responseProblem, strictProblem, toolResultProblem } from '../../../src/jsonrpc/strict.js';
 
 const problem = (message: unknown): string | undefined => strictProblem(classifyMessage(message));
 
@@ -193,6 +193,34 @@ describe('responseProblem', () => {
   });
 });
 
+describe('toolResultProblem and answerProblem for tools/call', () => {
+  it('takes the CallToolResults the SDK clients take, structuredContent of any kind left to the engine', () => {
+    const results = [
+      {},
+      { content: [] },
+      { content: [{ type: 'text', text: 'x' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'future', whatever: 1 }], isError: false },
+      { content: [{ type: 'text', text: '' }], isError: true, structuredContent: [1, 2] },
+      { task: { taskId: 't', status: 'working' } },
+      { toolResult: 3 },
+    ];
+    for (const result of results) expect(toolResultProblem(result), JSON.stringify(result)).toBeUndefined();
+  });
+
+  it('names what a strict client refuses: isError not a boolean, content not an array of typed blocks, a text that is no string', () => {
+    for (const isError of ['yes', 1, null]) expect(toolResultProblem({ content: [], isError })).toBe("a tool result's isError is a boolean");
+    for (const content of ['x', null, {}, 3]) expect(toolResultProblem({ content })).toBe("a tool result's content is an array");
+    for (const block of ['x', null, [], { text: 'x' }, { type: 3 }]) expect(toolResultProblem({ content: [{ type: 'text', text: 'a' }, block] }), JSON.stringify(block)).toBe("a tool result's content blocks are objects with a string type");
+    for (const text of [9, { a: 1 }, undefined]) expect(toolResultProblem({ content: [{ type: 'text', text }] })).toBe("a text block's text is a string");
+  });
+
+  it('applies to the answer to a tools/call only, after the response itself is checked', () => {
+    expect(answerProblem('tools/call', { jsonrpc: '2.0', id: 1, result: { content: 'x' } })).toBe("a tool result's content is an array");
+    expect(answerProblem('tools/call', { jsonrpc: '1.0', id: 1, result: { content: 'x' } })).toBe('jsonrpc is not "2.0"');
+    expect(answerProblem('tools/call', { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } })).toBeUndefined();
+    expect(answerProblem('resources/read', { jsonrpc: '2.0', id: 1, result: { content: 'x' } })).toBeUndefined();
+    expect(answerProblem('tasks/result', { jsonrpc: '2.0', id: 1, result: { isError: 'yes' } })).toBeUndefined();
+  });
+});
 
 describe('strictProblem: ids and _meta (regressions from the client-side review)', () => {
   const problem = (message: unknown) => strictProblem(classifyMessage(message));
