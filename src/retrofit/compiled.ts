@@ -6,7 +6,8 @@
 import type { JsonObject, JsonSchema } from '../json.js';
 import { TOOL_DEFAULTS, type ExtractConfig, type LegacyRoots, type OnInvalid, type RemoveAdditional, type ToolConfig, type ToolDefaults } from './settings.js';
 import { compilePattern, type CompiledPattern } from './extract/pattern.js';
-import { compileSchema, type Validator } from './validate.js';
+import { compileSchema, mentionsId, type Validator } from './validate.js';
+import { compileBranchChecks, type BranchCheck } from './branch-checks.js';
 import { SchemaScope } from './schema-scope.js';
 import { isObjectRoot, wrapSchema } from './wrap.js';
 import { schemaTypos } from './schema-typos.js';
@@ -31,6 +32,8 @@ export interface CompiledOutput {
    * then fail, and a keyword checked earlier (`required`, `$ref`) may no longer hold for what is left.
    */
   readonly confirm?: Validator;
+  /** Validates a value against one of the schema's anyOf/oneOf branches, for coercion; absent without any. */
+  readonly branches?: BranchCheck;
   /** True when object-only clients cannot take the schema as is (its root `type` is not "object"). */
   readonly needsWrap: boolean;
   /** `{type:"object",properties:{result:S},required:["result"]}` when needsWrap, else undefined. */
@@ -112,7 +115,8 @@ function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeN
   if (!check.ok) errors.push({ path: ['outputSchema'], message: `outputSchema cannot be wrapped for object-only clients: ${check.message}` });
   if (!native.ok || !plain.ok || typos.length > 0 || gaps.length > 0) return undefined;
   const removes = removeText !== false || removeNative !== false;
-  return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, ...(removes && { confirm: plain.validate }), needsWrap, ...(wrapped && { wrapped }) };
+  const branches = compileBranchChecks(schema, compiled.dialect, scope, mentionsId(schema));
+  return { schema, validate: compiled.validate, validateNative: native.validate, removeText, removeNative, ...(removes && { confirm: plain.validate }), ...(branches && { branches }), needsWrap, ...(wrapped && { wrapped }) };
 }
 
 /**

@@ -8,6 +8,7 @@ import { MAX_DEPTH } from '../jsonrpc/strict.js';
 import type { CallOutcome } from './outcome.js';
 import type { CompiledOutput, CompiledTool } from './compiled.js';
 import { coerce } from './coerce.js';
+import type { BranchCheck } from './branch-checks.js';
 import { blocksOf, textsOf } from './content.js';
 import { candidates, type Candidate } from './extract/index.js';
 import { errorResult, failureText, summarize } from './outcome.js';
@@ -38,6 +39,8 @@ interface Checking {
   readonly removes: boolean;
   readonly confirm: Validator | undefined;
   readonly coerce: boolean;
+  /** The schema's branch checks, which coercion under anyOf/oneOf uses. */
+  readonly branches?: BranchCheck | undefined;
 }
 
 /** Validate with `how`; a value left by a removing validator must also pass the schema as written. */
@@ -75,7 +78,7 @@ function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchem
   // coerce them at once instead of collecting a failure for every cell first.
   if (coerceFirst && how.coerce) {
     const coerceNotes: string[] = [];
-    const coerced = coerce(current, schema, coerceNotes);
+    const coerced = coerce(current, schema, coerceNotes, how.branches);
     const verdict = verify(how, coerced);
     return verdict.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(verdict.reasons, noted, coerceNotes) };
   }
@@ -85,14 +88,14 @@ function check(value: Json, tool: CompiledTool, how: Checking, schema: JsonSchem
   if (verdict.ok) return { ok: true, value: current };
   if (!how.coerce) return { ok: false, reasons: explained(verdict.reasons, noted) };
   const coerceNotes: string[] = [];
-  const coerced = coerce(current, schema, coerceNotes);
+  const coerced = coerce(current, schema, coerceNotes, how.branches);
   if (coerced === current) return { ok: false, reasons: explained(verdict.reasons, noted) };
   const second = verify(how, coerced);
   return second.ok ? { ok: true, value: coerced } : { ok: false, reasons: explained(second.reasons, noted, coerceNotes) };
 }
 
 function textChecking(tool: CompiledTool, output: CompiledOutput): Checking {
-  return { validate: output.validate, removes: output.removeText !== false, confirm: output.confirm, coerce: tool.coerce };
+  return { validate: output.validate, removes: output.removeText !== false, confirm: output.confirm, coerce: tool.coerce, branches: output.branches };
 }
 
 /** Readings whose values are all strings taken from the text. */

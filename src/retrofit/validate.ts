@@ -50,7 +50,8 @@ export function dialectOf(schema: JsonSchema): Dialect | undefined {
   return DIALECTS.get(declared.replace(/#$/, ''));
 }
 
-function mentionsId(schema: JsonSchema): boolean {
+/** True when the schema declares an `$id` somewhere (it then compiles in an ajv instance of its own). */
+export function mentionsId(schema: JsonSchema): boolean {
   return typeof schema === 'object' && JSON.stringify(schema).includes('"$id"');
 }
 
