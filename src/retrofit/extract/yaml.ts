@@ -6,7 +6,8 @@
  * - the schema wants the YAML type → the number/boolean/null, if that number is exactly what the text spells;
  * - nothing is wanted there → the YAML value if it prints back as the same text (`644`, `true`), else the text.
  * Quoted and block scalars are strings. Reports that are not YAML ("Status: ok: yes") fall back to one
- * `key: value` pair per line when every non-blank line has that shape.
+ * `key: value` pair per line when every non-blank line has that shape, and none is cut-off JSON or YAML: a
+ * key that opens a quote or a brace (`{"a": 1, "b":`), a value that opens one it does not close (`[1, 2`).
  */
 import type { Json, JsonObject } from '../../json.js';
 import { inexactReason, isExactLiteral } from '../exact-number.js';
@@ -21,13 +22,44 @@ const LINE_RE = /^\s*([^:]+?)\s*:\s*(.*?)\s*$/;
 export const YAML_MAX_NODES = 1_000_000;
 const MAX_DEPTH = 512;
 
+/** A key that opens a flow collection or a quoted scalar: the line is cut JSON or YAML (`{"a": 1, "b":`), no report. */
+const OPENS_KEY = /^["'{[]/;
+const ESCAPED_END = /(^|[^\\])(\\\\)*\\"$/;
+
+/**
+ * True when a value opens a quoted scalar or a flow collection it does not close (`"abc`, `[1, 2`): text cut
+ * off, which the fallback must not serve as if it were the value.
+ */
+function unfinished(value: string): boolean {
+  const first = value[0];
+  if (first === '"' || first === "'") {
+    // A closing `"` after an odd run of backslashes is escaped, so it closes nothing.
+    return value.length < 2 || value[value.length - 1] !== first || (first === '"' && ESCAPED_END.test(value));
+  }
+  if (first !== '{' && first !== '[') return false;
+  let depth = 0;
+  let quote: string | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (quote !== undefined) {
+      if (c === '\\' && quote === '"') i++;
+      else if (c === quote) quote = undefined;
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      if (--depth < 0) return true;
+    }
+  }
+  return depth !== 0 || quote !== undefined;
+}
+
 function lines(text: string): JsonObject | undefined {
   const out: JsonObject = {};
   let any = false;
   for (const line of text.split(/\r?\n/)) {
     if (line.trim() === '') continue;
     const m = LINE_RE.exec(line);
-    if (!m) return undefined;
+    if (!m || OPENS_KEY.test(m[1]!) || unfinished(m[2]!)) return undefined;
     setField(out, m[1]!, m[2]!);
     any = true;
   }
