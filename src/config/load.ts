@@ -23,6 +23,7 @@ import { checkLimits } from './limits.js';
 import { checkPaths } from './paths.js';
 import { salvage } from './salvage.js';
 import { clashError, idClashes } from './schema-ids.js';
+import { ServedIds } from './served-ids.js';
 import { loadToolSchemas } from './tool-schemas.js';
 import type { GatewayConfig, UpstreamConfig } from './types.js';
 import { validateShape } from './validate.js';
@@ -33,6 +34,8 @@ export { ConfigError, type ConfigProblem } from './problems.js';
 export interface LoadedConfig {
   readonly config: GatewayConfig;
   readonly policies: ReadonlyMap<string, UpstreamPolicy>;
+  /** The content each served outputSchema `$id` named, this generation's and earlier ones' (./served-ids.ts). */
+  readonly servedIds?: ServedIds;
 }
 
 export interface LoadOptions {
@@ -43,6 +46,11 @@ export interface LoadOptions {
    * `ui.enabled`. A reload passes the running one: the console is built at start, and `ui` is not reloaded.
    */
   readonly console?: boolean;
+  /**
+   * The ids the running generation served (a reload passes them): an outputSchema `$id` whose content changed
+   * is served under a new id, since connected clients keep schemas by `$id` (./served-ids.ts).
+   */
+  readonly servedIds?: ServedIds;
 }
 
 /** Collected problems plus the config paths they concern (a dirty upstream is not built or compiled). */
@@ -169,7 +177,8 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   const rawUpstreams = obj(obj(value).upstreams);
   const defaults = buildDefaults(problems.touches(['defaults']) ? undefined : obj(value).defaults);
   const fileIndexes = new Map<string, PositionIndex>();
-  const schemaContext = { configDir, index, files: new SchemaFiles(), fileIndexes, report: (p: ConfigProblem, path: readonly Segment[]) => problems.add(p, path) };
+  const servedIds = new ServedIds(options.servedIds);
+  const schemaContext = { configDir, index, files: new SchemaFiles(), fileIndexes, report: (p: ConfigProblem, path: readonly Segment[]) => problems.add(p, path), ids: servedIds };
   const upstreams: Record<string, UpstreamConfig> = {};
   // Upstreams with problems are built too, from what is usable in them, and compiled only to find the
   // problems in their other parts in the same run; they are never served.
@@ -217,7 +226,7 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
     }
   }
   if (problems.list.length > 0) throw new ConfigError(sortProblems(problems.list));
-  return { config, policies };
+  return { config, policies, servedIds };
 }
 
 /** `clients:` compiled into the matcher every policy of this generation shares; its globs, ranges and names checked. */

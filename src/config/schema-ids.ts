@@ -17,6 +17,16 @@ import { isShadowed, type ToolConfig, type ToolDefaults } from '../retrofit/sett
 import { isObjectRoot, RESULT_KEY, wrapSchema } from '../retrofit/wrap.js';
 import type { Segment } from './problems.js';
 
+/** The query parameter an id renamed for its content carries (./served-ids.ts). */
+export const CONTENT_PARAM = 'mcp-retrofit-schema';
+
+const RENAMED = new RegExp(`[?&]${CONTENT_PARAM}=[0-9a-f]+$`);
+
+/** An id as it was configured: one renamed for its content (./served-ids.ts) without the parameter added. */
+export function configuredId(id: string): string {
+  return id.replace(RENAMED, '');
+}
+
 /** One `$id` in a served schema: the id as the validator keys it, the schema it names, and where it is. */
 interface IdSite {
   readonly id: string;
@@ -113,7 +123,9 @@ export function idClashes(upstream: string, tools: Readonly<Record<string, ToolC
   for (const era of ['modern', 'object-only'] as const) {
     const seen = new Map<string, { readonly key: string; readonly site: IdSite }>();
     for (const [key, tool] of Object.entries(tools)) {
-      for (const site of servedSites(tool, defaults, era)) {
+      for (const served of servedSites(tool, defaults, era)) {
+        // Ids renamed for a reload's new content are still one configured id that must name one schema.
+        const site = { ...served, id: configuredId(served.id) };
         const earlier = seen.get(site.id);
         if (!earlier) {
           seen.set(site.id, { key, site });

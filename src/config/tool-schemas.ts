@@ -10,6 +10,7 @@ import { schemaFilePath, type SchemaFiles } from './files.js';
 import { PositionIndex } from './positions.js';
 import type { ConfigProblem, Segment } from './problems.js';
 import type { JsonSchema } from '../json.js';
+import type { ServedIds } from './served-ids.js';
 
 /** What loading one upstream's schemas needs. */
 export interface SchemaContext {
@@ -21,6 +22,8 @@ export interface SchemaContext {
   readonly fileIndexes: Map<string, PositionIndex>;
   /** Records a problem and the config path it concerns. */
   readonly report: (problem: ConfigProblem, path: readonly Segment[]) => void;
+  /** The content each outputSchema resource id named before: a reload's changed content gets a new id. */
+  readonly ids: ServedIds;
 }
 
 const isSchema = (v: unknown): v is JsonSchema => typeof v === 'boolean' || (v !== null && typeof v === 'object' && !Array.isArray(v));
@@ -48,7 +51,9 @@ async function loadOne(tool: Record<string, unknown>, kind: 'output' | 'input', 
   for (const p of bundle.problems) ctx.report(p, place);
   if (bundle.problems.length > 0) return undefined;
   for (const e of bundle.embedded) ctx.fileIndexes.set(PositionIndex.pointer([...place, ...e.place]), e.index);
-  return typeof ref === 'string' ? { file: source.file, schema: bundle.schema } : { schema: bundle.schema };
+  // Clients compile outputSchemas (and keep them by $id); inputSchemas they do not.
+  const schema = kind === 'output' ? ctx.ids.distinct(bundle.schema) : bundle.schema;
+  return typeof ref === 'string' ? { file: source.file, schema } : { schema };
 }
 
 /** Every tool entry's loaded schemas, by tool key; problems go to `ctx.report`. */

@@ -113,5 +113,5 @@ export function mergeReload(running: LoadedConfig, next: LoadedConfig): MergedRe
     // Kept upstreams still carry their old header and env values: keep redacting those too.
     secrets: [...new Set([...neu.secrets, ...old.secrets])],
   });
-  return { loaded: { config, policies }, restartRequired, toolsChanged, secrets: config.secrets };
+  return { loaded: { config, policies, ...(next.servedIds && { servedIds: next.servedIds }) }, restartRequired, toolsChanged, secrets: config.secrets };
 }
