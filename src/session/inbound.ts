@@ -22,7 +22,7 @@ import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import { rewriteBatch, type Placed } from './inbound-batch.js';
 import { answerOf, fromStub, inspectedProblem, settledFromBytes, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
-import type { Pending } from './pending.js';
+import { typeTwin, type Pending } from './pending.js';
 import type { SessionState } from './state.js';
 
 export type { Inbound, InboundMessage, InboundOptions } from './inbound-message.js';
@@ -41,9 +41,35 @@ function invalidAnswer<S>(state: SessionState<S>, message: JsonObject, literal: 
   return { message, pending: state.pending.answer(id, literal)!, problem };
 }
 
+/**
+ * A response whose id names no request waiting here but differs from one's only in JSON type ("2" answering 2),
+ * with that request's id: an upstream off the spec, whose answer the v1 SDK client would match anyway (by
+ * Number(id)) and take unrewritten, failing a tool it was shown a schema for. Matched, it is rewritten and sent
+ * under the id the client wrote. Undefined for any other message (an exact match costs one lookup here).
+ */
+function retyped<S>(state: SessionState<S>, message: JsonObject, literal: string | undefined, log: Log): JsonObject | undefined {
+  const id = message.id;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  if (message.method !== undefined || state.pending.peek(id, literal) !== undefined) return undefined;
+  const twin = typeTwin(id);
+  const pending = twin === undefined ? undefined : state.pending.peek(twin);
+  if (!pending) return undefined;
+  log.warn({ id, requestId: pending.id }, 'upstream answered with the request id in another JSON type; answered under the id the client sent');
+  return { ...message, id: pending.id };
+}
+
 /** Settle and rewrite one parsed message. */
-function one<S>(state: SessionState<S>, rewriter: Rewriter, message: unknown, log: Log, strict: boolean, literal: string | undefined): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
-  if (!isJsonObject(message)) return undefined;
+function one<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict: boolean, literal: string | undefined): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
+  if (!isJsonObject(parsed)) return undefined;
+  const retype = retyped(state, parsed, literal, log);
+  if (retype === undefined) return settleOne(state, rewriter, parsed, log, strict, literal);
+  // Written again even when nothing else changes: its id is the client's now.
+  const out = settleOne(state, rewriter, retype, log, strict, literal);
+  const resend = (m: InboundMessage<S>): InboundMessage<S> => (m.replaced === undefined ? { ...m, replaced: m.message } : m);
+  return out instanceof Promise ? out.then(resend) : resend(out);
+}
+
+function settleOne<S>(state: SessionState<S>, rewriter: Rewriter, message: JsonObject, log: Log, strict: boolean, literal: string | undefined): InboundMessage<S> | Promise<InboundMessage<S>> {
   const invalid = strict ? invalidAnswer(state, message, literal) : undefined;
   if (invalid) return invalid;
   const pending = answerOf(state, message, literal);

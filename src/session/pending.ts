@@ -64,6 +64,18 @@ function isStrict(pending: Pending<unknown>): boolean {
 
 export { idKey } from '../jsonrpc/classify.js';
 
+/**
+ * The id that differs from `id` only in JSON type (2 for "2", "2" for 2), for safe integers and their canonical
+ * strings; undefined for any other id. Some upstreams write a request's id back as a string, and the v1 SDK
+ * client matches answers by Number(id): see src/session/inbound.ts (retyped).
+ */
+export function typeTwin(id: JsonRpcId): JsonRpcId | undefined {
+  if (typeof id === 'number') return Number.isSafeInteger(id) && !Object.is(id, -0) ? String(id) : undefined;
+  if (typeof id !== 'string' || !/^(0|-?[1-9]\d{0,15})$/.test(id)) return undefined;
+  const n = Number(id);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 export interface PendingOptions {
   /** Most entries kept; the oldest is evicted beyond it (default 1000). */
   readonly max?: number;

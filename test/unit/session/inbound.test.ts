@@ -111,9 +111,23 @@ describe('inbound: answers to pending requests', () => {
 
     send(state, 2, 'tools/call', { name: 'typed' });
     const rewriter = fake(rewriting);
-    const stranger = await inbound(state, rewriter, text(result('2')), log);
-    expect(stranger).toEqual({ messages: [{ message: result('2') }], batch: false });
+    const stranger = await inbound(state, rewriter, text(result('x')), log);
+    expect(stranger).toEqual({ messages: [{ message: result('x') }], batch: false });
     expect(rewriter.calls).toEqual([]);
+    expect(state.pending.has(2)).toBe(true);
+  });
+
+  it('matches an answer whose id differs only in JSON type ("2" for 2), and writes it under the request\'s id', async () => {
+    const state = session();
+    send(state, 2, 'tools/call', { name: 'typed' });
+    const handled = await inbound(state, fake(unchanged), text(result('2')), log);
+    expect(handled.messages[0]?.pending?.id).toBe(2);
+    expect(JSON.parse(handled.out as string)).toEqual(result(2));
+    expect(state.pending.has(2)).toBe(false);
+    // An exact match wins: "2" answers the request "2" while 2 waits.
+    send(state, 2, 'tools/call', { name: 'typed' });
+    send(state, '2', 'tools/call', { name: 'typed' });
+    expect((await inbound(state, fake(unchanged), text(result('2')), log)).messages[0]?.pending?.id).toBe('2');
     expect(state.pending.has(2)).toBe(true);
   });
 
@@ -227,7 +241,7 @@ describe('inbound: raw data over the rewriter\'s rawThreshold', () => {
     send(state, 1, 'tools/call', { name: 'typed' });
     await inbound(state, rewriter, text(result(1)), log);
     send(state, 2, 'tools/call', { name: 'typed' });
-    await inbound(state, rewriter, big('2'), log);
+    await inbound(state, rewriter, big('x'), log);
     expect(rewriter.calls.map((c) => c.input.message !== undefined)).toEqual([true]);
     expect(state.pending.has(2)).toBe(true);
   });
