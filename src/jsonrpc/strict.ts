@@ -22,9 +22,9 @@ const RESPONSE_KEYS = new Set(['jsonrpc', 'id', 'result', 'error']);
 // An integer past 2^53 cannot be read back exactly (JSON.parse rounds it), so no answer would ever match it.
 const isId = (v: unknown): boolean => typeof v === 'string' || (typeof v === 'number' && Number.isSafeInteger(v));
 
-/** `params._meta`, when present, is an object (the MCP schema's), as the SDK servers check. */
+/** `params._meta`, when present, must be an object (the MCP schema's), as the SDK servers check. */
 function metaProblem(params: unknown): string | undefined {
-  return isJsonObject(params) && params._meta !== undefined && !isJsonObject(params._meta) ? 'params._meta is an object' : undefined;
+  return isJsonObject(params) && params._meta !== undefined && !isJsonObject(params._meta) ? 'params._meta must be an object' : undefined;
 }
 
 function onlyKeys(message: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
@@ -38,19 +38,19 @@ export function strictProblem(m: ClassifiedMessage): string | undefined {
   if (m.kind === 'invalid' || !isJsonObject(message)) return 'not a JSON-RPC message';
   if (m.kind === 'request') {
     if (!onlyKeys(message, REQUEST_KEYS)) return 'a request has only jsonrpc, id, method and params';
-    if (!isId(message.id)) return 'a request id is a string or an integer';
-    if (message.params !== undefined && !isJsonObject(message.params)) return 'params is an object';
+    if (!isId(message.id)) return 'a request id must be a string or an integer';
+    if (message.params !== undefined && !isJsonObject(message.params)) return 'params must be an object';
     return metaProblem(message.params);
   } else if (m.kind === 'notification') {
     if (!onlyKeys(message, NOTIFICATION_KEYS)) return 'a notification has only jsonrpc, method and params';
-    if (message.params !== undefined && !isJsonObject(message.params)) return 'params is an object';
+    if (message.params !== undefined && !isJsonObject(message.params)) return 'params must be an object';
     return metaProblem(message.params);
   } else if (!onlyKeys(message, RESPONSE_KEYS) || ('result' in message && 'error' in message)) {
     return 'a response has a result or an error';
   } else if (!isId(message.id) && !(message.id === null && 'error' in message)) {
     // A client answers requests the upstream sent, whose ids are strings or integers (an error about a
     // request it could not read may say null, as JSON-RPC allows).
-    return 'a response id is a string or an integer';
+    return 'a response id must be a string or an integer';
   }
   return undefined;
 }
@@ -67,7 +67,7 @@ export function responseProblem(message: Record<string, unknown>): string | unde
   const hasResult = 'result' in message;
   if (hasResult === 'error' in message) return hasResult ? 'a response has a result or an error, not both' : 'a response has a result or an error';
   if (!onlyKeys(message, RESPONSE_KEYS)) return 'a response has only jsonrpc, id and a result or an error';
-  if (hasResult) return isJsonObject(message.result) ? resultMetaProblem(message.result._meta) : 'a result is an object';
+  if (hasResult) return isJsonObject(message.result) ? resultMetaProblem(message.result._meta) : 'a result must be an object';
   const error = message.error;
   return isJsonObject(error) && Number.isInteger(error.code) && typeof error.message === 'string' ? undefined : 'an error has an integer code and a string message';
 }
@@ -77,9 +77,9 @@ const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 /** A result's `_meta`, when present: an object whose progressToken and related task are what the SDK clients' schema says. */
 function resultMetaProblem(meta: unknown): string | undefined {
   if (meta === undefined) return undefined;
-  if (!isJsonObject(meta)) return "a result's _meta is an object";
+  if (!isJsonObject(meta)) return "a result's _meta must be an object";
   const token = meta.progressToken;
-  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) return 'a progressToken is a string or an integer';
+  if (token !== undefined && typeof token !== 'string' && !Number.isInteger(token)) return 'a progressToken must be a string or an integer';
   const task = meta[RELATED_TASK];
   if (task !== undefined && !(isJsonObject(task) && typeof task.taskId === 'string')) return `${RELATED_TASK} has a string taskId`;
   return undefined;

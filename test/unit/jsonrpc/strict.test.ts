@@ -22,14 +22,14 @@ describe('strictProblem', () => {
 
   it('refuses requests with unknown keys, non-integer ids or params that are not an object', () => {
     expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', extra: true })).toBe('a request has only jsonrpc, id, method and params');
-    expect(problem({ jsonrpc: '2.0', id: 1.5, method: 'm' })).toBe('a request id is a string or an integer');
-    expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', params: [1, 2] })).toBe('params is an object');
-    expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', params: null })).toBe('params is an object');
+    expect(problem({ jsonrpc: '2.0', id: 1.5, method: 'm' })).toBe('a request id must be a string or an integer');
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', params: [1, 2] })).toBe('params must be an object');
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'm', params: null })).toBe('params must be an object');
   });
 
   it('refuses notifications with unknown keys or params that are not an object', () => {
     expect(problem({ jsonrpc: '2.0', method: 'n', extra: 1 })).toBe('a notification has only jsonrpc, method and params');
-    expect(problem({ jsonrpc: '2.0', method: 'n', params: 'p' })).toBe('params is an object');
+    expect(problem({ jsonrpc: '2.0', method: 'n', params: 'p' })).toBe('params must be an object');
   });
 
   it('refuses responses with unknown keys or both a result and an error', () => {
@@ -179,13 +179,13 @@ describe('responseProblem', () => {
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'x' } })).toBe('a response has a result or an error, not both');
     expect(responseProblem({ jsonrpc: '2.0', id: 1 })).toBe('a response has a result or an error');
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: {}, extra: true })).toBe('a response has only jsonrpc, id and a result or an error');
-    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: 42 })).toBe('a result is an object');
-    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: [] })).toBe('a result is an object');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: 42 })).toBe('a result must be an object');
+    expect(responseProblem({ jsonrpc: '2.0', id: 1, result: [] })).toBe('a result must be an object');
     // A result's _meta as the SDK clients' ResultSchema reads it (they drop the message otherwise).
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: 'p', 'io.modelcontextprotocol/related-task': { taskId: 't' }, other: 1 } } })).toBeUndefined();
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { progressToken: 7 } } })).toBeUndefined();
-    for (const meta of [null, 'x', [], 3]) expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: meta } }), JSON.stringify(meta)).toBe("a result's _meta is an object");
-    for (const progressToken of [1.5, null, true, {}]) expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { progressToken } } })).toBe('a progressToken is a string or an integer');
+    for (const meta of [null, 'x', [], 3]) expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: meta } }), JSON.stringify(meta)).toBe("a result's _meta must be an object");
+    for (const progressToken of [1.5, null, true, {}]) expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { progressToken } } })).toBe('a progressToken must be a string or an integer');
     expect(responseProblem({ jsonrpc: '2.0', id: 1, result: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 1 } } } })).toBe('io.modelcontextprotocol/related-task has a string taskId');
     for (const error of ['oops', { code: 1.5, message: 'x' }, { code: 1 }, { message: 'x' }]) {
       expect(responseProblem({ jsonrpc: '2.0', id: 1, error }), JSON.stringify(error)).toBe('an error has an integer code and a string message');
@@ -225,17 +225,17 @@ describe('toolResultProblem and answerProblem for tools/call', () => {
 describe('strictProblem: ids and _meta (regressions from the client-side review)', () => {
   const problem = (message: unknown) => strictProblem(classifyMessage(message));
   it('refuses a request id past 2^53 (no answer could match it once parsed), takes the largest safe one', () => {
-    expect(problem(JSON.parse('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}'))).toBe('a request id is a string or an integer');
+    expect(problem(JSON.parse('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}'))).toBe('a request id must be a string or an integer');
     expect(problem({ jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER, method: 'ping' })).toBeUndefined();
   });
   it('refuses a response whose id is not a string or an integer', () => {
-    expect(problem({ jsonrpc: '2.0', id: null, result: {} })).toBe('a response id is a string or an integer');
-    expect(problem({ jsonrpc: '2.0', id: 1.5, result: {} })).toBe('a response id is a string or an integer');
+    expect(problem({ jsonrpc: '2.0', id: null, result: {} })).toBe('a response id must be a string or an integer');
+    expect(problem({ jsonrpc: '2.0', id: 1.5, result: {} })).toBe('a response id must be a string or an integer');
     expect(problem({ jsonrpc: '2.0', id: 'a', result: {} })).toBeUndefined();
   });
   it('refuses params._meta that is not an object', () => {
-    expect(problem({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: [1] } })).toBe('params._meta is an object');
-    expect(problem({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: 'x' } })).toBe('params._meta is an object');
+    expect(problem({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: [1] } })).toBe('params._meta must be an object');
+    expect(problem({ jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: 'x' } })).toBe('params._meta must be an object');
     expect(problem({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: {} } })).toBeUndefined();
   });
 });
