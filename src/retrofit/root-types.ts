@@ -4,7 +4,7 @@
  * validation still decides.
  */
 import { isJsonObject, type Json, type JsonSchema } from '../json.js';
-import { resolveLocalRef } from './pointer.js';
+import { resolveRef } from './ref-resolve.js';
 
 const ALL_TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];
 const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
@@ -27,7 +27,7 @@ function collect(schema: Json | undefined, root: Json, depth: number, types: Set
     for (const t of ALL_TYPES) types.add(t);
     return;
   }
-  if (typeof schema.$ref === 'string') collect(resolveLocalRef(root, schema.$ref), root, depth + 1, types);
+  if (typeof schema.$ref === 'string') collect(resolveRef(root, schema, schema.$ref), root, depth + 1, types);
   if (typeof schema.type === 'string') types.add(schema.type);
   else if (Array.isArray(schema.type)) for (const t of schema.type) if (typeof t === 'string') types.add(t);
   for (const key of ['anyOf', 'oneOf'] as const) {

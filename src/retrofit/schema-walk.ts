@@ -1,11 +1,12 @@
 /**
  * Walking a JSON Schema alongside a value: which subschemas apply at a property or an item, and which JSON
  * types they admit there. Coercion and the schema-guided typing of text scalars (YAML, cells, items) both
- * follow the data with these, so the walk terminates; `$ref` chains are bounded. Shallow on purpose: it
+ * follow the data with these, so the walk terminates; `$ref` chains are bounded, and resolved as a validator
+ * does (./ref-resolve.ts: embedded resources, anchors). Shallow on purpose: it
  * answers "what does the schema want here", and ajv still decides.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import { resolveLocalRef } from './pointer.js';
+import { resolveRef } from './ref-resolve.js';
 
 const MAX_REF_HOPS = 32;
 
@@ -14,7 +15,7 @@ export function applicable(schema: Json | undefined, root: Json, hops = 0): Json
   if (schema === true) return [{}];
   if (!isJsonObject(schema) || hops > MAX_REF_HOPS) return [];
   const out = [schema];
-  if (typeof schema.$ref === 'string') out.push(...applicable(resolveLocalRef(root, schema.$ref), root, hops + 1));
+  if (typeof schema.$ref === 'string') out.push(...applicable(resolveRef(root, schema, schema.$ref), root, hops + 1));
   if (Array.isArray(schema.allOf)) for (const s of schema.allOf) out.push(...applicable(s, root, hops + 1));
   return out;
 }

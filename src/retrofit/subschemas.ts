@@ -10,9 +10,9 @@ import { isJsonObject, type Json, type JsonObject } from '../json.js';
 export type Segment = string | number;
 
 /** Keywords whose value is one subschema, a map of subschemas, or a list of them. */
-const ONE = new Set(['items', 'additionalItems', 'additionalProperties', 'propertyNames', 'contains', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
-const MAP = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
-const LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
+export const ONE: ReadonlySet<string> = new Set(['items', 'additionalItems', 'additionalProperties', 'propertyNames', 'contains', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema']);
+export const MAP: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+export const LIST: ReadonlySet<string> = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']);
 
 /** Deeper than this, a schema is not walked further (the config loader bounds schemas anyway). */
 const MAX_DEPTH = 64;
