@@ -94,13 +94,13 @@ function resultMetaProblem(meta: unknown): string | undefined {
  */
 export function toolResultProblem(result: Record<string, unknown>): string | undefined {
   const { isError, content } = result;
-  if (isError !== undefined && typeof isError !== 'boolean') return "a tool result's isError is a boolean";
+  if (isError !== undefined && typeof isError !== 'boolean') return "a tool result's isError must be a boolean";
   if (content === undefined) return undefined;
-  if (!Array.isArray(content)) return "a tool result's content is an array";
+  if (!Array.isArray(content)) return "a tool result's content must be an array";
   for (let i = 0; i < content.length; i++) {
     const block: unknown = content[i];
-    if (!isJsonObject(block) || typeof block.type !== 'string') return "a tool result's content blocks are objects with a string type";
-    if (block.type === 'text' && typeof block.text !== 'string') return "a text block's text is a string";
+    if (!isJsonObject(block) || typeof block.type !== 'string') return "a tool result's content blocks must be objects with a string type";
+    if (block.type === 'text' && typeof block.text !== 'string') return "a text block's text must be a string";
   }
   return undefined;
 }

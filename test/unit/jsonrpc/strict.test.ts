@@ -207,14 +207,14 @@ describe('toolResultProblem and answerProblem for tools/call', () => {
   });
 
   it('names what a strict client refuses: isError not a boolean, content not an array of typed blocks, a text that is no string', () => {
-    for (const isError of ['yes', 1, null]) expect(toolResultProblem({ content: [], isError })).toBe("a tool result's isError is a boolean");
-    for (const content of ['x', null, {}, 3]) expect(toolResultProblem({ content })).toBe("a tool result's content is an array");
-    for (const block of ['x', null, [], { text: 'x' }, { type: 3 }]) expect(toolResultProblem({ content: [{ type: 'text', text: 'a' }, block] }), JSON.stringify(block)).toBe("a tool result's content blocks are objects with a string type");
-    for (const text of [9, { a: 1 }, undefined]) expect(toolResultProblem({ content: [{ type: 'text', text }] })).toBe("a text block's text is a string");
+    for (const isError of ['yes', 1, null]) expect(toolResultProblem({ content: [], isError })).toBe("a tool result's isError must be a boolean");
+    for (const content of ['x', null, {}, 3]) expect(toolResultProblem({ content })).toBe("a tool result's content must be an array");
+    for (const block of ['x', null, [], { text: 'x' }, { type: 3 }]) expect(toolResultProblem({ content: [{ type: 'text', text: 'a' }, block] }), JSON.stringify(block)).toBe("a tool result's content blocks must be objects with a string type");
+    for (const text of [9, { a: 1 }, undefined]) expect(toolResultProblem({ content: [{ type: 'text', text }] })).toBe("a text block's text must be a string");
   });
 
   it('applies to the answer to a tools/call only, after the response itself is checked', () => {
-    expect(answerProblem('tools/call', { jsonrpc: '2.0', id: 1, result: { content: 'x' } })).toBe("a tool result's content is an array");
+    expect(answerProblem('tools/call', { jsonrpc: '2.0', id: 1, result: { content: 'x' } })).toBe("a tool result's content must be an array");
     expect(answerProblem('tools/call', { jsonrpc: '1.0', id: 1, result: { content: 'x' } })).toBe('jsonrpc is not "2.0"');
     expect(answerProblem('tools/call', { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'x' } })).toBeUndefined();
     expect(answerProblem('resources/read', { jsonrpc: '2.0', id: 1, result: { content: 'x' } })).toBeUndefined();

@@ -20,7 +20,7 @@ describe('inspectMessage', () => {
     expect(inspectMessage(Buffer.from(JSON.stringify({ jsonrpc: '1.0', id: 1, result: { t: big } })))).toEqual({ kind: 'messages', batch: false, messages: [{ stub: { jsonrpc: '1.0', id: 1, result: {} }, problem: 'jsonrpc is not "2.0"' }] });
     expect(inspectMessage(`{"jsonrpc":"2.0","result":{"t":"${big}"},"id":12345678901234567890}`)).toMatchObject({ messages: [{ literal: '12345678901234567890' }] });
     // What a strict client refuses in a tools/call result, for the session to apply when it answers one.
-    expect(inspectMessage(JSON.stringify({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: big }], isError: 'yes' } }))).toEqual({ kind: 'messages', batch: false, messages: [{ stub: { jsonrpc: '2.0', id: 2, result: { isError: 'yes', content: [{ type: 'text' }] } }, toolProblem: "a tool result's isError is a boolean" }] });
+    expect(inspectMessage(JSON.stringify({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: big }], isError: 'yes' } }))).toEqual({ kind: 'messages', batch: false, messages: [{ stub: { jsonrpc: '2.0', id: 2, result: { isError: 'yes', content: [{ type: 'text' }] } }, toolProblem: "a tool result's isError must be a boolean" }] });
     // A request is no answer: nothing to find wrong.
     expect(inspectMessage(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', extra: big }))).toEqual({ kind: 'messages', batch: false, messages: [{ stub: { jsonrpc: '2.0', id: 1, method: 'ping' } }] });
   });
