@@ -45,7 +45,7 @@ function invalidAnswer<S>(state: SessionState<S>, message: JsonObject, literal: 
  * A response whose id names no request waiting here but differs from one's only in JSON type ("2" answering 2),
  * with that request's id: an upstream off the spec, whose answer the v1 SDK client would match anyway (by
  * Number(id)) and take unrewritten, failing a tool it was shown a schema for. Matched, it is rewritten and sent
- * under the id the client wrote. Undefined for any other message (an exact match costs one lookup here).
+ * under the id the client wrote. Undefined for any other message. Asked only when the exact id matched nothing.
  */
 function retyped<S>(state: SessionState<S>, message: JsonObject, literal: string | undefined, log: Log): JsonObject | undefined {
   const id = message.id;
@@ -61,8 +61,11 @@ function retyped<S>(state: SessionState<S>, message: JsonObject, literal: string
 /** Settle and rewrite one parsed message. */
 function one<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict: boolean, literal: string | undefined): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
   if (!isJsonObject(parsed)) return undefined;
+  const exact = settleOne(state, rewriter, parsed, log, strict, literal);
+  // An answer to one of ours (the usual case) costs nothing more; a stranger is looked at for its type twin.
+  if (exact instanceof Promise || exact.pending !== undefined) return exact;
   const retype = retyped(state, parsed, literal, log);
-  if (retype === undefined) return settleOne(state, rewriter, parsed, log, strict, literal);
+  if (retype === undefined) return exact;
   // Written again even when nothing else changes: its id is the client's now.
   const out = settleOne(state, rewriter, retype, log, strict, literal);
   const resend = (m: InboundMessage<S>): InboundMessage<S> => (m.replaced === undefined ? { ...m, replaced: m.message } : m);
