@@ -3,6 +3,7 @@
  * one (src/session/owned.ts) sends each as the upstream wrote it, and a worker that read a large batch
  * (src/pipeline/offload/inspect.ts) tells where, so nobody serialises a message again that did not change.
  */
+import { bytesStringEnd, stringEnd } from './json-strings.js';
 
 /** [start, end) of one element in the data it was found in (UTF-16 units of text, or bytes). */
 export type Span = readonly [start: number, end: number];
@@ -13,7 +14,6 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_OBJECT = 0x7d;
 const COMMA = 0x2c;
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 /** JSON's whitespace (space, tab, LF, CR) and nothing structural is at or below it. */
 const SPACE = 0x20;
 
@@ -25,16 +25,8 @@ const SPACE = 0x20;
  */
 export function elementSpans(data: string | Uint8Array): Span[] | undefined {
   const at: (i: number) => number = typeof data === 'string' ? (i) => data.charCodeAt(i) : (i) => data[i] ?? -1;
-  const quoteFrom: (i: number) => number = typeof data === 'string' ? (i) => data.indexOf('"', i) : (i) => data.indexOf(QUOTE, i);
-  /** The closing quote of the string opened at `open`: the first quote after it not escaped (an odd run of backslashes before it). */
-  const closing = (open: number): number => {
-    for (let q = quoteFrom(open + 1); q >= 0; q = quoteFrom(q + 1)) {
-      let k = q - 1;
-      while (at(k) === BACKSLASH) k--;
-      if ((q - 1 - k) % 2 === 0) return q;
-    }
-    return -1;
-  };
+  /** The closing quote of the string opened at `open`. */
+  const closing: (open: number) => number = typeof data === 'string' ? (open) => stringEnd(data, open) : (open) => bytesStringEnd(data, open + 1);
   const n = data.length;
   let i = 0;
   while (i < n && at(i) <= SPACE) i++;

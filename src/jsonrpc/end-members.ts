@@ -7,6 +7,8 @@
  * where a sample was cut) is guessed at. No recursion: a depth count.
  */
 
+import { stringEnd } from './json-strings.js';
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -41,16 +43,6 @@ function nameOf(text: string, from: number, to: number): string {
   } catch {
     return raw;
   }
-}
-
-/** Where the string opened at `open` closes (its closing quote), or -1: not in the text. */
-function stringEnd(text: string, open: number): number {
-  for (let at = text.indexOf('"', open + 1); at !== -1; at = text.indexOf('"', at + 1)) {
-    let before = at - 1;
-    while (text.charCodeAt(before) === BACKSLASH) before--;
-    if ((at - 1 - before) % 2 === 0) return at;
-  }
-  return -1;
 }
 
 /**
