@@ -228,6 +228,8 @@ export interface Metrics {
   readonly children: Gauge<'upstream'>;
   /** Sessions bridged (src/protocol/negotiate.ts): the client's revision `from` over the upstream's `to`. */
   readonly bridgedSessions: Counter<'upstream' | 'from' | 'to'>;
+  /** Share-mode sessions ended because their client stopped reading (src/upstream/shared-stdio.ts). */
+  readonly slowClients: Counter<'upstream'>;
   /** Config reloads by result (ok, failed). */
   readonly reloads: Counter<'result'>;
   /** Large retrofits by where they ran: worker, failed (worker crash or engine error), main_thread (no worker). */
@@ -305,6 +307,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'mcp_retrofit_bridged_sessions_total',
       help: 'Sessions whose client was answered its own revision over an upstream of an older era, by client (from) and upstream (to) revision.',
       labelNames: ['upstream', 'from', 'to'],
+      registers,
+    }),
+    slowClients: new Counter({
+      name: 'mcp_retrofit_slow_clients_total',
+      help: 'Share-mode sessions ended because their client read nothing while more than limits.maxResultBytes waited for it.',
+      labelNames: ['upstream'],
       registers,
     }),
     reloads: new Counter({

@@ -25,7 +25,9 @@
  *   the cached InitializeResult (each negotiated, and bridged, on its own);
  * - what the child keeps is shared: logging/setLevel, resources/subscribe (every session gets every
  *   resources/updated), tasks (a session may read another's by its id), anything a tool remembers;
- * - backpressure is shared: a session that cannot keep up pauses the child for every session;
+ * - backpressure is not shared: a session whose client is backed up does not pause the child (that would stall
+ *   every session); what the child says for it is held in order, and past `maxHeldBytes` held that session
+ *   alone is ended (logged, counted), so a client that stops reading costs a bounded buffer and its own session;
  * - the child dying ends every session at once (each gets the child's cause, stderr included);
  * - a line past OFFLOAD_BYTES is never decoded on the event loop: an answer goes to its session as bytes, as a
  *   dedicated child's does; anything else is sorted out on a worker first (held in order, the child paused),
@@ -51,10 +53,16 @@ export interface SharedStdioOptions {
    * no worker can take it, and it is sorted out here.
    */
   readonly demux?: (data: Buffer) => Promise<Demuxed<Buffer>> | undefined;
+  /**
+   * What one session may have held for it while its client is backed up (limits.maxResultBytes): past it, the
+   * session is ended, and `oncutoff` told (the metric).
+   */
+  readonly maxHeldBytes: number;
+  readonly oncutoff?: () => void;
 }
 
 const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
-/** The key in SharedChild's paused set of a line on the worker (sessions are numbered from 1). */
+/** The key in SharedChild's paused set of a line on the worker (sessions pause nobody: SessionLink holds instead). */
 const SORTING = 0;
 
 /** Something the link said, waiting for a long line on the worker; `data`: the message, when it is one. */
@@ -101,9 +109,11 @@ class SharedChild {
   readonly #gone: (child: SharedChild) => void;
   readonly #ids: SharedIds;
   readonly #sessions = new Map<number, SessionLink>();
-  /** Sessions holding the child back: it reads again once none does. */
+  /** What holds the child back (a long line on the worker; never a session): it reads again once nothing does. */
   readonly #paused = new Set<number>();
   readonly #demux: SharedStdioOptions['demux'];
+  readonly #maxHeldBytes: number;
+  readonly #oncutoff: SharedStdioOptions['oncutoff'];
   /** What the link said while a long line is on the worker, in order (undefined: none is). */
   #behind: Waiting[] | undefined;
   #closed: LinkClosed | undefined;
@@ -113,6 +123,8 @@ class SharedChild {
     this.#log = options.log;
     this.#gone = gone;
     this.#demux = options.demux;
+    this.#maxHeldBytes = options.maxHeldBytes;
+    this.#oncutoff = options.oncutoff;
     this.#ids = new SharedIds(options.log);
     this.#link = spawn(options.log);
     // A throw here is caught by the child's link, which reports the message as dropped (`failed`): see below.
@@ -130,7 +142,7 @@ class SharedChild {
   }
 
   attach(no: number, log: Logger): SessionLink {
-    const session = new SessionLink(this, no, log, this.#upstream);
+    const session = new SessionLink(this, no, log, this.#upstream, this.#maxHeldBytes);
     this.#sessions.set(no, session);
     this.#ids.attach(no);
     return session;
@@ -200,13 +212,19 @@ class SharedChild {
     if (this.#paused.delete(no) && this.#paused.size === 0) this.#link.resume();
   }
 
+  /** `session`'s client fell behind by more than maxHeldBytes held for it: it alone is ended. */
+  cutOff(session: SessionLink, bytes: number): void {
+    session.log.warn({ bytes, maxHeldBytes: this.#maxHeldBytes, pid: this.#link.pid }, 'share mode: more than limits.maxResultBytes waited for a backed-up client; its session is ended, the others are served on');
+    this.#oncutoff?.();
+    session.cut(`its client did not read what the shared child said for it: more than ${this.#maxHeldBytes} bytes waited (limits.maxResultBytes); the session was ended`);
+  }
+
   /**
    * A session leaves: what it still waits for is cancelled at the child; the last one stops the child. The
    * session that asked for the child's first initialize leaving before its answer fails the child.
    */
   async detach(session: SessionLink): Promise<void> {
     if (!this.#sessions.delete(session.no)) return;
-    this.resume(session.no);
     if (this.#ids.initAskedBy(session.no) && this.#sessions.size > 0) {
       this.#ids.detach(session.no);
       this.#initFailed(this.#ids.failInit('the session that asked for it closed before its answer'));
@@ -307,7 +325,18 @@ class SharedChild {
   }
 }
 
-/** One session's view of the shared child. */
+/** Something the child said for a session while its client was backed up, waiting its turn. */
+interface Held {
+  readonly bytes: number;
+  readonly event: () => void;
+}
+
+/**
+ * One session's view of the shared child. Its client being backed up (pause()) does not pause the child: what
+ * comes for the session meanwhile is held here, in order, and passed on as it drains (resume()); more than
+ * `maxHeldBytes` held ends the session (SharedChild.cutOff), so one client that stops reading costs a bounded
+ * buffer and its own session, never the others' calls.
+ */
 class SessionLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
   ondropped: (dropped: LinkDropped) => void = () => {};
@@ -316,14 +345,20 @@ class SessionLink implements UpstreamLink {
   readonly log: Logger;
   readonly #child: SharedChild;
   readonly #upstream: string;
+  readonly #maxHeldBytes: number;
   #closed: LinkClosed | undefined;
   #closing: Promise<void> | undefined;
+  #backedUp = false;
+  #held: Held[] = [];
+  #heldBytes = 0;
+  #flushing = false;
 
-  constructor(child: SharedChild, no: number, log: Logger, upstream: string) {
+  constructor(child: SharedChild, no: number, log: Logger, upstream: string, maxHeldBytes: number) {
     this.#child = child;
     this.no = no;
     this.log = log;
     this.#upstream = upstream;
+    this.#maxHeldBytes = maxHeldBytes;
   }
 
   get alive(): boolean {
@@ -343,11 +378,12 @@ class SessionLink implements UpstreamLink {
   }
 
   pause(): void {
-    this.#child.pause(this.no);
+    this.#backedUp = true;
   }
 
   resume(): void {
-    this.#child.resume(this.no);
+    this.#backedUp = false;
+    this.#flush(false);
   }
 
   abandoned(id: string | number, method: string, error: RetrofitError): void {
@@ -366,17 +402,51 @@ class SessionLink implements UpstreamLink {
 
   /** A message of the child's for this session (bytes: a long answer, unchecked; see LinkFrame). */
   deliver(data: string | Buffer): void {
-    if (this.#open) this.onframe({ data });
+    if (this.#open) this.#inTurn(Buffer.byteLength(data), () => this.onframe({ data }));
   }
 
   dropped(dropped: LinkDropped): void {
-    if (this.#open) this.ondropped(dropped);
+    if (this.#open) this.#inTurn(0, () => this.ondropped(dropped));
   }
 
-  /** The link is gone (the child died, or the session detached): told once. */
+  /** The link is gone (the child died, or the session detached): told once, after what was held for it. */
   ended(closed: LinkClosed): void {
     if (this.#closed) return;
     this.#closed = closed;
+    this.#flush(true);
     this.onclose(closed);
+  }
+
+  /** Cut off (SharedChild.cutOff): what is held is dropped, the session detaches and ends with `reason`. */
+  cut(reason: string): void {
+    this.#held = [];
+    this.#heldBytes = 0;
+    this.#closing ??= this.#child.detach(this).then(() => this.ended({ kind: 'requested', reason }));
+  }
+
+  /** Now, unless the client is backed up or something waits before it; held past the bound, the session is cut. */
+  #inTurn(bytes: number, event: () => void): void {
+    if (!this.#backedUp && this.#held.length === 0) return event();
+    this.#held.push({ bytes, event });
+    this.#heldBytes += bytes;
+    if (this.#heldBytes > this.#maxHeldBytes) this.#child.cutOff(this, this.#heldBytes);
+  }
+
+  /**
+   * What was held, in order, until the client backs up again (each delivery asks it: OwnedSession.pressureChanged);
+   * `all`: regardless (the link ends; the client side bounds what it is given by what was held).
+   */
+  #flush(all: boolean): void {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    try {
+      while (this.#held.length > 0 && (all || !this.#backedUp)) {
+        const held = this.#held.shift()!;
+        this.#heldBytes -= held.bytes;
+        held.event();
+      }
+    } finally {
+      this.#flushing = false;
+    }
   }
 }

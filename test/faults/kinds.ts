@@ -46,7 +46,8 @@ export const KINDS = {
   'deep-json': { summary: 'an answer holding JSON nested 100,000 deep', targets: ALL, clean: false },
   large: { summary: 'notifications and an answer past 256 KiB (held in shared memory, retrofitted on a worker) and within the limit', targets: ALL, clean: true },
   'stall-stdin': { summary: 'the stdio child stops reading stdin while the client sends megabytes of requests', targets: ['stdio', 'shared', 'stateless-stdio'], clean: true, slowsUpstream: true },
-  // Not in share mode, where one slow session holds the child back for every session by design (src/upstream/shared-stdio.ts).
+  // Not in share mode, where the child is not held back for one session: a reader it outpaces by more than
+  // limits.maxResultBytes has its session ended, by design (src/upstream/shared-stdio.ts).
   'slow-reader': { summary: 'the client reads a stream of megabytes slowly (backpressure)', targets: NOT_SHARED, clean: true },
   'backed-up-vanish': { summary: 'the client reads nothing of megabytes of answer, vanishes while the gateway waits on it, then carries on', targets: NOT_LEGACY, clean: true },
   'client-vanish': { summary: 'the client drops its connection mid-stream (and comes back to end its session, or never; 2026-07-28: a cancellation)', targets: ALL, clean: false },

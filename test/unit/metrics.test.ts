@@ -17,6 +17,7 @@ describe('createMetrics', () => {
       'mcp_retrofit_recorded_results_total',
       'mcp_retrofit_requests_total',
       'mcp_retrofit_retrofit_outcomes_total',
+      'mcp_retrofit_slow_clients_total',
       'mcp_retrofit_stdio_children',
       'mcp_retrofit_tool_repairs_total',
       'mcp_retrofit_upstream_errors_total',

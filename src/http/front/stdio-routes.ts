@@ -68,7 +68,16 @@ export function registerStdioRoutes(app: FastifyInstance, gate: Gate, name: stri
         const key = JSON.stringify([upstream.command, upstream.args, childEnv(upstream), childCwd(upstream, snap.loaded.config), snap.loaded.config.limits.maxResultBytes]);
         if (shared?.key !== key) {
           const sharedLog = ctx.logger.child({ upstream: name });
-          shared = { key, child: new SharedStdio({ upstream: name, log: sharedLog, demux: (data) => ctx.rewriter.demux(data, sharedLog) }) };
+          shared = {
+            key,
+            child: new SharedStdio({
+              upstream: name,
+              log: sharedLog,
+              demux: (data) => ctx.rewriter.demux(data, sharedLog),
+              maxHeldBytes: snap.loaded.config.limits.maxResultBytes,
+              oncutoff: () => ctx.metrics.slowClients.inc({ upstream: name }),
+            }),
+          };
         }
         return shared.child.attach(sessionLog, spawn);
       },

@@ -76,11 +76,12 @@ function record(link: UpstreamLink) {
   return { link, frames, got: () => frames.map((f) => JSON.parse(f) as Message), drops, closes, send: (m: Message) => link.send(JSON.stringify(m)) };
 }
 
-function setup(demux?: SharedStdioOptions['demux']) {
+function setup(demux?: SharedStdioOptions['demux'], maxHeldBytes = 1 << 20) {
   const logs: Record<string, unknown>[] = [];
   const log = captureLogger(logs);
   const children: FakeChild[] = [];
-  const shared = new SharedStdio({ upstream: 'fx', log, ...(demux && { demux }) });
+  const cutOff: number[] = [];
+  const shared = new SharedStdio({ upstream: 'fx', log, maxHeldBytes, oncutoff: () => cutOff.push(1), ...(demux && { demux }) });
   const spawn = (): UpstreamLink => {
     const child = new FakeChild(1000 + children.length);
     children.push(child);
@@ -88,7 +89,7 @@ function setup(demux?: SharedStdioOptions['demux']) {
   };
   const open = () => record(shared.attach(log, spawn));
   const child = (i = 0): FakeChild => children[i]!;
-  return { shared, children, child, open, logs };
+  return { shared, children, child, open, logs, cutOff };
 }
 
 const request = (id: string | number, method = 'tools/call', params: Message = { name: 'echo' }): Message => ({ jsonrpc: '2.0', id, method, params });
@@ -429,21 +430,53 @@ describe('SharedStdio', () => {
     expect(children).toHaveLength(2);
   });
 
-  it('pauses the child while any session is backed up', () => {
-    const { open, child } = setup();
+  it('never pauses the child for a backed-up session: what is for it is held, in order, until it drains', () => {
+    const { open, child, cutOff } = setup();
+    const a = open();
+    const b = open();
+    const note = (n: number): Message => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: n } });
+    child().emit(note(1));
+    a.link.pause();
+    child().emit(note(2));
+    child().emit(note(3));
+    expect(child().pauses).toBe(0);
+    expect(b.got().map((m) => (m.params as Message).data)).toEqual([1, 2, 3]);
+    expect(a.got().map((m) => (m.params as Message).data)).toEqual([1]);
+    a.link.resume();
+    expect(a.got().map((m) => (m.params as Message).data)).toEqual([1, 2, 3]);
+    // Backed up again by the first of what it is given: the rest waits.
+    a.link.pause();
+    child().emit(note(4));
+    child().emit(note(5));
+    a.link.onframe = (f) => {
+      a.frames.push(f.data.toString());
+      a.link.pause();
+    };
+    a.link.resume();
+    expect(a.got().map((m) => (m.params as Message).data)).toEqual([1, 2, 3, 4]);
+    a.link.resume();
+    expect(a.got().map((m) => (m.params as Message).data)).toEqual([1, 2, 3, 4, 5]);
+    expect(cutOff).toEqual([]);
+  });
+
+  it('ends only the session whose client is backed up past maxHeldBytes; the child serves on', async () => {
+    const { open, child, cutOff, logs } = setup(undefined, 1000);
     const a = open();
     const b = open();
     a.link.pause();
-    b.link.pause();
-    a.link.pause();
-    expect(child().pauses).toBe(1);
-    a.link.resume();
-    expect(child().paused).toBe(true);
-    b.link.resume();
-    expect(child().paused).toBe(false);
-    b.link.pause();
-    void b.link.close();
-    expect(child().paused).toBe(false);
+    const big: Message = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(600) } };
+    child().emit(big);
+    expect(a.closes).toEqual([]);
+    child().emit(big);
+    expect(cutOff).toEqual([1]);
+    expect(logs.some((l) => l.level === 40 && String(l.msg).startsWith('share mode: more than limits.maxResultBytes'))).toBe(true);
+    await settled();
+    expect(a.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('more than 1000 bytes waited') }]);
+    expect(a.frames).toEqual([]);
+    expect(b.frames).toHaveLength(2);
+    expect(child().stopped).toBe(false);
+    child().emit(big);
+    expect(b.frames).toHaveLength(3);
   });
 
   it('tells only the asking session of an oversized answer, with its own id', () => {
