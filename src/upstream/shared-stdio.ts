@@ -27,7 +27,9 @@
  *   resources/updated), tasks (a session may read another's by its id), anything a tool remembers;
  * - backpressure is not shared: a session whose client is backed up does not pause the child (that would stall
  *   every session); what the child says for it is held in order, and past `maxHeldBytes` held that session
- *   alone is ended (logged, counted), so a client that stops reading costs a bounded buffer and its own session;
+ *   alone is ended (logged, counted), so a client that stops reading costs a bounded buffer and its own session.
+ *   What all the child's sessions hold together is bounded too (HELD_SESSIONS × maxHeldBytes): past it the
+ *   session holding the most is ended, so many clients that stop reading cannot hold a broadcast many times over;
  * - the child dying ends every session at once (each gets the child's cause, stderr included);
  * - a line past OFFLOAD_BYTES is never decoded on the event loop: an answer goes to its session as bytes, as a
  *   dedicated child's does; anything else is sorted out on a worker first (held in order, the child paused),
@@ -62,6 +64,8 @@ export interface SharedStdioOptions {
 }
 
 const ACCEPTED: SendOutcome = Object.freeze({ ok: true });
+/** How many sessions' worth of maxHeldBytes one shared child's backed-up sessions may hold together. */
+export const HELD_SESSIONS = 4;
 /** The key in SharedChild's paused set of a line on the worker (sessions pause nobody: SessionLink holds instead). */
 const SORTING = 0;
 
@@ -114,6 +118,9 @@ class SharedChild {
   readonly #demux: SharedStdioOptions['demux'];
   readonly #maxHeldBytes: number;
   readonly #oncutoff: SharedStdioOptions['oncutoff'];
+  /** What the sessions hold for their backed-up clients, together, and the sessions holding any. */
+  #heldBytes = 0;
+  readonly #holding = new Set<SessionLink>();
   /** What the link said while a long line is on the worker, in order (undefined: none is). */
   #behind: Waiting[] | undefined;
   #closed: LinkClosed | undefined;
@@ -142,7 +149,7 @@ class SharedChild {
   }
 
   attach(no: number, log: Logger): SessionLink {
-    const session = new SessionLink(this, no, log, this.#upstream, this.#maxHeldBytes);
+    const session = new SessionLink(this, no, log, this.#upstream);
     this.#sessions.set(no, session);
     this.#ids.attach(no);
     return session;
@@ -212,11 +219,30 @@ class SharedChild {
     if (this.#paused.delete(no) && this.#paused.size === 0) this.#link.resume();
   }
 
-  /** `session`'s client fell behind by more than maxHeldBytes held for it: it alone is ended. */
-  cutOff(session: SessionLink, bytes: number): void {
-    session.log.warn({ bytes, maxHeldBytes: this.#maxHeldBytes, pid: this.#link.pid }, 'share mode: more than limits.maxResultBytes waited for a backed-up client; its session is ended, the others are served on');
+  /**
+   * `session` holds `delta` bytes more (or fewer) for its backed-up client. Past maxHeldBytes for it, it alone is
+   * ended; past HELD_SESSIONS × maxHeldBytes for all the child's sessions together, the one holding the most is.
+   */
+  held(session: SessionLink, delta: number): void {
+    this.#heldBytes += delta;
+    if (session.heldBytes > 0) this.#holding.add(session);
+    else this.#holding.delete(session);
+    if (delta <= 0) return;
+    if (session.heldBytes > this.#maxHeldBytes) {
+      this.#cutOff(session, `more than ${this.#maxHeldBytes} bytes (limits.maxResultBytes) waited for it`);
+      return;
+    }
+    if (this.#heldBytes <= HELD_SESSIONS * this.#maxHeldBytes) return;
+    let most = session;
+    for (const s of this.#holding) if (s.heldBytes > most.heldBytes) most = s;
+    this.#cutOff(most, `the child's backed-up sessions held more than ${HELD_SESSIONS} × limits.maxResultBytes together, this one the most (${most.heldBytes} bytes)`);
+  }
+
+  /** `session`'s client fell too far behind: it alone is ended, what it held dropped. */
+  #cutOff(session: SessionLink, why: string): void {
+    session.log.warn({ bytes: session.heldBytes, maxHeldBytes: this.#maxHeldBytes, why, pid: this.#link.pid }, "share mode: a backed-up client's session is ended; the others are served on");
     this.#oncutoff?.();
-    session.cut(`its client did not read what the shared child said for it: more than ${this.#maxHeldBytes} bytes waited (limits.maxResultBytes); the session was ended`);
+    session.cut(`its client did not read what the shared child said for it: ${why}; the session was ended`);
   }
 
   /**
@@ -333,9 +359,9 @@ interface Held {
 
 /**
  * One session's view of the shared child. Its client being backed up (pause()) does not pause the child: what
- * comes for the session meanwhile is held here, in order, and passed on as it drains (resume()); more than
- * `maxHeldBytes` held ends the session (SharedChild.cutOff), so one client that stops reading costs a bounded
- * buffer and its own session, never the others' calls.
+ * comes for the session meanwhile is held here, in order, and passed on as it drains (resume()); past the bounds
+ * (SharedChild.held) the session is ended, so one client that stops reading costs a bounded buffer and its own
+ * session, never the others' calls.
  */
 class SessionLink implements UpstreamLink {
   onframe: (frame: LinkFrame) => void = () => {};
@@ -345,24 +371,29 @@ class SessionLink implements UpstreamLink {
   readonly log: Logger;
   readonly #child: SharedChild;
   readonly #upstream: string;
-  readonly #maxHeldBytes: number;
   #closed: LinkClosed | undefined;
   #closing: Promise<void> | undefined;
   #backedUp = false;
+  /** What waits for the client, from #heldAt on (an index, not shift(): a stalled client may have thousands). */
   #held: Held[] = [];
+  #heldAt = 0;
   #heldBytes = 0;
   #flushing = false;
 
-  constructor(child: SharedChild, no: number, log: Logger, upstream: string, maxHeldBytes: number) {
+  constructor(child: SharedChild, no: number, log: Logger, upstream: string) {
     this.#child = child;
     this.no = no;
     this.log = log;
     this.#upstream = upstream;
-    this.#maxHeldBytes = maxHeldBytes;
   }
 
   get alive(): boolean {
     return this.#open && this.#child.alive;
+  }
+
+  /** Bytes held for the backed-up client. */
+  get heldBytes(): number {
+    return this.#heldBytes;
   }
 
   get pid(): number | undefined {
@@ -402,11 +433,11 @@ class SessionLink implements UpstreamLink {
 
   /** A message of the child's for this session (bytes: a long answer, unchecked; see LinkFrame). */
   deliver(data: string | Buffer): void {
-    if (this.#open) this.#inTurn(Buffer.byteLength(data), () => this.onframe({ data }));
+    if (this.#open) this.#inTurn(data, () => this.onframe({ data }));
   }
 
   dropped(dropped: LinkDropped): void {
-    if (this.#open) this.#inTurn(0, () => this.ondropped(dropped));
+    if (this.#open) this.#inTurn(undefined, () => this.ondropped(dropped));
   }
 
   /** The link is gone (the child died, or the session detached): told once, after what was held for it. */
@@ -419,17 +450,30 @@ class SessionLink implements UpstreamLink {
 
   /** Cut off (SharedChild.cutOff): what is held is dropped, the session detaches and ends with `reason`. */
   cut(reason: string): void {
-    this.#held = [];
-    this.#heldBytes = 0;
+    this.#release(this.#held.length - this.#heldAt);
     this.#closing ??= this.#child.detach(this).then(() => this.ended({ kind: 'requested', reason }));
   }
 
-  /** Now, unless the client is backed up or something waits before it; held past the bound, the session is cut. */
-  #inTurn(bytes: number, event: () => void): void {
-    if (!this.#backedUp && this.#held.length === 0) return event();
+  /** Now, unless the client is backed up or something waits before it; held past the bounds, the session is cut. */
+  #inTurn(data: string | Buffer | undefined, event: () => void): void {
+    if (!this.#backedUp && this.#heldAt === this.#held.length) return event();
+    const bytes = data === undefined ? 0 : Buffer.byteLength(data);
     this.#held.push({ bytes, event });
     this.#heldBytes += bytes;
-    if (this.#heldBytes > this.#maxHeldBytes) this.#child.cutOff(this, this.#heldBytes);
+    this.#child.held(this, bytes);
+  }
+
+  /** The first `count` held events leave (told, or dropped), and the bytes they held with them. */
+  #release(count: number): void {
+    let bytes = 0;
+    for (let i = this.#heldAt; i < this.#heldAt + count; i++) bytes += this.#held[i]!.bytes;
+    this.#heldAt += count;
+    if (this.#heldAt === this.#held.length) {
+      this.#held = [];
+      this.#heldAt = 0;
+    }
+    this.#heldBytes -= bytes;
+    if (count > 0) this.#child.held(this, -bytes);
   }
 
   /**
@@ -440,9 +484,9 @@ class SessionLink implements UpstreamLink {
     if (this.#flushing) return;
     this.#flushing = true;
     try {
-      while (this.#held.length > 0 && (all || !this.#backedUp)) {
-        const held = this.#held.shift()!;
-        this.#heldBytes -= held.bytes;
+      while (this.#heldAt < this.#held.length && (all || !this.#backedUp)) {
+        const held = this.#held[this.#heldAt]!;
+        this.#release(1);
         held.event();
       }
     } finally {

@@ -10,7 +10,7 @@ import type { LinkClosed, LinkDropped, LinkFrame, SendOutcome, UpstreamLink } fr
 import { fromWire, toWire } from '../../../src/jsonrpc/multiplex.js';
 import { demuxLine } from '../../../src/pipeline/offload/demux.js';
 import { replaceAnswerId } from '../../../src/upstream/shared-ids.js';
-import { SharedStdio, type SharedStdioOptions } from '../../../src/upstream/shared-stdio.js';
+import { HELD_SESSIONS, SharedStdio, type SharedStdioOptions } from '../../../src/upstream/shared-stdio.js';
 import { captureLogger } from '../../helpers/stdio-gateway.js';
 
 type Message = Record<string, unknown>;
@@ -459,6 +459,30 @@ describe('SharedStdio', () => {
     expect(cutOff).toEqual([]);
   });
 
+  it('bounds what all backed-up sessions hold together: past HELD_SESSIONS × maxHeldBytes the one holding the most is ended', async () => {
+    const { open, child, cutOff, logs } = setup(undefined, 1000);
+    const reader = open();
+    const stalled = Array.from({ length: 15 }, () => open());
+    const note = (chars: number): Message => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(chars) } });
+    // The first stalled client falls behind first: ~680 bytes held for it alone.
+    stalled[0]!.link.pause();
+    child().emit(note(600));
+    for (const s of stalled.slice(1)) s.link.pause();
+    // ~230 bytes more for each of the 15: the first then holds ~910 (under its own 1000), all of them together
+    // pass 4 × 1000 at the 14th of the others, and the first, holding the most, is ended.
+    child().emit(note(150));
+    expect(HELD_SESSIONS).toBe(4);
+    expect(cutOff).toEqual([1]);
+    expect(logs.some((l) => l.level === 40 && String(l.why).includes('held more than 4 × limits.maxResultBytes together'))).toBe(true);
+    await settled();
+    expect(stalled[0]!.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('held more than') }]);
+    expect(stalled.slice(1).every((s) => s.closes.length === 0)).toBe(true);
+    // The others keep what they hold and get it once they read; the reader got everything as it came.
+    expect(reader.frames).toHaveLength(2);
+    stalled[5]!.link.resume();
+    expect(stalled[5]!.frames).toHaveLength(2);
+  });
+
   it('ends only the session whose client is backed up past maxHeldBytes; the child serves on', async () => {
     const { open, child, cutOff, logs } = setup(undefined, 1000);
     const a = open();
@@ -469,9 +493,9 @@ describe('SharedStdio', () => {
     expect(a.closes).toEqual([]);
     child().emit(big);
     expect(cutOff).toEqual([1]);
-    expect(logs.some((l) => l.level === 40 && String(l.msg).startsWith('share mode: more than limits.maxResultBytes'))).toBe(true);
+    expect(logs.some((l) => l.level === 40 && String(l.msg).startsWith("share mode: a backed-up client's session is ended"))).toBe(true);
     await settled();
-    expect(a.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('more than 1000 bytes waited') }]);
+    expect(a.closes).toMatchObject([{ kind: 'requested', reason: expect.stringContaining('more than 1000 bytes (limits.maxResultBytes) waited') }]);
     expect(a.frames).toEqual([]);
     expect(b.frames).toHaveLength(2);
     expect(child().stopped).toBe(false);
