@@ -10,6 +10,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { isJsonObject } from '../json.js';
 import { isRevision } from '../protocol/era.js';
+import { contentBlockProblem } from './content-blocks.js';
 import type { ClassifiedMessage } from './classify.js';
 import { bytesStringEnd, stringEnd } from './json-strings.js';
 
@@ -89,8 +90,9 @@ function resultMetaProblem(meta: unknown): string | undefined {
 /**
  * Why a tools/call result is not one the SDK clients' CallToolResult schema takes (they throw, and the call is
  * lost), or undefined: `isError`, if any, a boolean; `content`, if any, an array of objects each with a string
- * `type`, a text block's `text` a string. structuredContent is left to the engine, whose era projection wraps or
- * drops a value that is not an object for the clients that need one (2026-07-28 clients take any value).
+ * `type`, each a block the ContentBlock schema takes (./content-blocks.ts: one of its five types, with their
+ * fields). structuredContent is left to the engine, whose era projection wraps or drops a value that is not an
+ * object for the clients that need one (2026-07-28 clients take any value).
  * Runs on every answer to a tools/call: a few property reads and one pass over the blocks, nothing allocated.
  */
 export function toolResultProblem(result: Record<string, unknown>): string | undefined {
@@ -101,7 +103,8 @@ export function toolResultProblem(result: Record<string, unknown>): string | und
   for (let i = 0; i < content.length; i++) {
     const block: unknown = content[i];
     if (!isJsonObject(block) || typeof block.type !== 'string') return "a tool result's content blocks must be objects with a string type";
-    if (block.type === 'text' && typeof block.text !== 'string') return "a text block's text must be a string";
+    const problem = contentBlockProblem(block);
+    if (problem !== undefined) return problem;
   }
   return undefined;
 }

@@ -30,7 +30,8 @@ export class BlockScanner {
 
   /**
    * 1 when `chunk[from]` is the LF of a CRLF whose CR ended the previous block in an earlier chunk: it belongs
-   * to that block and is forwarded as it is, before the next block starts (0 otherwise).
+   * to that block, before the next block starts (forwarded when that block went as it came, dropped with it
+   * when it was rewritten: src/http/proxy/sse-relay.ts); 0 otherwise.
    */
   strayLf(chunk: Buffer, from: number): number {
     if (!this.#endedAtCr || from >= chunk.length) return 0;

@@ -89,7 +89,13 @@ export class HttpSessionLink extends HttpLink {
       if (answered || res.statusCode < 300) return { ok: true };
     } else {
       await res.body.dump().catch(() => {});
-      if (res.statusCode < 300) return { ok: true };
+      if (res.statusCode < 300) {
+        // No message came: all a notification or a response is owed (202); a request it carried will never be
+        // answered, and is answered now rather than at its deadline.
+        if ((options.ids ?? requestIds(json)).length === 0) return { ok: true };
+        o.log.warn({ status: res.statusCode }, 'the upstream answered a request with no message');
+        return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [o.upstream], { cause: new Error(`HTTP ${res.statusCode} to a request`) }) };
+      }
     }
     return { ok: false, error: new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [o.upstream], { cause: new Error(`HTTP ${res.statusCode}`) }) };
   }

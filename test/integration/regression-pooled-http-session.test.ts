@@ -9,6 +9,9 @@
  *
  * Kind endless / invalid-answer: a JSON answer body that did not answer the request (not JSON, another id) left
  * the request waiting until timeoutMs. The body was its answer: the request now gets UPSTREAM_PROTOCOL at once.
+ *
+ * A 202 (no body) to a request left it waiting until timeoutMs too: 202 answers only notifications and
+ * responses, so no answer would ever come. The request now gets UPSTREAM_PROTOCOL at once ("HTTP 202 to a request").
  */
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -38,6 +41,7 @@ async function forgetfulUpstream(): Promise<{ url: string; forget: () => void; i
       if (m.id === undefined) return void res.writeHead(202).end();
       if (m.method === 'tools/list') return json({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
       if (m.method === 'tools/call' && m.params?.name === 'garbage') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":');
+      if (m.method === 'tools/call' && m.params?.name === 'accepted') return void res.writeHead(202).end();
       if (m.method === 'tools/call' && m.params?.name === 'other-id') return json({ jsonrpc: '2.0', id: 'not-yours', result: { content: [] } });
       if (m.method === 'tools/call') return json({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: `from ${session}` }] } });
       json({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } });
@@ -73,6 +77,19 @@ describe('regression: a pooled session the upstream forgot', () => {
     }
     expect(gw.logs.filter((l) => l.msg === "the upstream's JSON answer did not answer the request")).toHaveLength(2);
     // The session goes on.
+    expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'from s1' }]);
+  });
+
+  it('answers a request the upstream answered 202 (no body) with UPSTREAM_PROTOCOL at once, not at its deadline', async () => {
+    const up = await forgetfulUpstream();
+    // A deadline the test would time out long before: an answer means it came at once.
+    const gw = await startGateway(gatewayConfig([httpUpstream('forgetful', up.url, { timeoutMs: 600_000 })]));
+    const client = new ClientV2({ name: 'modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } } as never);
+    onTestFinished(() => client.close());
+    await client.connect(new TransportV2(new URL(gw.url('/forgetful/mcp'))));
+    await expect(client.callTool({ name: 'accepted', arguments: {} })).rejects.toThrow('upstream "forgetful" sent an invalid response');
+    expect(gw.logs.filter((l) => l.msg === 'the upstream answered a request with no message').map((l) => l.status)).toEqual([202]);
+    // The session goes on: the notifications the client sent were answered 202 and are no fault.
     expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'from s1' }]);
   });
 });

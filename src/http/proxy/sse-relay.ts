@@ -49,6 +49,12 @@ const HEAD_BYTES = 2048;
 /** Bytes of each end of a dropped block kept to find the id it answers. */
 const ENDS = 1024;
 const EMPTY = Buffer.alloc(0);
+const CR = 0x0d;
+
+function lastByte(bytes: EventBytes): number | undefined {
+  const last = Buffer.isBuffer(bytes) ? bytes : bytes[bytes.length - 1];
+  return last?.[last.length - 1];
+}
 
 /** One SSE relay: the state of the block under way, and where its bytes go. */
 class SseRelay {
@@ -66,6 +72,12 @@ class SseRelay {
   #dropBytes = 0;
   /** Bytes to write, in order. */
   #out: Buffer[] = [];
+  /**
+   * The last block went out as its own bytes: when it ended at a CR whose LF comes in a later chunk, that LF
+   * goes after it. A block that was rewritten (or dropped) went out as the gateway's frame, which has its own
+   * blank line: the LF of the original's is dropped with the rest of it.
+   */
+  #ownBytes = true;
   /** Nothing more is to be relayed (the answers this exchange owed were given): the stream ends. */
   #stopped = false;
   /** Whether the client got an event id it can resume the stream from (watched only when its revision resumes). */
@@ -105,7 +117,7 @@ class SseRelay {
       if (this.#mode === 'start') {
         const stray = this.#scanner.strayLf(chunk, i);
         if (stray > 0) {
-          this.#out.push(chunk.subarray(i, i + stray));
+          if (this.#ownBytes) this.#out.push(chunk.subarray(i, i + stray));
           i += stray;
           continue;
         }
@@ -247,6 +259,7 @@ class SseRelay {
     // The gateway's own event held back while a block was under way goes between this block and the next.
     const queued = this.#ctx.stream?.takeQueued();
     if (queued) this.#out.push(queued);
+    this.#ownBytes = mode === 'pass';
     if (mode === 'pass') return undefined;
     if (mode === 'drop') {
       this.#tooLarge();
@@ -258,7 +271,10 @@ class SseRelay {
     return undefined;
   }
 
+  /** A held block's bytes, or what replaces them. */
   #push(bytes: EventBytes): void {
+    // Its own bytes (it did not change) end as it ended, at its CR; the gateway's frames never end with one.
+    this.#ownBytes = lastByte(bytes) === CR;
     if (Buffer.isBuffer(bytes)) this.#out.push(bytes);
     else this.#out.push(...bytes);
   }

@@ -198,7 +198,7 @@ describe('toolResultProblem and answerProblem for tools/call', () => {
     const results = [
       {},
       { content: [] },
-      { content: [{ type: 'text', text: 'x' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }, { type: 'future', whatever: 1 }], isError: false },
+      { content: [{ type: 'text', text: 'x' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }], isError: false },
       { content: [{ type: 'text', text: '' }], isError: true, structuredContent: [1, 2] },
       { task: { taskId: 't', status: 'working' } },
       { toolResult: 3 },
@@ -211,6 +211,8 @@ describe('toolResultProblem and answerProblem for tools/call', () => {
     for (const content of ['x', null, {}, 3]) expect(toolResultProblem({ content })).toBe("a tool result's content must be an array");
     for (const block of ['x', null, [], { text: 'x' }, { type: 3 }]) expect(toolResultProblem({ content: [{ type: 'text', text: 'a' }, block] }), JSON.stringify(block)).toBe("a tool result's content blocks must be objects with a string type");
     for (const text of [9, { a: 1 }, undefined]) expect(toolResultProblem({ content: [{ type: 'text', text }] })).toBe("a text block's text must be a string");
+    // The SDK clients' ContentBlock is a union of five types: any other fails it (test/unit/jsonrpc/content-blocks.test.ts).
+    expect(toolResultProblem({ content: [{ type: 'text', text: 'a' }, { type: 'future', whatever: 1 }] })).toBe("a content block's type must be text, image, audio, resource or resource_link");
   });
 
   it('applies to the answer to a tools/call only, after the response itself is checked', () => {
