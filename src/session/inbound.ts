@@ -21,7 +21,7 @@ import type { Inspected, InspectedMessage } from '../pipeline/offload/inspect.js
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import { rewriteBatch, type Placed } from './inbound-batch.js';
-import { answerOf, fromStub, inspectedProblem, settledFromBytes, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
+import { answerOf, fromStub, inspectedProblem, literalTrails, settledFromBytes, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
 import { typeTwin, type Pending } from './pending.js';
 import type { SessionState } from './state.js';
 
@@ -90,12 +90,16 @@ function fromRewritten<S>(message: JsonObject, pending: Pending<S>, r: Rewritten
   return { message, pending };
 }
 
-/** What to send for `messages` when any of them changed: each written again (see written). */
-function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined): string | Buffer | undefined {
+/**
+ * What to send for `messages` (parsed from `original`, when the caller has it) when any of them changed: each
+ * written again (see written).
+ */
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined, original: string | Buffer | undefined): string | Buffer | undefined {
   if (!messages.some((m) => m.replaced !== undefined)) return undefined;
-  if (!batch) return written(messages[0]!, literals?.[0]);
+  const trails = literalTrails(messages, batch, original);
+  if (!batch) return written(messages[0]!, literals?.[0], trails?.[0]);
   const parts = messages.map((m, i) => {
-    const w = written(m, literals?.[i]);
+    const w = written(m, literals?.[i], trails?.[i]);
     return Buffer.isBuffer(w) ? w : Buffer.from(w, 'utf8');
   });
   // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
@@ -109,9 +113,10 @@ function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, li
 function withOwnJson<S>(all: readonly (InboundMessage<S> | undefined)[], original: string | Buffer | undefined, literals: readonly (string | undefined)[] | undefined): (InboundMessage<S> | undefined)[] {
   const spans = original === undefined ? undefined : elementSpans(original);
   const found = spans?.length === all.length ? spans : undefined;
+  const trails = literalTrails(all, true, original);
   return all.map((m, i) => {
     if (!m) return m;
-    if (m.replaced !== undefined) return { ...m, json: written(m, literals?.[i]) };
+    if (m.replaced !== undefined) return { ...m, json: written(m, literals?.[i], trails?.[i]) };
     const span = found?.[i];
     if (!span || original === undefined) return m;
     return { ...m, json: typeof original === 'string' ? original.slice(span[0], span[1]) : original.subarray(span[0], span[1]) };
@@ -133,7 +138,7 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
     if (messages.length !== items.length) return { messages, batch };
-    const out = serialize(messages, batch, literals);
+    const out = serialize(messages, batch, literals, original);
     return out === undefined ? { messages, batch } : { out, messages, batch };
   };
   return handled.some((h) => h instanceof Promise) ? Promise.all(handled).then(done) : done(handled as (InboundMessage<S> | undefined)[]);
@@ -176,7 +181,7 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
 function fromRewrittenBytes<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, awaited: Awaited<S>, r: Rewritten, log: Log, options: InboundOptions): Inbound<S> | Promise<Inbound<S>> {
   if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, options) : inboundParsed(state, rewriter, r.parsed, log, options, data);
   const message = settledFromBytes(state, awaited, r, options.strict === true);
-  const json = serialize([message], false, [awaited.literal]);
+  const json = serialize([message], false, [awaited.literal], data);
   return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
 }
 

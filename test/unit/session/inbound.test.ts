@@ -205,6 +205,28 @@ describe('inbound: batches', () => {
     expect(state.pending.has(1)).toBe(false);
   });
 
+  it('writes a rewritten member again with the number literals a double cannot hold as the upstream wrote them', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    send(state, 2, 'tools/call', { name: 'typed' });
+    send(state, 3, 'tools/call', { name: 'typed' });
+    // The rewrite keeps _meta (by identity) and adds a member, as the engine adds structuredContent.
+    const keeping = (input: RewriteInput): Rewritten => {
+      const message = original(input);
+      return { kind: 'message', message: { ...message, result: { ...(message.result as JsonObject), added: Number('12345678901234567890') } }, original: message };
+    };
+    const meta = '{"n":12345678901234567890,"x":[0.1000000000000000055511151231257827]}';
+    const element = (id: number): string => `{"jsonrpc":"2.0","id":${id},"result":{"content":[],"_meta":${meta}}}`;
+    const written = (id: number): string => `{"jsonrpc":"2.0","id":${id},"result":{"content":[],"_meta":${meta},"added":12345678901234567000}}`;
+    const one = await inbound(state, fake(keeping), element(1), log);
+    expect(one.out).toBe(written(1));
+    const batch = await inbound(state, fake(keeping), `[${element(2)},{"jsonrpc":"2.0","method":"n","params":{"v":9007199254740993}}]`, log);
+    // The batch is written again whole: its other members keep theirs too.
+    expect(String(batch.out)).toBe(`[${written(2)},{"jsonrpc":"2.0","method":"n","params":{"v":9007199254740993}}]`);
+    const split = await inbound(state, fake(keeping), `[${element(3)}]`, log, { always: true, split: true });
+    expect(split.messages.map((m) => m.json)).toEqual([written(3)]);
+  });
+
   it('leaves a batch with a member that is not an object as it came', async () => {
     const state = session();
     send(state, 1, 'tools/call', { name: 'typed' });
