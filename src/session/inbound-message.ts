@@ -100,11 +100,17 @@ export function written<S>(m: InboundMessage<S>, literal: string | undefined, tr
  * parsed form, or the text holds no inexact literal (the usual case: one scan of the text, no parse).
  */
 export function literalTrails<S>(messages: readonly (InboundMessage<S> | undefined)[], batch: boolean, original: string | Buffer | undefined): (LiteralTrail | undefined)[] | undefined {
-  if (original === undefined || !messages.some((m) => m?.replaced !== undefined && !Buffer.isBuffer(m.replaced))) return undefined;
+  if (!messages.some((m) => m?.replaced !== undefined && !Buffer.isBuffer(m.replaced))) return undefined;
+  return trailsOf(batch, messages.length, original);
+}
+
+/** The trail of each of `count` messages' inexact number literals in `original` (see literalTrails), asked for outright. */
+export function trailsOf(batch: boolean, count: number, original: string | Buffer | undefined): (LiteralTrail | undefined)[] | undefined {
+  if (original === undefined) return undefined;
   const trail = trailOf(typeof original === 'string' ? original : original.toString('utf8'));
   if (trail === undefined) return undefined;
   if (!batch) return [trail];
-  return trail.array ? messages.map((_, i) => trail.children.get(String(i))) : undefined;
+  return trail.array ? Array.from({ length: count }, (_, i) => trail.children.get(String(i))) : undefined;
 }
 
 /**

@@ -2,9 +2,10 @@
  * An answer the gateway rewrites is parsed with JSON.parse and written again: every number literal a double
  * cannot hold, in parts the rewrite never touched, went out changed (`"_meta": {"n": 12345678901234567890}` as
  * 12345678901234567000, `0.1000000000000000055511151231257827` as 0.1, a tool list's `maximum`). A raw HTTP
- * upstream writes such literals into a retrofitted tools/call answer (small: rewritten on the event loop;
- * large: on the worker), a tool's native structuredContent the gateway projects for an older client, and a
- * listed inputSchema; a raw client reads the gateway's bytes, and a v1 SDK client still gets structuredContent.
+ * upstream writes such literals into retrofitted tools/call answers (small: rewritten on the event loop; large:
+ * on the worker from its bytes; YAML: on the isolated worker from the parsed result), into a tool's native
+ * structuredContent the gateway projects for an older client, and into a listed inputSchema; a raw client reads
+ * the gateway's bytes, and a v1 SDK client still gets structuredContent.
  */
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -29,10 +30,11 @@ function resultFor(method: string, tool: string | undefined): string {
   if (method === 'initialize') return '{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"literals","version":"1"}}';
   if (method === 'tools/list') {
     const input = '{"type":"object","properties":{"k":{"type":"integer","maximum":12345678901234567890}}}';
-    return `{"tools":[{"name":"small","inputSchema":${input}},{"name":"large","inputSchema":${input}},{"name":"native","inputSchema":{"type":"object"}}]}`;
+    return `{"tools":[{"name":"small","inputSchema":${input}},{"name":"large","inputSchema":${input}},{"name":"yaml","inputSchema":${input}},{"name":"native","inputSchema":{"type":"object"}}]}`;
   }
   if (method !== 'tools/call') return '{}';
   if (tool === 'large') return callResult(JSON.stringify({ rows: ROWS }));
+  if (tool === 'yaml') return callResult('rows:\n  - id: 1\n    name: one\n');
   // No configured schema, and no text block: the gateway adds one for a client of this revision.
   if (tool === 'native') return `{"content":[],"structuredContent":{"n":12345678901234567890,"deep":{"x":0.1000000000000000055511151231257827}},"_meta":${META}}`;
   return callResult('{"rows":[{"id":1,"name":"one"}]}');
@@ -55,7 +57,7 @@ const SCHEMA = '{ type: object, properties: { rows: { type: array } }, required:
 
 it('a rewritten answer keeps every number literal of the upstream that a double cannot hold, byte for byte', async () => {
   const dir = await tempFiles({
-    'gw.yaml': `upstreams:\n  up:\n    url: ${await literalUpstream()}\n    tools:\n      small: { outputSchema: ${SCHEMA} }\n      large: { outputSchema: ${SCHEMA} }\n`,
+    'gw.yaml': `upstreams:\n  up:\n    url: ${await literalUpstream()}\n    tools:\n      small: { outputSchema: ${SCHEMA} }\n      large: { outputSchema: ${SCHEMA} }\n      yaml: { outputSchema: ${SCHEMA}, extract: { format: yaml } }\n`,
   });
   const gw = await startGateway(await loadConfig(join(dir, 'gw.yaml')));
   const { client, transport } = await connectV1Client(gw.url('/up/mcp'));
@@ -78,7 +80,7 @@ it('a rewritten answer keeps every number literal of the upstream that a double 
   expect(listed).toContain('"maximum":12345678901234567890');
   expect(listed).not.toContain('12345678901234567000');
 
-  for (const tool of ['small', 'large']) {
+  for (const tool of ['small', 'large', 'yaml']) {
     const text = await raw('tools/call', { name: tool, arguments: {} });
     expect(text, tool).toContain('"structuredContent"');
     expect(text, tool).toContain(`"_meta":${META}`);

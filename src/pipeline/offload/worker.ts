@@ -141,7 +141,7 @@ function run(job: OffloadJob): OffloadReply {
     const facts = traced(job.trace, job.result, out.result);
     if (out.result === job.result) return { job: job.job, ok: true, outcome: out.outcome, ...facts };
     // Encoded here too: turning 20 MB of JSON text into bytes is itself tens of milliseconds.
-    return { job: job.job, ok: true, bytes: encode(JSON.stringify(out.result)), outcome: out.outcome, ...facts };
+    return { job: job.job, ok: true, bytes: encode(stringifyKept(out.result, job.literals)), outcome: out.outcome, ...facts };
   } catch (err) {
     return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }

@@ -94,7 +94,7 @@ describe('inbound: answers to pending requests', () => {
     const rewriter = fake(rewriting);
     send(state, 7, 'tools/call', { name: 'typed' });
     const handled = await inbound(state, rewriter, text(result(7)), log);
-    expect(rewriter.calls).toEqual([{ request: { upstream: 'u', method: 'tools/call', tool: 'typed', revision: '2025-11-25', policy }, input: { message: result(7) } }]);
+    expect(rewriter.calls).toEqual([{ request: { upstream: 'u', method: 'tools/call', tool: 'typed', revision: '2025-11-25', policy }, input: { message: result(7), literals: expect.any(Function) } }]);
     expect(typeof handled.out).toBe('string');
     expect(JSON.parse(handled.out as string)).toEqual({ ...result(7), result: { rewritten: 7 } });
     expect(handled.messages).toHaveLength(1);
@@ -274,7 +274,7 @@ describe('inbound: raw data over the rewriter\'s rawThreshold', () => {
     const parsed = JSON.parse(big(3)) as JsonObject;
     const rewriter = fake((input) => (input.raw !== undefined ? { kind: 'mismatch', parsed } : rewriting(input)), { rawThreshold: 100 });
     const handled = await inbound(state, rewriter, big(3), log);
-    expect(rewriter.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message']]);
+    expect(rewriter.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message', 'literals']]);
     expect(JSON.parse(handled.out as string)).toEqual({ ...parsed, result: { rewritten: 3 } });
 
     send(state, 4, 'tools/call', { name: 'typed' });
@@ -416,13 +416,13 @@ describe('inbound: a large batch read on the worker, with answers to rewrite', (
     send(state, 1, 'tools/call', { name: 'typed' });
     const mismatch = onWorker((input) => (input.raw !== undefined ? { kind: 'mismatch' } : rewriting(input)));
     const handled = await inbound(state, mismatch, Buffer.from(`[${own(1)},${note}]`), log);
-    expect(mismatch.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message']]);
+    expect(mismatch.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message', 'literals']]);
     expect(JSON.parse(handled.out!.toString())).toMatchObject([{ id: 1, result: { rewritten: 1 } }, JSON.parse(note)]);
 
     send(state, 2, 'tools/call', { name: 'typed' });
     const stray = onWorker(workerBytes);
     const whole = await inbound(state, stray, Buffer.from(`[${own(2)},42]`), log);
-    expect(stray.calls.map((c) => Object.keys(c.input))).toEqual([['message']]);
+    expect(stray.calls.map((c) => Object.keys(c.input))).toEqual([['message', 'literals']]);
     expect(whole.out).toBeUndefined();
   });
 });
