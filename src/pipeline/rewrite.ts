@@ -24,6 +24,7 @@ import { rewriteToolCall, rewriteToolsList } from '../retrofit/engine.js';
 import { asIfUnconfigured as unconfigured, delivered, retrofitMode } from './mode.js';
 import { errorResult, failureText } from '../retrofit/outcome.js';
 import { isNonFinal } from '../retrofit/result.js';
+import type { LiteralTrail } from '../retrofit/kept-literals.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { isolateDeadlineMs, IsolationUnavailable } from './isolation.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';
@@ -165,7 +166,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     }
   }
 
-  function respondToMessage(request: PendingRequest, message: JsonObject, log: Log): Rewritten | Promise<Rewritten> {
+  function respondToMessage(request: PendingRequest, message: JsonObject, log: Log, literals?: () => LiteralTrail | undefined): Rewritten | Promise<Rewritten> {
     reportProfiled(metrics, request);
     const policy = request.policy;
     const result = message.result;
@@ -187,7 +188,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
       record.parsed(request, result);
       const entry = policy.resolve(tool);
       const mode = modeOf(request, policy, entry);
-      const job = entry?.compiled?.output && !isNonFinal(result) ? offload(request, policy, entry, tool, result, log) : undefined;
+      const job = entry?.compiled?.output && !isNonFinal(result) ? offload(request, policy, entry, tool, result, log, literals) : undefined;
       if (job) return fromWorker(request, policy, tool, message, job, mode, log);
       const out = callInline(request, policy, tool, result, mode, log);
       return out === result ? unchanged : { kind: 'message', message: { ...message, result: out }, original: message };
@@ -198,14 +199,18 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     }
   }
 
-  /** A worker job for this result, when it should leave the event loop; undefined to run it inline. */
-  function offload(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy, tool: string, result: JsonObject, log: Log): Promise<PoolAnswer> | undefined {
+  /**
+   * A worker job for this result, when it should leave the event loop; undefined to run it inline. It carries
+   * the result's inexact number literals (`literals`: its message's), which the worker writes back.
+   */
+  function offload(request: PendingRequest, policy: UpstreamPolicy, entry: ToolPolicy, tool: string, result: JsonObject, log: Log, literals?: () => LiteralTrail | undefined): Promise<PoolAnswer> | undefined {
     const isolate = Boolean(entry.compiled?.isolate);
     const bytes = textLength(result, isolate ? Infinity : threshold);
     // A small result (the usual case) runs inline: nothing is built for a job it will not need.
     if (!isolate && bytes <= threshold) return undefined;
     const trace = traceRequestOf(request);
-    const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result, ...(request.profile && { profile: request.profile }), ...(trace && { trace }) };
+    const kept = literals?.()?.children.get('result');
+    const base: Omit<PoolRequest, 'bytes'> = { entry, policy, tool, revision: request.revision, result, ...(kept && { literals: kept }), ...(request.profile && { profile: request.profile }), ...(trace && { trace }) };
     if (isolate) {
       // Never inline on the event loop: without its worker (or over the queue bound) it is a failed reading.
       if (!isolated) return undefined;
@@ -319,7 +324,7 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     needsRewrite: (method) => REWRITTEN_METHODS.has(method),
     ...((large || isolated) && { rawThreshold: threshold }),
     respond(request, input, log) {
-      if (input.message) return respondToMessage(request, input.message, log);
+      if (input.message) return respondToMessage(request, input.message, log, input.literals);
       return respondToRaw(request, input.raw, input.id, log, true);
     },
     reshape: (data, clientId, log) => usable(large, 'large results', log)?.reshape(data, clientId),

@@ -2,7 +2,8 @@
  * One message from an upstream as the session saw it (./inbound.ts), and the pieces of its handling that the
  * parsed path, a large message read from its bytes and a large batch's answers rewritten from their own bytes
  * (./inbound-batch.ts) share: finding the awaited request, settling an answer from a worker's reading of it,
- * and writing a message again with its id as the upstream wrote it.
+ * and writing a message again with its id, and every number literal a double cannot hold, as the upstream
+ * wrote them.
  */
 import { RetrofitError } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../json.js';
@@ -10,6 +11,7 @@ import { putIdLiteral } from '../jsonrpc/id-literal.js';
 import { answerProblem } from '../jsonrpc/strict.js';
 import type { InspectedMessage } from '../pipeline/offload/inspect.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
+import { stringifyKept, trailOf, type LiteralTrail } from '../retrofit/kept-literals.js';
 import type { Pending } from './pending.js';
 import type { SessionState } from './state.js';
 
@@ -72,9 +74,9 @@ export function answerOf<S>(state: SessionState<S>, message: unknown, literal: s
  * bounds should never produce) answers its request with an error instead: never a throw that would leave the
  * request unanswered.
  */
-function stringify<S>(m: InboundMessage<S>, part: unknown): string {
+function stringify<S>(m: InboundMessage<S>, part: unknown, trail: LiteralTrail | undefined): string {
   try {
-    return JSON.stringify(part);
+    return stringifyKept(part, trail);
   } catch (err) {
     const id = m.message.id;
     const error = new RetrofitError('RETROFIT_ERR_INTERNAL', ['the rewritten message could not be serialised'], { cause: err });
@@ -82,10 +84,33 @@ function stringify<S>(m: InboundMessage<S>, part: unknown): string {
   }
 }
 
-/** One message written again (a worker's bytes as they are), with its id as the upstream wrote it (`literal`, when inexact; see src/jsonrpc/id-literal.ts). */
-export function written<S>(m: InboundMessage<S>, literal: string | undefined): string | Buffer {
+/**
+ * One message written again (a worker's bytes as they are), with its id as the upstream wrote it (`literal`,
+ * when inexact; see src/jsonrpc/id-literal.ts) and the inexact number literals of `trail` (its original's:
+ * literalTrails) where they still stand.
+ */
+export function written<S>(m: InboundMessage<S>, literal: string | undefined, trail?: LiteralTrail): string | Buffer {
   const part = m.replaced ?? m.message;
-  return putIdLiteral(Buffer.isBuffer(part) ? part : stringify(m, part), m.message.id, literal);
+  return putIdLiteral(Buffer.isBuffer(part) ? part : stringify(m, part, trail), m.message.id, literal);
+}
+
+/**
+ * The trail of each message's inexact number literals in `original` (the text `messages` were parsed from: one
+ * message, or a batch's elements in order), for written(); undefined when no message is written again from its
+ * parsed form, or the text holds no inexact literal (the usual case: one scan of the text, no parse).
+ */
+export function literalTrails<S>(messages: readonly (InboundMessage<S> | undefined)[], batch: boolean, original: string | Buffer | undefined): (LiteralTrail | undefined)[] | undefined {
+  if (!messages.some((m) => m?.replaced !== undefined && !Buffer.isBuffer(m.replaced))) return undefined;
+  return trailsOf(batch, messages.length, original);
+}
+
+/** The trail of each of `count` messages' inexact number literals in `original` (see literalTrails), asked for outright. */
+export function trailsOf(batch: boolean, count: number, original: string | Buffer | undefined): (LiteralTrail | undefined)[] | undefined {
+  if (original === undefined) return undefined;
+  const trail = trailOf(typeof original === 'string' ? original : original.toString('utf8'));
+  if (trail === undefined) return undefined;
+  if (!batch) return [trail];
+  return trail.array ? Array.from({ length: count }, (_, i) => trail.children.get(String(i))) : undefined;
 }
 
 /**

@@ -20,8 +20,9 @@ import type { Log } from '../log.js';
 import type { Inspected, InspectedMessage } from '../pipeline/offload/inspect.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
+import type { LiteralTrail } from '../retrofit/kept-literals.js';
 import { rewriteBatch, type Placed } from './inbound-batch.js';
-import { answerOf, fromStub, inspectedProblem, settledFromBytes, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
+import { answerOf, fromStub, inspectedProblem, literalTrails, settledFromBytes, trailsOf, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
 import { typeTwin, type Pending } from './pending.js';
 import type { SessionState } from './state.js';
 
@@ -58,21 +59,24 @@ function retyped<S>(state: SessionState<S>, message: JsonObject, literal: string
   return { ...message, id: pending.id };
 }
 
+/** The inexact number literals of a parsed message's text, asked for only by a worker's retrofit (RewriteInput). */
+type Literals = () => LiteralTrail | undefined;
+
 /** Settle and rewrite one parsed message. */
-function one<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict: boolean, literal: string | undefined): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
+function one<S>(state: SessionState<S>, rewriter: Rewriter, parsed: unknown, log: Log, strict: boolean, literal: string | undefined, literals: Literals): InboundMessage<S> | Promise<InboundMessage<S>> | undefined {
   if (!isJsonObject(parsed)) return undefined;
-  const exact = settleOne(state, rewriter, parsed, log, strict, literal);
+  const exact = settleOne(state, rewriter, parsed, log, strict, literal, literals);
   // An answer to one of ours (the usual case) costs nothing more; a stranger is looked at for its type twin.
   if (exact instanceof Promise || exact.pending !== undefined) return exact;
   const retype = retyped(state, parsed, literal, log);
   if (retype === undefined) return exact;
   // Written again even when nothing else changes: its id is the client's now.
-  const out = settleOne(state, rewriter, retype, log, strict, literal);
+  const out = settleOne(state, rewriter, retype, log, strict, literal, literals);
   const resend = (m: InboundMessage<S>): InboundMessage<S> => (m.replaced === undefined ? { ...m, replaced: m.message } : m);
   return out instanceof Promise ? out.then(resend) : resend(out);
 }
 
-function settleOne<S>(state: SessionState<S>, rewriter: Rewriter, message: JsonObject, log: Log, strict: boolean, literal: string | undefined): InboundMessage<S> | Promise<InboundMessage<S>> {
+function settleOne<S>(state: SessionState<S>, rewriter: Rewriter, message: JsonObject, log: Log, strict: boolean, literal: string | undefined, literals: Literals): InboundMessage<S> | Promise<InboundMessage<S>> {
   const invalid = strict ? invalidAnswer(state, message, literal) : undefined;
   if (invalid) return invalid;
   const pending = answerOf(state, message, literal);
@@ -80,7 +84,7 @@ function settleOne<S>(state: SessionState<S>, rewriter: Rewriter, message: JsonO
   const settled = state.settle(pending, message);
   if (settled.message) return { message, pending, replaced: settled.message };
   if (pending.expect.kind !== 'rewrite') return { message, pending };
-  const out = rewriter.respond(pending.expect.request, { message }, log);
+  const out = rewriter.respond(pending.expect.request, { message, literals }, log);
   return out instanceof Promise ? out.then((r) => fromRewritten(message, pending, r)) : fromRewritten(message, pending, out);
 }
 
@@ -90,12 +94,16 @@ function fromRewritten<S>(message: JsonObject, pending: Pending<S>, r: Rewritten
   return { message, pending };
 }
 
-/** What to send for `messages` when any of them changed: each written again (see written). */
-function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined): string | Buffer | undefined {
+/**
+ * What to send for `messages` (parsed from `original`, when the caller has it) when any of them changed: each
+ * written again (see written).
+ */
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined, original: string | Buffer | undefined): string | Buffer | undefined {
   if (!messages.some((m) => m.replaced !== undefined)) return undefined;
-  if (!batch) return written(messages[0]!, literals?.[0]);
+  const trails = literalTrails(messages, batch, original);
+  if (!batch) return written(messages[0]!, literals?.[0], trails?.[0]);
   const parts = messages.map((m, i) => {
-    const w = written(m, literals?.[i]);
+    const w = written(m, literals?.[i], trails?.[i]);
     return Buffer.isBuffer(w) ? w : Buffer.from(w, 'utf8');
   });
   // A worker's bytes stay bytes: the batch is joined around them (one place: src/pipeline/offload/splice.ts).
@@ -109,9 +117,10 @@ function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, li
 function withOwnJson<S>(all: readonly (InboundMessage<S> | undefined)[], original: string | Buffer | undefined, literals: readonly (string | undefined)[] | undefined): (InboundMessage<S> | undefined)[] {
   const spans = original === undefined ? undefined : elementSpans(original);
   const found = spans?.length === all.length ? spans : undefined;
+  const trails = literalTrails(all, true, original);
   return all.map((m, i) => {
     if (!m) return m;
-    if (m.replaced !== undefined) return { ...m, json: written(m, literals?.[i]) };
+    if (m.replaced !== undefined) return { ...m, json: written(m, literals?.[i], trails?.[i]) };
     const span = found?.[i];
     if (!span || original === undefined) return m;
     return { ...m, json: typeof original === 'string' ? original.slice(span[0], span[1]) : original.subarray(span[0], span[1]) };
@@ -127,13 +136,15 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
   const items = batch ? (parsed as unknown[]) : [parsed];
   const literals = responseIdLiterals(parsed, original);
   const strict = options.strict === true;
-  const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m, i) => one(state, rewriter, m, log, strict, literals?.[i]));
+  let trails: (LiteralTrail | undefined)[] | undefined | null = null;
+  const trailAt = (i: number) => (): LiteralTrail | undefined => (trails === null ? (trails = trailsOf(batch, items.length, original)) : trails)?.[i];
+  const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m, i) => one(state, rewriter, m, log, strict, literals?.[i], trailAt(i)));
   const done = (settled: readonly (InboundMessage<S> | undefined)[]): Inbound<S> => {
     const all = batch && options.split === true ? withOwnJson(settled, original, literals) : settled;
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
     if (messages.length !== items.length) return { messages, batch };
-    const out = serialize(messages, batch, literals);
+    const out = serialize(messages, batch, literals, original);
     return out === undefined ? { messages, batch } : { out, messages, batch };
   };
   return handled.some((h) => h instanceof Promise) ? Promise.all(handled).then(done) : done(handled as (InboundMessage<S> | undefined)[]);
@@ -176,7 +187,7 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
 function fromRewrittenBytes<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, awaited: Awaited<S>, r: Rewritten, log: Log, options: InboundOptions): Inbound<S> | Promise<Inbound<S>> {
   if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, options) : inboundParsed(state, rewriter, r.parsed, log, options, data);
   const message = settledFromBytes(state, awaited, r, options.strict === true);
-  const json = serialize([message], false, [awaited.literal]);
+  const json = serialize([message], false, [awaited.literal], data);
   return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
 }
 

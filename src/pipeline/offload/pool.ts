@@ -10,6 +10,7 @@
  * the only way to stop a running match) and fails with DeadlineExceeded. close() terminates every worker.
  */
 import type { ProfileShape } from '../../retrofit/profile.js';
+import type { LiteralTrail } from '../../retrofit/kept-literals.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -65,6 +66,8 @@ export interface PoolRequest {
   readonly profile?: ProfileShape;
   /** The result to retrofit, or the whole unparsed response (see OffloadJob.message). */
   readonly result?: JsonObject;
+  /** See OffloadJob.literals. */
+  readonly literals?: LiteralTrail;
   readonly message?: { readonly data: Uint8Array | string; readonly id: string | number };
   /** Its size estimate (text length), for the queue bound. */
   readonly bytes: number;
@@ -296,6 +299,7 @@ export class OffloadPool {
       revision: request.revision,
       ...(request.profile && { profile: request.profile }),
       ...(request.result && { result: request.result }),
+      ...(request.literals && { literals: request.literals }),
       ...(request.message && { message: request.message }),
       ...(plan.compile && { compile: { config: request.entry.config, defaults: request.policy.defaults ?? TOOL_DEFAULTS } }),
       ...(request.deadlineMs !== undefined && { timed: true as const }),

@@ -13,6 +13,7 @@ import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
+import { stringifyKept, trailOf } from '../../retrofit/kept-literals.js';
 import { isNonFinal } from '../../retrofit/result.js';
 import { demuxLine } from './demux.js';
 import { inspectMessage, resultStub } from './inspect.js';
@@ -95,8 +96,9 @@ function resultLast(message: JsonObject, result: JsonObject): JsonObject {
 /** A whole response, parsed here (the envelope's JSON.parse is most of a large result's cost otherwise). */
 function runMessage(call: Call, data: Uint8Array | string, id: string | number, policy: UpstreamPolicy): OffloadReply {
   let message: unknown;
+  const text = utf8Text(data);
   try {
-    message = JSON.parse(utf8Text(data));
+    message = JSON.parse(text);
   } catch {
     return { job: call.job, ok: true, mismatch: true };
   }
@@ -112,7 +114,8 @@ function runMessage(call: Call, data: Uint8Array | string, id: string | number, 
   const miniature = unconfigured && { miniature: resultStub(result) };
   if (out.result === result) return { job: call.job, ok: true, outcome: out.outcome, stub, ...facts, ...miniature };
   const rewritten = spliced ? resultLast(message, out.result) : { ...message, result: out.result };
-  return { job: call.job, ok: true, bytes: encode(JSON.stringify(rewritten)), outcome: out.outcome, stub, ...facts, ...miniature };
+  // Every number literal a double cannot hold, where the rewrite left it, as the upstream wrote it.
+  return { job: call.job, ok: true, bytes: encode(stringifyKept(rewritten, trailOf(text))), outcome: out.outcome, stub, ...facts, ...miniature };
 }
 
 /**
@@ -138,7 +141,7 @@ function run(job: OffloadJob): OffloadReply {
     const facts = traced(job.trace, job.result, out.result);
     if (out.result === job.result) return { job: job.job, ok: true, outcome: out.outcome, ...facts };
     // Encoded here too: turning 20 MB of JSON text into bytes is itself tens of milliseconds.
-    return { job: job.job, ok: true, bytes: encode(JSON.stringify(out.result)), outcome: out.outcome, ...facts };
+    return { job: job.job, ok: true, bytes: encode(stringifyKept(out.result, job.literals)), outcome: out.outcome, ...facts };
   } catch (err) {
     return { job: job.job, ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }

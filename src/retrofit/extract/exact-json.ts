@@ -43,7 +43,7 @@ function needsCheck(text: string, from: number, to: number): boolean {
 }
 
 /** True when the token `text[from, to)` is a JSON number literal a double cannot hold exactly. */
-function isInexactToken(text: string, from: number, to: number): boolean {
+export function isInexactToken(text: string, from: number, to: number): boolean {
   if (!isNumberStart(text.charCodeAt(from)) || !needsCheck(text, from, to) || isPlainExactDecimal(text, from, to)) return false;
   const literal = text.slice(from, to);
   const value = Number(literal);
@@ -64,9 +64,10 @@ function tokenAround(text: string, at: number): [number, number] {
  * True when some token of `text`, inside a string or not, is an inexact number literal. Looks only around
  * the few places that can hold one (long digit runs, three-digit exponents), so a text whose long numbers
  * are all exact (a JavaScript server's doubles, `0.30000000000000004`) costs a fraction of a parse; only a
- * yes pays the string-aware pass below.
+ * yes pays the string-aware pass below (and a message written again, the second reading of
+ * ../kept-literals.ts).
  */
-function anyInexactToken(text: string): boolean {
+export function anyInexactToken(text: string): boolean {
   for (let at = longDigitRun(text, 0); at !== -1; ) {
     const [start, end] = tokenAround(text, at);
     if (isInexactToken(text, start, end)) return true;

@@ -94,7 +94,7 @@ describe('inbound: answers to pending requests', () => {
     const rewriter = fake(rewriting);
     send(state, 7, 'tools/call', { name: 'typed' });
     const handled = await inbound(state, rewriter, text(result(7)), log);
-    expect(rewriter.calls).toEqual([{ request: { upstream: 'u', method: 'tools/call', tool: 'typed', revision: '2025-11-25', policy }, input: { message: result(7) } }]);
+    expect(rewriter.calls).toEqual([{ request: { upstream: 'u', method: 'tools/call', tool: 'typed', revision: '2025-11-25', policy }, input: { message: result(7), literals: expect.any(Function) } }]);
     expect(typeof handled.out).toBe('string');
     expect(JSON.parse(handled.out as string)).toEqual({ ...result(7), result: { rewritten: 7 } });
     expect(handled.messages).toHaveLength(1);
@@ -205,6 +205,28 @@ describe('inbound: batches', () => {
     expect(state.pending.has(1)).toBe(false);
   });
 
+  it('writes a rewritten member again with the number literals a double cannot hold as the upstream wrote them', async () => {
+    const state = session();
+    send(state, 1, 'tools/call', { name: 'typed' });
+    send(state, 2, 'tools/call', { name: 'typed' });
+    send(state, 3, 'tools/call', { name: 'typed' });
+    // The rewrite keeps _meta (by identity) and adds a member, as the engine adds structuredContent.
+    const keeping = (input: RewriteInput): Rewritten => {
+      const message = original(input);
+      return { kind: 'message', message: { ...message, result: { ...(message.result as JsonObject), added: Number('12345678901234567890') } }, original: message };
+    };
+    const meta = '{"n":12345678901234567890,"x":[0.1000000000000000055511151231257827]}';
+    const element = (id: number): string => `{"jsonrpc":"2.0","id":${id},"result":{"content":[],"_meta":${meta}}}`;
+    const written = (id: number): string => `{"jsonrpc":"2.0","id":${id},"result":{"content":[],"_meta":${meta},"added":12345678901234567000}}`;
+    const one = await inbound(state, fake(keeping), element(1), log);
+    expect(one.out).toBe(written(1));
+    const batch = await inbound(state, fake(keeping), `[${element(2)},{"jsonrpc":"2.0","method":"n","params":{"v":9007199254740993}}]`, log);
+    // The batch is written again whole: its other members keep theirs too.
+    expect(String(batch.out)).toBe(`[${written(2)},{"jsonrpc":"2.0","method":"n","params":{"v":9007199254740993}}]`);
+    const split = await inbound(state, fake(keeping), `[${element(3)}]`, log, { always: true, split: true });
+    expect(split.messages.map((m) => m.json)).toEqual([written(3)]);
+  });
+
   it('leaves a batch with a member that is not an object as it came', async () => {
     const state = session();
     send(state, 1, 'tools/call', { name: 'typed' });
@@ -252,7 +274,7 @@ describe('inbound: raw data over the rewriter\'s rawThreshold', () => {
     const parsed = JSON.parse(big(3)) as JsonObject;
     const rewriter = fake((input) => (input.raw !== undefined ? { kind: 'mismatch', parsed } : rewriting(input)), { rawThreshold: 100 });
     const handled = await inbound(state, rewriter, big(3), log);
-    expect(rewriter.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message']]);
+    expect(rewriter.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message', 'literals']]);
     expect(JSON.parse(handled.out as string)).toEqual({ ...parsed, result: { rewritten: 3 } });
 
     send(state, 4, 'tools/call', { name: 'typed' });
@@ -394,13 +416,13 @@ describe('inbound: a large batch read on the worker, with answers to rewrite', (
     send(state, 1, 'tools/call', { name: 'typed' });
     const mismatch = onWorker((input) => (input.raw !== undefined ? { kind: 'mismatch' } : rewriting(input)));
     const handled = await inbound(state, mismatch, Buffer.from(`[${own(1)},${note}]`), log);
-    expect(mismatch.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message']]);
+    expect(mismatch.calls.map((c) => Object.keys(c.input))).toEqual([['raw', 'id'], ['message', 'literals']]);
     expect(JSON.parse(handled.out!.toString())).toMatchObject([{ id: 1, result: { rewritten: 1 } }, JSON.parse(note)]);
 
     send(state, 2, 'tools/call', { name: 'typed' });
     const stray = onWorker(workerBytes);
     const whole = await inbound(state, stray, Buffer.from(`[${own(2)},42]`), log);
-    expect(stray.calls.map((c) => Object.keys(c.input))).toEqual([['message']]);
+    expect(stray.calls.map((c) => Object.keys(c.input))).toEqual([['message', 'literals']]);
     expect(whole.out).toBeUndefined();
   });
 });
