@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stringifyKept, trailOf } from '../../../src/retrofit/kept-literals.js';
+import { stringifyKept, trailOf } from '../../src/json-literals.js';
 
 /** The double 12345678901234567890 reads as (a literal in code would lose precision). */
 const BIG = Number('12345678901234567890');
