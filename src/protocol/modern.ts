@@ -5,6 +5,7 @@
  * functions over parsed JSON: src/http/front/modern.ts applies them, src/session/pool.ts holds the sessions.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { stringifyKept, trailOf } from '../json-literals.js';
 import { FIRST_STATELESS_REVISION, isKnownRevision, isRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION, STATEFUL_REVISIONS } from './era.js';
 
 /** The one session-less revision the gateway serves. */
@@ -203,7 +204,8 @@ const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
  * `pass`: not JSON, not an object, or a notification (progress, log): handed on as it came; `request`: a
  * request on an answer stream, which this revision does not have (dropped); `input`: an `input_required`
  * result; `answer`: the call's answer as the session revision has it, its id the client's and its result
- * without `resultType`, `ttlMs` and `cacheScope`. Pure, so that a worker thread can run it on a large answer.
+ * without `resultType`, `ttlMs` and `cacheScope`, its number literals as the upstream wrote them
+ * (src/json-literals.ts). Pure, so that a worker thread can run it on a large answer.
  */
 export type SessionAnswer =
   | { readonly kind: 'pass' }
@@ -228,7 +230,8 @@ export function sessionAnswer(text: string, clientId: string | number): SessionA
     for (const k of MODERN_ONLY) delete plain[k];
     out.result = plain;
   }
-  return { kind: 'answer', json: JSON.stringify(out) };
+  // Written again: every number literal a double cannot hold (in `_meta`, structuredContent) as the upstream wrote it.
+  return { kind: 'answer', json: stringifyKept(out, trailOf(text)) };
 }
 
 /**
@@ -247,7 +250,8 @@ export function initializeFromDiscover(found: JsonObject, asked: unknown, upstre
 
 /**
  * A message of a `subscriptions/listen` stream, for an older client's server stream: a notification without
- * its subscription id (undefined: nothing for the client — not JSON, not a notification, the acknowledgement).
+ * its subscription id, its number literals as the upstream wrote them (undefined: nothing for the client — not
+ * JSON, not a notification, the acknowledgement).
  */
 export function listenedNotification(text: string): string | undefined {
   let message: unknown;
@@ -264,5 +268,5 @@ export function listenedNotification(text: string): string | undefined {
     if (Object.keys(meta).length > 0) params._meta = meta;
     else delete params._meta;
   }
-  return JSON.stringify(params ? { ...message, params } : message);
+  return stringifyKept(params ? { ...message, params } : message, trailOf(text));
 }
