@@ -127,6 +127,12 @@ export function trailOf(text: string): LiteralTrail | undefined {
   return root !== null && typeof root === 'object' ? trails.get(root) : undefined;
 }
 
+/** `text`'s trail (trailOf), read when first asked for, then kept: a text nothing is written again from pays nothing. */
+export function lazyTrail(text: string): () => LiteralTrail | undefined {
+  let trail: LiteralTrail | undefined | null = null;
+  return () => (trail === null ? (trail = trailOf(text)) : trail);
+}
+
 /**
  * The members of `value` (a message written again) that still hold a literal of `trail`'s: its containers on
  * the same paths (new ones, as `{ ...result, structuredContent }` makes, or the original's the rewrite kept),

@@ -5,6 +5,7 @@
  * (where src/jsonrpc/sniff.ts finds it), so a large answer is not parsed on the event loop: the session may
  * still hand it to a worker unparsed. No I/O here: every decision is returned as routes.
  */
+import { lazyTrail, stringifyKept, type LiteralTrail } from '../json-literals.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { fromWire, isKey, metaTokenOf, paramOf, restoreWire, routingFacts, toWire, withMetaToken, withParam, type Key, type RoutingFacts } from '../jsonrpc/multiplex.js';
 import { endsOf, locateResponseId, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
@@ -50,12 +51,15 @@ interface Routable {
   parsed(): JsonObject;
 }
 
-/** A message parsed here (`raw`: its text, when it is the whole line). */
-function parsedRoutable(m: unknown, raw?: string): Routable {
+/**
+ * A message parsed here (`raw`: its text, when it is the whole line), written again with the number literals a
+ * double cannot hold as the child wrote them (`trail`: its literals, asked for only then).
+ */
+function parsedRoutable(m: unknown, trail: () => LiteralTrail | undefined, raw?: string): Routable {
   return {
     facts: routingFacts(m),
-    json: () => raw ?? JSON.stringify(m),
-    restored: () => JSON.stringify(restoreWire(m as JsonObject) ?? m),
+    json: () => raw ?? stringifyKept(m, trail()),
+    restored: () => stringifyKept(restoreWire(m as JsonObject) ?? m, trail()),
     parsed: () => m as JsonObject,
   };
 }
@@ -238,7 +242,9 @@ export class SharedIds {
       return [];
     }
     // A batch: each message on its own way.
-    return Array.isArray(parsed) ? parsed.flatMap((m) => this.#route(parsedRoutable(m))) : this.#route(parsedRoutable(parsed, data));
+    const trail = lazyTrail(data);
+    if (!Array.isArray(parsed)) return this.#route(parsedRoutable(parsed, trail, data));
+    return parsed.flatMap((m, i) => this.#route(parsedRoutable(m, () => trail()?.children.get(String(i)))));
   }
 
   /**

@@ -219,6 +219,19 @@ describe('SharedStdio', () => {
     expect(JSON.parse(child().lines[1]!)).toEqual([request('1~5'), { jsonrpc: '2.0', method: 'notifications/x' }]);
   });
 
+  it("writes the messages of the child's batch again with the number literals a double cannot hold as it wrote them", () => {
+    const { open, child } = setup();
+    const a = open();
+    a.send(request(5));
+    a.send(request(6));
+    const answer = (id: string): string => `{"jsonrpc":"2.0","id":${id},"result":{"total":18446744073709551617,"_meta":{"n":12345678901234567890,"x":0.1000000000000000055511151231257827}}}`;
+    const note = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":[9007199254740993,1e400]}}';
+    // On the event loop (a line as text), and as bytes sorted out (here: no worker, src/pipeline/offload/demux.ts).
+    child().emit(`[${answer('"1~5"')},${note}]`);
+    child().onframe({ data: Buffer.from(`[${answer('"1~6"')},"${'y'.repeat(1000)}"]`) });
+    expect(a.frames).toEqual([answer('5'), note, answer('6')]);
+  });
+
   it('remaps progress tokens and routes progress back with the original token', () => {
     const { open, child } = setup();
     const a = open();
