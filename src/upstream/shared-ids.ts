@@ -5,7 +5,7 @@
  * (where src/jsonrpc/sniff.ts finds it), so a large answer is not parsed on the event loop: the session may
  * still hand it to a worker unparsed. No I/O here: every decision is returned as routes.
  */
-import { lazyTrail, stringifyKept, type LiteralTrail } from '../json-literals.js';
+import { lazyTrail, stringifyKept, trailOf, type LiteralTrail } from '../json-literals.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { fromWire, isKey, metaTokenOf, paramOf, restoreWire, routingFacts, toWire, withMetaToken, withParam, type Key, type RoutingFacts } from '../jsonrpc/multiplex.js';
 import { endsOf, locateResponseId, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
@@ -49,6 +49,8 @@ interface Routable {
   json(): string | Buffer;
   restored(): string | Buffer;
   parsed(): JsonObject;
+  /** The number literals a double cannot hold of the message's text, for what is written again from parsed(). */
+  trail(): LiteralTrail | undefined;
 }
 
 /**
@@ -61,6 +63,7 @@ function parsedRoutable(m: unknown, trail: () => LiteralTrail | undefined, raw?:
     json: () => raw ?? stringifyKept(m, trail()),
     restored: () => stringifyKept(restoreWire(m as JsonObject) ?? m, trail()),
     parsed: () => m as JsonObject,
+    trail,
   };
 }
 
@@ -259,7 +262,8 @@ export class SharedIds {
     }
     return demuxed.messages.flatMap((m) => {
       const json = m.json ?? data;
-      return this.#route({ facts: m.facts, json: () => json, restored: () => m.restored ?? json, parsed: () => JSON.parse(json.toString('utf8')) as JsonObject });
+      const text = (): string => json.toString('utf8');
+      return this.#route({ facts: m.facts, json: () => json, restored: () => m.restored ?? json, parsed: () => JSON.parse(text()) as JsonObject, trail: () => trailOf(text()) });
     });
   }
 
@@ -285,7 +289,7 @@ export class SharedIds {
     }
     const { method, id } = f;
     if (method === undefined) {
-      if (typeof id === 'string' && this.#isInit(id)) return this.#initAnswered(r.parsed());
+      if (typeof id === 'string' && this.#isInit(id)) return this.#initAnswered(r.parsed(), r.trail());
       const origin = fromWire(id);
       if (origin) return this.#answer(id as string, origin.session, r.restored());
       this.#log.debug({ id }, 'share mode: upstream answered an id no session sent; dropped');
@@ -321,16 +325,16 @@ export class SharedIds {
     return [];
   }
 
-  #initAnswered(m: JsonObject): Route[] {
+  #initAnswered(m: JsonObject, trail: LiteralTrail | undefined): Route[] {
     const init = this.#init;
     if (init.state !== 'pending') return [];
     // Every session waiting gets the answer; one that is no InitializeResult (an error, or no valid response:
     // each session answers that with its own error) fails the child, which is then restarted (initFailure).
     const problem = answerProblem('initialize', m);
     const failure = problem !== undefined ? `it answered initialize with an invalid response (${problem})` : isJsonObject(m.result) ? undefined : 'it answered initialize with an error';
-    this.#init = failure === undefined ? { state: 'done', result: JSON.stringify(m.result) } : { state: 'failed', why: failure };
+    this.#init = failure === undefined ? { state: 'done', result: stringifyKept(m.result, trail?.children.get('result')) } : { state: 'failed', why: failure };
     const first = fromWire(init.wire)!;
-    return [{ session: first.session, id: first.value }, ...init.waiters].map((w) => ({ to: w.session, json: JSON.stringify({ ...m, id: w.id }) }));
+    return [{ session: first.session, id: first.value }, ...init.waiters].map((w) => ({ to: w.session, json: stringifyKept({ ...m, id: w.id }, trail) }));
   }
 
   #serverRequest(r: Routable, method: string): Route[] {

@@ -325,6 +325,25 @@ describe('SharedStdio', () => {
     expect(child().sent.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized']);
   });
 
+  it.each([
+    ['as text', false],
+    ['as bytes sorted out (here: no worker)', true],
+  ])('gives every session the InitializeResult with the number literals a double cannot hold as the child wrote them, %s', async (_label, bytes) => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    for (const s of [a, b]) s.send(request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 's', version: '1' } }));
+    const init = '{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fx","version":"1"},"_meta":{"n":12345678901234567890,"x":0.1000000000000000055511151231257827}}';
+    const line = `{"jsonrpc":"2.0","result":${init},"id":"1~0"}`;
+    child().onframe({ data: bytes ? Buffer.from(line) : line });
+    expect([...a.frames, ...b.frames]).toEqual([`{"jsonrpc":"2.0","result":${init},"id":0}`, `{"jsonrpc":"2.0","result":${init},"id":0}`]);
+    // A later session is answered from the cache.
+    const c = open();
+    c.send(request('init', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+    await settled();
+    expect(c.frames).toEqual([`{"jsonrpc":"2.0","id":"init","result":${init}}`]);
+  });
+
   it('restarts a child that answers its first initialize with an error: every waiting session gets the answer, and ends', async () => {
     const { open, child, children, logs } = setup();
     const a = open();
