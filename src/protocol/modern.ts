@@ -5,7 +5,7 @@
  * functions over parsed JSON: src/http/front/modern.ts applies them, src/session/pool.ts holds the sessions.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
-import { stringifyKept, trailOf } from '../json-literals.js';
+import { stringifyKept, trailOf, type LiteralTrail } from '../json-literals.js';
 import { FIRST_STATELESS_REVISION, isKnownRevision, isRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION, STATEFUL_REVISIONS } from './era.js';
 
 /** The one session-less revision the gateway serves. */
@@ -203,14 +203,14 @@ const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
  * One message of a 2026-07-28 answer stream, for a client of a session revision (src/upstream/modern-link.ts):
  * `pass`: not JSON, not an object, or a notification (progress, log): handed on as it came; `request`: a
  * request on an answer stream, which this revision does not have (dropped); `input`: an `input_required`
- * result; `answer`: the call's answer as the session revision has it, its id the client's and its result
+ * result (`literals`: its number literals a double cannot hold, for the requests written from it); `answer`: the call's answer as the session revision has it, its id the client's and its result
  * without `resultType`, `ttlMs` and `cacheScope`, its number literals as the upstream wrote them
  * (src/json-literals.ts). Pure, so that a worker thread can run it on a large answer.
  */
 export type SessionAnswer =
   | { readonly kind: 'pass' }
   | { readonly kind: 'request'; readonly method: string }
-  | { readonly kind: 'input'; readonly result: JsonObject }
+  | { readonly kind: 'input'; readonly result: JsonObject; readonly literals?: LiteralTrail }
   | { readonly kind: 'answer'; readonly json: string };
 
 export function sessionAnswer(text: string, clientId: string | number): SessionAnswer {
@@ -223,7 +223,11 @@ export function sessionAnswer(text: string, clientId: string | number): SessionA
   if (!isJsonObject(message)) return { kind: 'pass' };
   if (typeof message.method === 'string') return message.id === undefined ? { kind: 'pass' } : { kind: 'request', method: message.method };
   const result = isJsonObject(message.result) ? message.result : undefined;
-  if (result?.resultType === 'input_required') return { kind: 'input', result };
+  const trail = trailOf(text);
+  if (result?.resultType === 'input_required') {
+    const literals = trail?.children.get('result');
+    return { kind: 'input', result, ...(literals && { literals }) };
+  }
   const out: JsonObject = { ...message, id: clientId };
   if (result) {
     const plain: JsonObject = { ...result };
@@ -231,7 +235,7 @@ export function sessionAnswer(text: string, clientId: string | number): SessionA
     out.result = plain;
   }
   // Written again: every number literal a double cannot hold (in `_meta`, structuredContent) as the upstream wrote it.
-  return { kind: 'answer', json: stringifyKept(out, trailOf(text)) };
+  return { kind: 'answer', json: stringifyKept(out, trail) };
 }
 
 /**

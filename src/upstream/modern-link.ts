@@ -19,6 +19,7 @@
  *   here), reopened with backoff if the upstream ends it.
  */
 import { RetrofitError } from '../errors.js';
+import { stringifyKept, type LiteralTrail } from '../json-literals.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
@@ -268,7 +269,7 @@ export class ModernUpstreamLink extends HttpLink {
         return this.dropped({ reason: 'depth', bytes: data.length, ...(answers && { id: call.clientId }) });
       }
       case 'input':
-        if (this.#calls.get(idKey(call.clientId)) === call) this.#inputRequired(call, out.result);
+        if (this.#calls.get(idKey(call.clientId)) === call) this.#inputRequired(call, out.result, out.literals);
         return;
       default:
         if (this.#calls.get(idKey(call.clientId)) !== call) return;
@@ -277,8 +278,11 @@ export class ModernUpstreamLink extends HttpLink {
     }
   }
 
-  /** The upstream needs the client's input: each input request becomes a request on the client's session. */
-  #inputRequired(call: Call, result: JsonObject): void {
+  /**
+   * The upstream needs the client's input: each input request becomes a request on the client's session, its
+   * number literals as the upstream wrote them (`literals`: the result's).
+   */
+  #inputRequired(call: Call, result: JsonObject, literals: LiteralTrail | undefined): void {
     call.requestState = typeof result.requestState === 'string' ? result.requestState : undefined;
     call.responses = {};
     const requests = isJsonObject(result.inputRequests) ? Object.entries(result.inputRequests).slice(0, MAX_INPUTS) : [];
@@ -288,7 +292,8 @@ export class ModernUpstreamLink extends HttpLink {
       const id = `mrtr-${this.#asked}`;
       this.#asks.set(id, { call, key });
       call.waiting.add(key);
-      this.frame(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }), call.clientId);
+      const trail = literals?.children.get('inputRequests')?.children.get(key);
+      this.frame(stringifyKept({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }, trail), call.clientId);
     }
     // Nothing to ask (only state to echo): the request goes again at once.
     if (call.waiting.size === 0) this.#retry(call);

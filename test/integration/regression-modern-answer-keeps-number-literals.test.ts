@@ -3,7 +3,8 @@
  * (src/protocol/modern.ts sessionAnswer): parsed with JSON.parse and written again, so every number literal a
  * double cannot hold went out rounded (`"_meta": {"n": 12345678901234567890}` as 12345678901234567000, a
  * structuredContent's 9007199254740993 as 9007199254740992), on the event loop and, for a large answer, on the
- * worker. A raw 2026-07-28 upstream writes such literals by hand; a raw client reads the gateway's bytes.
+ * worker; the requests made of an `input_required` result's input requests were written from doubles too. A raw
+ * 2026-07-28 upstream writes such literals by hand; a raw client reads the gateway's bytes.
  */
 import type { ServerResponse } from 'node:http';
 import { expect, it } from 'vitest';
@@ -18,28 +19,36 @@ const STRUCTURED = '{"v":9007199254740993,"big":1e400}';
 /** Past OFFLOAD_BYTES: reshaped on the pipeline's worker. */
 const LARGE = 'x'.repeat(OFFLOAD_BYTES + 1000);
 
+/** An elicitation's schema with a bound a double cannot hold. */
+const REQUESTED = '{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}}}';
+let asked = 0;
+
 /** The answer, JSON text written by hand (no serialiser rounds it), with a text block (nothing to project). */
 function answer(m: ModernCall, res: ServerResponse): void {
+  if (m.name === 'ask' && asked++ === 0) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"pick","requestedSchema":${REQUESTED}}}}}}`);
+  }
   const text = m.name === 'large' ? LARGE : 'done';
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"resultType":"complete","ttlMs":5,"content":[{"type":"text","text":"${text}"}],"structuredContent":${STRUCTURED},"total":18446744073709551617,"_meta":${META}}}`);
 }
 
 it('an answer of a 2026-07-28-only upstream reshaped for a session-era client keeps its number literals, byte for byte', async () => {
-  const url = await startRawModern(['small', 'large'], answer);
+  const url = await startRawModern(['small', 'large', 'ask'], answer);
   const gw = await startGateway(gatewayConfig([httpUpstream('modern', url)]));
   const { client, transport } = await connectV1Client(gw.url('/modern/mcp'));
   await client.listTools();
 
   let id = 100;
-  const raw = async (name: string): Promise<string> => {
-    const res = await fetch(gw.url('/modern/mcp'), {
+  const post = (message: object): Promise<Response> =>
+    fetch(gw.url('/modern/mcp'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId ?? '', 'mcp-protocol-version': '2025-06-18' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: {} } }),
+      body: JSON.stringify(message),
     });
-    return res.text();
-  };
+  const call = (name: string): Promise<Response> => post({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: {} } });
+  const raw = async (name: string): Promise<string> => (await call(name)).text();
 
   for (const name of ['small', 'large']) {
     const text = await raw(name);
@@ -51,4 +60,20 @@ it('an answer of a 2026-07-28-only upstream reshaped for a session-era client ke
     expect(text, name).toContain('"total":18446744073709551617');
   }
   expect(gw.logs.filter((l) => l.msg === 'a large 2026-07-28 answer reshaped on a worker')).toHaveLength(1);
+
+  // input_required: its elicitation reaches the client on the call's stream as the upstream wrote it.
+  const stream = (await call('ask')).body!.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = '';
+  while (!seen.includes('elicitation/create')) {
+    const { value, done } = await stream.read();
+    if (done) break;
+    seen += value;
+  }
+  expect(seen).toContain(`"params":{"message":"pick","requestedSchema":${REQUESTED}}`);
+  const asking = /"id":"([^"]+)","method":"elicitation\/create"/.exec(seen);
+  expect(asking).not.toBeNull();
+  // Answered, the call goes again and completes.
+  await (await post({ jsonrpc: '2.0', id: asking![1], result: { action: 'decline' } })).text();
+  for (let chunk = await stream.read(); !chunk.done; chunk = await stream.read()) seen += chunk.value;
+  expect(seen).toContain(`"_meta":${META}`);
 });

@@ -87,6 +87,9 @@ describe('a 2026-07-28 answer for a client of a session revision', () => {
       kind: 'answer',
       json: '{"jsonrpc":"2.0","id":7,"result":{"content":[],"structuredContent":{"v":9007199254740993,"x":0.1000000000000000055511151231257827},"_meta":{"n":12345678901234567890,"big":1e400}}}',
     });
+    // An input_required result comes with its literals, for the requests written from it.
+    const input = sessionAnswer('{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"max":12345678901234567890}}}}}', 1);
+    expect(input.kind === 'input' && input.literals?.children.get('inputRequests')?.children.get('q')?.children.get('params')?.literals.get('max')).toBe('12345678901234567890');
   });
 });
 
