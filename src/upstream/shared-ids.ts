@@ -167,14 +167,17 @@ export class SharedIds {
       return { json, replies, wires }; // the edge parsed it already: not reached
     }
     const one = (m: Json): Json | typeof DROP => this.#toChild(session, m, replies, wires, log);
+    // Written again (ids and tokens remapped) with the number literals a double cannot hold as the client wrote
+    // them: a tool's 64-bit argument reaches the child exactly.
+    const trail = lazyTrail(json);
     if (!Array.isArray(parsed)) {
       const out = one(parsed);
-      return { json: out === DROP ? undefined : out === parsed ? json : JSON.stringify(out), replies, wires };
+      return { json: out === DROP ? undefined : out === parsed ? json : stringifyKept(out, trail()), replies, wires };
     }
     const out = parsed.map(one);
-    const kept = out.filter((m): m is Json => m !== DROP);
-    const same = out.every((m, i) => m === parsed[i]);
-    return { json: kept.length === 0 ? undefined : same ? json : JSON.stringify(kept), replies, wires };
+    if (out.every((m, i) => m === parsed[i])) return { json, replies, wires };
+    const kept = out.flatMap((m, i) => (m === DROP ? [] : [stringifyKept(m, trail()?.children.get(String(i)))]));
+    return { json: kept.length === 0 ? undefined : `[${kept.join(',')}]`, replies, wires };
   }
 
   /**

@@ -3,11 +3,12 @@
  * restored (src/upstream/shared-ids.ts on the event loop; src/pipeline/offload/demux.ts on a worker for a long
  * line): parsed with JSON.parse and written with JSON.stringify, so every number literal a double cannot hold
  * went out rounded (`"_meta": {"n": 12345678901234567890}` as 12345678901234567000). A raw child answers with a
- * batch written by hand; a raw client reads the gateway's bytes.
+ * batch written by hand; a raw client reads the gateway's bytes. The other way, each request a session sends the
+ * child is written again with its id remapped: a tool's 64-bit argument reached the child rounded.
  */
 import { afterEach, expect, it } from 'vitest';
 import { OFFLOAD_BYTES } from '../../src/pipeline/offload/plan.js';
-import { rawArgs, rawChild } from '../helpers/raw-child.js';
+import { RAW_INIT_RESULT, rawArgs, rawChild } from '../helpers/raw-child.js';
 import { startStdioGateway, type StdioGateway } from '../helpers/stdio-gateway.js';
 import { connectV1Client } from '../helpers/v1-client.js';
 
@@ -51,4 +52,29 @@ it("a shared child's batch keeps its number literals a double cannot hold, on th
     expect(text, name).toContain('"total":18446744073709551617');
   }
   expect(gw.logs.filter((l) => l.msg === 'share mode: a long line sorted out on a worker')).toHaveLength(1);
+});
+
+/** A child that answers each call with the line it received, as its text. */
+const echo = `
+  const out = (v) => process.stdout.write(JSON.stringify(v) + '\\n');
+  require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+    const m = JSON.parse(line);
+    if (m.id === undefined) return;
+    if (m.method === 'initialize') return out({ jsonrpc: '2.0', id: m.id, result: ${JSON.stringify(RAW_INIT_RESULT)} });
+    if (m.method === 'tools/list') return out({ jsonrpc: '2.0', id: m.id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } });
+    out({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: line }] } });
+  });`;
+
+it('a request reaches a shared child with the number literals a double cannot hold as the client wrote them', async () => {
+  gw = await startStdioGateway({ args: rawArgs(echo), upstream: { share: true } });
+  const { client, transport } = await connectV1Client(gw.url);
+  await client.listTools();
+  const res = await fetch(gw.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId ?? '', 'mcp-protocol-version': '2025-06-18' },
+    body: '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"n":12345678901234567890,"x":0.1000000000000000055511151231257827}}}',
+  });
+  const text = await res.text();
+  // The child's text is the line it read, JSON-escaped in the answer.
+  expect(text).toContain('\\"arguments\\":{\\"n\\":12345678901234567890,\\"x\\":0.1000000000000000055511151231257827}');
 });

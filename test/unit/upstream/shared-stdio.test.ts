@@ -232,6 +232,16 @@ describe('SharedStdio', () => {
     expect(a.frames).toEqual([answer('5'), note, answer('6')]);
   });
 
+  it('sends a request to the child with the number literals a double cannot hold as the client wrote them, alone or in a batch', () => {
+    const { open, child } = setup();
+    const a = open();
+    const call = (id: string): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find","arguments":{"id":12345678901234567890,"x":0.1000000000000000055511151231257827}}}`;
+    a.link.send(call('5'));
+    // A batch: its second message, an answer to no request the child made of this session, is dropped.
+    a.link.send(`[${call('6')},{"jsonrpc":"2.0","id":99,"result":{}}]`);
+    expect(child().lines).toEqual([call('"1~5"'), `[${call('"1~6"')}]`]);
+  });
+
   it('remaps progress tokens and routes progress back with the original token', () => {
     const { open, child } = setup();
     const a = open();
