@@ -4,7 +4,9 @@
  * double cannot hold went out rounded (`"_meta": {"n": 12345678901234567890}` as 12345678901234567000, a
  * structuredContent's 9007199254740993 as 9007199254740992), on the event loop and, for a large answer, on the
  * worker; the requests made of an `input_required` result's input requests were written from doubles too. A raw
- * 2026-07-28 upstream writes such literals by hand; a raw client reads the gateway's bytes.
+ * 2026-07-28 upstream writes such literals by hand; a raw client reads the gateway's bytes. The other way, the
+ * client's call is written again for the upstream (its `_meta` envelope; on a retry, the client's input
+ * responses): a 64-bit argument, and a number the client answered an elicitation with, arrived rounded.
  */
 import type { ServerResponse } from 'node:http';
 import { expect, it } from 'vitest';
@@ -22,9 +24,12 @@ const LARGE = 'x'.repeat(OFFLOAD_BYTES + 1000);
 /** An elicitation's schema with a bound a double cannot hold. */
 const REQUESTED = '{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}}}';
 let asked = 0;
+/** Each call's text as the upstream received it. */
+const received: string[] = [];
 
 /** The answer, JSON text written by hand (no serialiser rounds it), with a text block (nothing to project). */
 function answer(m: ModernCall, res: ServerResponse): void {
+  received.push(m.text);
   if (m.name === 'ask' && asked++ === 0) {
     res.writeHead(200, { 'content-type': 'application/json' });
     return void res.end(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"pick","requestedSchema":${REQUESTED}}}}}}`);
@@ -48,6 +53,14 @@ it('an answer of a 2026-07-28-only upstream reshaped for a session-era client ke
       body: JSON.stringify(message),
     });
   const call = (name: string): Promise<Response> => post({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name, arguments: {} } });
+  const exactly = async (body: string): Promise<string> => {
+    const res = await fetch(gw.url('/modern/mcp'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId ?? '', 'mcp-protocol-version': '2025-06-18' },
+      body,
+    });
+    return res.text();
+  };
   const raw = async (name: string): Promise<string> => (await call(name)).text();
 
   for (const name of ['small', 'large']) {
@@ -72,8 +85,13 @@ it('an answer of a 2026-07-28-only upstream reshaped for a session-era client ke
   expect(seen).toContain(`"params":{"message":"pick","requestedSchema":${REQUESTED}}`);
   const asking = /"id":"([^"]+)","method":"elicitation\/create"/.exec(seen);
   expect(asking).not.toBeNull();
-  // Answered, the call goes again and completes.
-  await (await post({ jsonrpc: '2.0', id: asking![1], result: { action: 'decline' } })).text();
+  // Answered (written by hand: a number no double holds), the call goes again with it and completes.
+  await exactly(`{"jsonrpc":"2.0","id":"${asking![1]}","result":{"action":"accept","content":{"n":12345678901234567890}}}`);
   for (let chunk = await stream.read(); !chunk.done; chunk = await stream.read()) seen += chunk.value;
   expect(seen).toContain(`"_meta":${META}`);
+  expect(received.at(-1)).toContain('"inputResponses":{"q":{"action":"accept","content":{"n":12345678901234567890}}}');
+
+  // A call's own arguments reach the upstream as the client wrote them.
+  expect(await exactly('{"jsonrpc":"2.0","id":555,"method":"tools/call","params":{"name":"small","arguments":{"n":12345678901234567890,"x":0.1000000000000000055511151231257827}}}')).toContain(`"_meta":${META}`);
+  expect(received.at(-1)).toContain('"arguments":{"n":12345678901234567890,"x":0.1000000000000000055511151231257827}');
 });
