@@ -5,7 +5,7 @@
  * sit where they are listed too.
  */
 const LAYERS = [
-  ['json', 'errors', 'log', 'metrics', 'hint', 'version', 'tool-name'],
+  ['json', 'json-literals', 'exact-number', 'errors', 'log', 'metrics', 'hint', 'version', 'tool-name'],
   ['protocol'],
   ['stream'],
   ['telemetry'],

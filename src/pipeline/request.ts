@@ -11,7 +11,7 @@ import type { Reshaped } from './offload/protocol.js';
 import type { ClientProfile } from '../retrofit/profile.js';
 import type { RequestTrace } from '../telemetry/spans.js';
 import type { UpstreamPolicy } from '../retrofit/policy.js';
-import type { LiteralTrail } from '../retrofit/kept-literals.js';
+import type { LiteralTrail } from '../json-literals.js';
 
 /** What the gateway remembers about a request until its response arrives. */
 export interface PendingRequest {
@@ -40,7 +40,7 @@ export interface PendingRequest {
 /** A response to rewrite: parsed, or raw (UTF-8 JSON of one message, believed to answer `id`). */
 export type RewriteInput =
   /**
-   * `literals`: the inexact number literals of the text `message` was parsed from (src/retrofit/kept-literals.ts),
+   * `literals`: the inexact number literals of the text `message` was parsed from (src/json-literals.ts),
    * asked for only when its result is retrofitted on a worker, which writes it from its parsed form.
    */
   | { readonly message: JsonObject; readonly raw?: undefined; readonly literals?: () => LiteralTrail | undefined }

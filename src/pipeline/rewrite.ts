@@ -24,7 +24,7 @@ import { rewriteToolCall, rewriteToolsList } from '../retrofit/engine.js';
 import { asIfUnconfigured as unconfigured, delivered, retrofitMode } from './mode.js';
 import { errorResult, failureText } from '../retrofit/outcome.js';
 import { isNonFinal } from '../retrofit/result.js';
-import type { LiteralTrail } from '../retrofit/kept-literals.js';
+import type { LiteralTrail } from '../json-literals.js';
 import { OFFLOAD_BYTES, textLength } from './offload/plan.js';
 import { isolateDeadlineMs, IsolationUnavailable } from './isolation.js';
 import { DeadlineExceeded, OffloadPool, type PoolAnswer, type PoolRequest } from './offload/pool.js';

@@ -5,6 +5,7 @@
  * functions over parsed JSON: src/http/front/modern.ts applies them, src/session/pool.ts holds the sessions.
  */
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
+import { stringifyKept, trailOf, type LiteralTrail } from '../json-literals.js';
 import { FIRST_STATELESS_REVISION, isKnownRevision, isRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION, STATEFUL_REVISIONS } from './era.js';
 
 /** The one session-less revision the gateway serves. */
@@ -202,13 +203,14 @@ const MODERN_ONLY = ['resultType', 'ttlMs', 'cacheScope'];
  * One message of a 2026-07-28 answer stream, for a client of a session revision (src/upstream/modern-link.ts):
  * `pass`: not JSON, not an object, or a notification (progress, log): handed on as it came; `request`: a
  * request on an answer stream, which this revision does not have (dropped); `input`: an `input_required`
- * result; `answer`: the call's answer as the session revision has it, its id the client's and its result
- * without `resultType`, `ttlMs` and `cacheScope`. Pure, so that a worker thread can run it on a large answer.
+ * result (`literals`: its number literals a double cannot hold, for the requests written from it); `answer`: the call's answer as the session revision has it, its id the client's and its result
+ * without `resultType`, `ttlMs` and `cacheScope`, its number literals as the upstream wrote them
+ * (src/json-literals.ts). Pure, so that a worker thread can run it on a large answer.
  */
 export type SessionAnswer =
   | { readonly kind: 'pass' }
   | { readonly kind: 'request'; readonly method: string }
-  | { readonly kind: 'input'; readonly result: JsonObject }
+  | { readonly kind: 'input'; readonly result: JsonObject; readonly literals?: LiteralTrail }
   | { readonly kind: 'answer'; readonly json: string };
 
 export function sessionAnswer(text: string, clientId: string | number): SessionAnswer {
@@ -221,14 +223,19 @@ export function sessionAnswer(text: string, clientId: string | number): SessionA
   if (!isJsonObject(message)) return { kind: 'pass' };
   if (typeof message.method === 'string') return message.id === undefined ? { kind: 'pass' } : { kind: 'request', method: message.method };
   const result = isJsonObject(message.result) ? message.result : undefined;
-  if (result?.resultType === 'input_required') return { kind: 'input', result };
+  const trail = trailOf(text);
+  if (result?.resultType === 'input_required') {
+    const literals = trail?.children.get('result');
+    return { kind: 'input', result, ...(literals && { literals }) };
+  }
   const out: JsonObject = { ...message, id: clientId };
   if (result) {
     const plain: JsonObject = { ...result };
     for (const k of MODERN_ONLY) delete plain[k];
     out.result = plain;
   }
-  return { kind: 'answer', json: JSON.stringify(out) };
+  // Written again: every number literal a double cannot hold (in `_meta`, structuredContent) as the upstream wrote it.
+  return { kind: 'answer', json: stringifyKept(out, trail) };
 }
 
 /**
@@ -247,7 +254,8 @@ export function initializeFromDiscover(found: JsonObject, asked: unknown, upstre
 
 /**
  * A message of a `subscriptions/listen` stream, for an older client's server stream: a notification without
- * its subscription id (undefined: nothing for the client — not JSON, not a notification, the acknowledgement).
+ * its subscription id, its number literals as the upstream wrote them (undefined: nothing for the client — not
+ * JSON, not a notification, the acknowledgement).
  */
 export function listenedNotification(text: string): string | undefined {
   let message: unknown;
@@ -264,5 +272,5 @@ export function listenedNotification(text: string): string | undefined {
     if (Object.keys(meta).length > 0) params._meta = meta;
     else delete params._meta;
   }
-  return JSON.stringify(params ? { ...message, params } : message);
+  return stringifyKept(params ? { ...message, params } : message, trailOf(text));
 }

@@ -9,7 +9,7 @@
  * or when no branch validates, the first branch whose type fits is followed, as without checks.
  */
 import { type Json, type JsonObject, type JsonSchema } from '../json.js';
-import { inexactReason, readNumber } from './exact-number.js';
+import { inexactReason, readNumber } from '../exact-number.js';
 import { applicable, branches, itemSchemas, propertySchemas, typesOf } from './schema-walk.js';
 import type { BranchCheck } from './branch-checks.js';
 

@@ -11,7 +11,7 @@ import { putIdLiteral } from '../jsonrpc/id-literal.js';
 import { answerProblem } from '../jsonrpc/strict.js';
 import type { InspectedMessage } from '../pipeline/offload/inspect.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
-import { stringifyKept, trailOf, type LiteralTrail } from '../retrofit/kept-literals.js';
+import { stringifyKept, trailOf, type LiteralTrail } from '../json-literals.js';
 import type { Pending } from './pending.js';
 import type { SessionState } from './state.js';
 

@@ -20,7 +20,7 @@ import type { Log } from '../log.js';
 import type { Inspected, InspectedMessage } from '../pipeline/offload/inspect.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
-import type { LiteralTrail } from '../retrofit/kept-literals.js';
+import type { LiteralTrail } from '../json-literals.js';
 import { rewriteBatch, type Placed } from './inbound-batch.js';
 import { answerOf, fromStub, inspectedProblem, literalTrails, settledFromBytes, trailsOf, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
 import { typeTwin, type Pending } from './pending.js';

@@ -19,6 +19,7 @@
  *   here), reopened with backoff if the upstream ends it.
  */
 import { RetrofitError } from '../errors.js';
+import { stringifyKept, trailOf, type LiteralTrail } from '../json-literals.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { classifyMessage, idKey, type JsonRpcId } from '../jsonrpc/classify.js';
 import { endsOf, sniffResponseId } from '../jsonrpc/sniff.js';
@@ -47,14 +48,30 @@ const MAX_SUBSCRIPTIONS = 1000;
 interface Call {
   readonly clientId: string | number;
   readonly message: JsonObject;
+  /** The number literals a double cannot hold of the client's request text, as the upstream gets them too. */
+  readonly literals: LiteralTrail | undefined;
   readonly abort: AbortController;
   /** The input requests the client has not answered yet, by the upstream's key. */
   readonly waiting: Set<string>;
   responses: JsonObject;
+  /** The literals of each response's result, by the upstream's key (only those that hold one). */
+  readonly responseLiterals: Map<string, LiteralTrail>;
   requestState: string | undefined;
   attempt: number;
   /** Its answer's messages while one of them is being reshaped on the worker, in order (see #fromCall). */
   reshaping?: Promise<void> | undefined;
+}
+
+/**
+ * The literals of a call's request as the upstream gets it: the client's request's, and on a retry each input
+ * response's under `params.inputResponses` (the gateway writes the request again from parsed values).
+ */
+function requestTrail(call: Call): LiteralTrail | undefined {
+  if (call.attempt === 0 || call.responseLiterals.size === 0) return call.literals;
+  const params = call.literals?.children.get('params');
+  const responses: LiteralTrail = { array: false, literals: new Map(), children: call.responseLiterals };
+  const withResponses: LiteralTrail = { array: false, literals: params?.literals ?? new Map(), children: new Map([...(params?.children ?? []), ['inputResponses', responses]]) };
+  return { array: false, literals: call.literals?.literals ?? new Map(), children: new Map([...(call.literals?.children ?? []), ['params', withResponses]]) };
 }
 
 /** What a link to a 2026-07-28 upstream needs besides HttpLinkOptions. */
@@ -92,7 +109,7 @@ export class ModernUpstreamLink extends HttpLink {
     }
     const c = classifyMessage(message);
     const m = message as JsonObject;
-    if (c.kind === 'response') return this.#answered(m);
+    if (c.kind === 'response') return this.#answered(m, json);
     if (c.kind === 'notification') {
       if (c.method === 'notifications/cancelled') this.#cancelled(m);
       return { ok: true };
@@ -120,7 +137,7 @@ export class ModernUpstreamLink extends HttpLink {
         }
         return this.#reply(c.id, {});
       default: {
-        const call: Call = { clientId: c.id, message: m, abort: new AbortController(), waiting: new Set(), responses: {}, requestState: undefined, attempt: 0 };
+        const call: Call = { clientId: c.id, message: m, literals: trailOf(json), abort: new AbortController(), waiting: new Set(), responses: {}, responseLiterals: new Map(), requestState: undefined, attempt: 0 };
         this.#calls.set(idKey(c.id), call);
         return this.#post(call, options.headers ?? this.o.clientHeaders);
       }
@@ -198,7 +215,7 @@ export class ModernUpstreamLink extends HttpLink {
       if (call.requestState !== undefined) upstreamParams.requestState = call.requestState;
     }
     const id = call.attempt === 0 ? call.clientId : `${String(call.clientId)}~retry-${call.attempt}`;
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method, params: upstreamParams });
+    const body = stringifyKept({ jsonrpc: '2.0', id, method, params: upstreamParams }, requestTrail(call));
     let res;
     try {
       res = await this.o.http.request({ method: 'POST', path: this.o.http.mapPath('', ''), headers: this.#headers(client, method, name), body: Buffer.from(body), signal: call.abort.signal, headersTimeoutMs: this.o.timeoutMs });
@@ -268,7 +285,7 @@ export class ModernUpstreamLink extends HttpLink {
         return this.dropped({ reason: 'depth', bytes: data.length, ...(answers && { id: call.clientId }) });
       }
       case 'input':
-        if (this.#calls.get(idKey(call.clientId)) === call) this.#inputRequired(call, out.result);
+        if (this.#calls.get(idKey(call.clientId)) === call) this.#inputRequired(call, out.result, out.literals);
         return;
       default:
         if (this.#calls.get(idKey(call.clientId)) !== call) return;
@@ -277,8 +294,11 @@ export class ModernUpstreamLink extends HttpLink {
     }
   }
 
-  /** The upstream needs the client's input: each input request becomes a request on the client's session. */
-  #inputRequired(call: Call, result: JsonObject): void {
+  /**
+   * The upstream needs the client's input: each input request becomes a request on the client's session, its
+   * number literals as the upstream wrote them (`literals`: the result's).
+   */
+  #inputRequired(call: Call, result: JsonObject, literals: LiteralTrail | undefined): void {
     call.requestState = typeof result.requestState === 'string' ? result.requestState : undefined;
     call.responses = {};
     const requests = isJsonObject(result.inputRequests) ? Object.entries(result.inputRequests).slice(0, MAX_INPUTS) : [];
@@ -288,21 +308,27 @@ export class ModernUpstreamLink extends HttpLink {
       const id = `mrtr-${this.#asked}`;
       this.#asks.set(id, { call, key });
       call.waiting.add(key);
-      this.frame(JSON.stringify({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }), call.clientId);
+      const trail = literals?.children.get('inputRequests')?.children.get(key);
+      this.frame(stringifyKept({ jsonrpc: '2.0', id, method: request.method, ...(request.params !== undefined && { params: request.params }) }, trail), call.clientId);
     }
     // Nothing to ask (only state to echo): the request goes again at once.
     if (call.waiting.size === 0) this.#retry(call);
   }
 
   /** The client answered one of the requests made of input requests. */
-  #answered(message: JsonObject): SendOutcome {
+  #answered(message: JsonObject, json: string): SendOutcome {
     const id = message.id;
     const ask = typeof id === 'string' ? this.#asks.get(id) : undefined;
     if (!ask) return { ok: true };
     this.#asks.delete(id as string);
     const { call, key } = ask;
     // An error answer has no place among inputResponses: left out, the upstream asks again or gives up.
-    if ('result' in message) call.responses[key] = message.result as Json;
+    if ('result' in message) {
+      call.responses[key] = message.result as Json;
+      const literals = trailOf(json)?.children.get('result');
+      if (literals) call.responseLiterals.set(key, literals);
+      else call.responseLiterals.delete(key);
+    }
     call.waiting.delete(key);
     if (call.waiting.size === 0 && this.#calls.get(idKey(call.clientId)) === call) this.#retry(call);
     return { ok: true };

@@ -5,6 +5,7 @@
  * (where src/jsonrpc/sniff.ts finds it), so a large answer is not parsed on the event loop: the session may
  * still hand it to a worker unparsed. No I/O here: every decision is returned as routes.
  */
+import { lazyTrail, stringifyKept, trailOf, type LiteralTrail } from '../json-literals.js';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { fromWire, isKey, metaTokenOf, paramOf, restoreWire, routingFacts, toWire, withMetaToken, withParam, type Key, type RoutingFacts } from '../jsonrpc/multiplex.js';
 import { endsOf, locateResponseId, sniffResponseId, textHead } from '../jsonrpc/sniff.js';
@@ -48,15 +49,21 @@ interface Routable {
   json(): string | Buffer;
   restored(): string | Buffer;
   parsed(): JsonObject;
+  /** The number literals a double cannot hold of the message's text, for what is written again from parsed(). */
+  trail(): LiteralTrail | undefined;
 }
 
-/** A message parsed here (`raw`: its text, when it is the whole line). */
-function parsedRoutable(m: unknown, raw?: string): Routable {
+/**
+ * A message parsed here (`raw`: its text, when it is the whole line), written again with the number literals a
+ * double cannot hold as the child wrote them (`trail`: its literals, asked for only then).
+ */
+function parsedRoutable(m: unknown, trail: () => LiteralTrail | undefined, raw?: string): Routable {
   return {
     facts: routingFacts(m),
-    json: () => raw ?? JSON.stringify(m),
-    restored: () => JSON.stringify(restoreWire(m as JsonObject) ?? m),
+    json: () => raw ?? stringifyKept(m, trail()),
+    restored: () => stringifyKept(restoreWire(m as JsonObject) ?? m, trail()),
     parsed: () => m as JsonObject,
+    trail,
   };
 }
 
@@ -160,14 +167,17 @@ export class SharedIds {
       return { json, replies, wires }; // the edge parsed it already: not reached
     }
     const one = (m: Json): Json | typeof DROP => this.#toChild(session, m, replies, wires, log);
+    // Written again (ids and tokens remapped) with the number literals a double cannot hold as the client wrote
+    // them: a tool's 64-bit argument reaches the child exactly.
+    const trail = lazyTrail(json);
     if (!Array.isArray(parsed)) {
       const out = one(parsed);
-      return { json: out === DROP ? undefined : out === parsed ? json : JSON.stringify(out), replies, wires };
+      return { json: out === DROP ? undefined : out === parsed ? json : stringifyKept(out, trail()), replies, wires };
     }
     const out = parsed.map(one);
-    const kept = out.filter((m): m is Json => m !== DROP);
-    const same = out.every((m, i) => m === parsed[i]);
-    return { json: kept.length === 0 ? undefined : same ? json : JSON.stringify(kept), replies, wires };
+    if (out.every((m, i) => m === parsed[i])) return { json, replies, wires };
+    const kept = out.flatMap((m, i) => (m === DROP ? [] : [stringifyKept(m, trail()?.children.get(String(i)))]));
+    return { json: kept.length === 0 ? undefined : `[${kept.join(',')}]`, replies, wires };
   }
 
   /**
@@ -238,7 +248,9 @@ export class SharedIds {
       return [];
     }
     // A batch: each message on its own way.
-    return Array.isArray(parsed) ? parsed.flatMap((m) => this.#route(parsedRoutable(m))) : this.#route(parsedRoutable(parsed, data));
+    const trail = lazyTrail(data);
+    if (!Array.isArray(parsed)) return this.#route(parsedRoutable(parsed, trail, data));
+    return parsed.flatMap((m, i) => this.#route(parsedRoutable(m, () => trail()?.children.get(String(i)))));
   }
 
   /**
@@ -253,7 +265,8 @@ export class SharedIds {
     }
     return demuxed.messages.flatMap((m) => {
       const json = m.json ?? data;
-      return this.#route({ facts: m.facts, json: () => json, restored: () => m.restored ?? json, parsed: () => JSON.parse(json.toString('utf8')) as JsonObject });
+      const text = (): string => json.toString('utf8');
+      return this.#route({ facts: m.facts, json: () => json, restored: () => m.restored ?? json, parsed: () => JSON.parse(text()) as JsonObject, trail: () => trailOf(text()) });
     });
   }
 
@@ -279,7 +292,7 @@ export class SharedIds {
     }
     const { method, id } = f;
     if (method === undefined) {
-      if (typeof id === 'string' && this.#isInit(id)) return this.#initAnswered(r.parsed());
+      if (typeof id === 'string' && this.#isInit(id)) return this.#initAnswered(r.parsed(), r.trail());
       const origin = fromWire(id);
       if (origin) return this.#answer(id as string, origin.session, r.restored());
       this.#log.debug({ id }, 'share mode: upstream answered an id no session sent; dropped');
@@ -315,16 +328,16 @@ export class SharedIds {
     return [];
   }
 
-  #initAnswered(m: JsonObject): Route[] {
+  #initAnswered(m: JsonObject, trail: LiteralTrail | undefined): Route[] {
     const init = this.#init;
     if (init.state !== 'pending') return [];
     // Every session waiting gets the answer; one that is no InitializeResult (an error, or no valid response:
     // each session answers that with its own error) fails the child, which is then restarted (initFailure).
     const problem = answerProblem('initialize', m);
     const failure = problem !== undefined ? `it answered initialize with an invalid response (${problem})` : isJsonObject(m.result) ? undefined : 'it answered initialize with an error';
-    this.#init = failure === undefined ? { state: 'done', result: JSON.stringify(m.result) } : { state: 'failed', why: failure };
+    this.#init = failure === undefined ? { state: 'done', result: stringifyKept(m.result, trail?.children.get('result')) } : { state: 'failed', why: failure };
     const first = fromWire(init.wire)!;
-    return [{ session: first.session, id: first.value }, ...init.waiters].map((w) => ({ to: w.session, json: JSON.stringify({ ...m, id: w.id }) }));
+    return [{ session: first.session, id: first.value }, ...init.waiters].map((w) => ({ to: w.session, json: stringifyKept({ ...m, id: w.id }, trail) }));
   }
 
   #serverRequest(r: Routable, method: string): Route[] {

@@ -13,6 +13,8 @@ export const MODERN = '2026-07-28';
 export interface ModernCall {
   readonly id: string | number;
   readonly name: string;
+  /** The request's text as the upstream received it. */
+  readonly text: string;
 }
 
 export function writeJson(res: ServerResponse, status: number, body: unknown): void {
@@ -39,7 +41,7 @@ export async function startRawModern(tools: readonly string[], call: (m: ModernC
       if (m.method === 'tools/list') {
         return writeJson(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', tools: tools.map((name) => ({ name, inputSchema: { type: 'object' } })) } });
       }
-      if (m.method === 'tools/call') return call({ id: m.id, name: m.params?.name ?? '' }, res);
+      if (m.method === 'tools/call') return call({ id: m.id, name: m.params?.name ?? '', text: body.toString('utf8') }, res);
       writeJson(res, 200, { jsonrpc: '2.0', id: m.id, result: { resultType: 'complete' } });
     });
   });

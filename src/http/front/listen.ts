@@ -8,6 +8,7 @@
  * of changes, it does not need every copy). On shutdown each gets its graceful closing result.
  */
 import type { ServerResponse } from 'node:http';
+import { lazyTrail, stringifyKept } from '../../json-literals.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import type { JsonRpcId } from '../../jsonrpc/classify.js';
 import { META_SUBSCRIPTION_ID } from '../../protocol/modern.js';
@@ -112,6 +113,8 @@ export class Listeners {
       return 0;
     }
     const uri = isJsonObject(message.params) && typeof message.params.uri === 'string' ? message.params.uri : undefined;
+    // Written again for each listener (its subscription id added), the upstream's number literals kept.
+    const trail = lazyTrail(json);
     let sent = 0;
     for (const l of this.#listeners) {
       const wanted = updated ? uri !== undefined && scope !== undefined && l.scope === scope && l.uris.has(uri) : l.filter[key!] === true;
@@ -119,7 +122,7 @@ export class Listeners {
       const params = isJsonObject(message.params) ? message.params : {};
       const meta = isJsonObject(params._meta) ? params._meta : {};
       const out = { ...message, params: { ...params, _meta: { ...meta, [META_SUBSCRIPTION_ID]: l.id } } };
-      l.res.write(messageEvent(JSON.stringify(out)));
+      l.res.write(messageEvent(stringifyKept(out, trail())));
       sent += 1;
     }
     return sent;

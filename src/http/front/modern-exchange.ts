@@ -16,6 +16,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
+import { stringifyKept, trailOf, type LiteralTrail } from '../../json-literals.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { classifyMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
@@ -270,9 +271,13 @@ export class ModernExchange implements PoolStream {
     return true;
   }
 
-  /** The answer of the upstream request: the client's, as a complete result, under its id. */
+  /**
+   * The answer of the upstream request: the client's, as a complete result, under its id, with the number
+   * literals a double cannot hold as the upstream wrote them.
+   */
   #finish(delivery: Delivery): void {
-    const message = deliveryMessage(deliveryText(delivery));
+    const text = deliveryText(delivery);
+    const message = deliveryMessage(text);
     let status = 200;
     let out: JsonObject;
     if (isJsonObject(message.result)) {
@@ -290,16 +295,16 @@ export class ModernExchange implements PoolStream {
       out = error.toJsonRpc(this.#clientId) as unknown as JsonObject;
       status = error.status;
     }
-    this.#write(out, status);
+    this.#write(out, status, trailOf(text));
     // The gateway's own timeout answered it: the upstream was told to cancel, but may still be at work on it.
     this.#end(delivery.error?.data !== 'RETROFIT_ERR_UPSTREAM_TIMEOUT');
   }
 
   /** Write the final message: a JSON answer when nothing was streamed, else the stream's last event. */
-  #write(message: JsonObject, status: number): void {
+  #write(message: JsonObject, status: number, literals?: LiteralTrail): void {
     const res = this.#res;
     if (!res || !this.#attached()) return;
-    const json = JSON.stringify(message);
+    const json = stringifyKept(message, literals);
     if (this.#mode === 'unsent') {
       res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
       res.end(json);

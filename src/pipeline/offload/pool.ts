@@ -10,7 +10,7 @@
  * the only way to stop a running match) and fails with DeadlineExceeded. close() terminates every worker.
  */
 import type { ProfileShape } from '../../retrofit/profile.js';
-import type { LiteralTrail } from '../../retrofit/kept-literals.js';
+import type { LiteralTrail } from '../../json-literals.js';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';

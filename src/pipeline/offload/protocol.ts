@@ -6,7 +6,7 @@ import type { JsonObject } from '../../json.js';
 import type { ToolConfig, ToolDefaults } from '../../config/types.js';
 import type { CallOutcome } from '../../retrofit/engine.js';
 import type { ProfileShape } from '../../retrofit/profile.js';
-import type { LiteralTrail } from '../../retrofit/kept-literals.js';
+import type { LiteralTrail } from '../../json-literals.js';
 import type { SessionAnswer } from '../../protocol/modern.js';
 import type { Demuxed } from './demux.js';
 import type { Inspected } from './inspect.js';
@@ -34,7 +34,7 @@ export interface OffloadJob {
   readonly profile?: ProfileShape;
   /** The upstream's `result` object (or, instead, `message`). */
   readonly result?: JsonObject;
-  /** With `result`: its inexact number literals, written back where the retrofit leaves them (src/retrofit/kept-literals.ts). */
+  /** With `result`: its inexact number literals, written back where the retrofit leaves them (src/json-literals.ts). */
   readonly literals?: LiteralTrail;
   /**
    * The whole response as the upstream sent it, not yet parsed (UTF-8 bytes or text), and the id it is

@@ -13,7 +13,7 @@ import { type ToolDefaults } from '../../config/types.js';
 import type { ToolPolicy, UpstreamPolicy } from '../../retrofit/policy.js';
 import { compileTool } from '../../retrofit/compiled.js';
 import { rewriteToolCall } from '../../retrofit/engine.js';
-import { stringifyKept, trailOf } from '../../retrofit/kept-literals.js';
+import { stringifyKept, trailOf } from '../../json-literals.js';
 import { isNonFinal } from '../../retrofit/result.js';
 import { demuxLine } from './demux.js';
 import { inspectMessage, resultStub } from './inspect.js';

@@ -2,14 +2,14 @@
  * JSON text parsed without changing any number. JSON.parse turns 9007199254740993 into 9007199254740992;
  * a structuredContent that disagrees with its own text is worse than none. The text is parsed as usual
  * first (most texts tried are not JSON and fail there); then a look at the few places that can hold a
- * literal a double cannot represent (16+ digit runs, three-digit exponents; see exact-number.ts) decides
+ * literal a double cannot represent (16+ digit runs, three-digit exponents; see src/exact-number.ts and src/json-literals.ts) decides
  * whether anything must change. Only when one is found does a linear, string-aware pass quote every such
  * literal outside strings, and the quoted text is parsed again: the value keeps the literal's exact text as a
  * string, valid where the schema allows a string, and otherwise a failure whose reason says why. Both parses
  * are the same prototype-safe parser.
  */
 import type { Json } from '../../json.js';
-import { BIG_EXPONENT_G, isExactLiteral, isPlainExactDecimal, JSON_NUMBER_RE, longDigitRun } from '../exact-number.js';
+import { anyInexactToken, continuesToken, isInexactToken } from '../../json-literals.js';
 import { parseJson } from '../safe-json.js';
 
 /** A parse: the value and the inexact literals that were kept as strings (in text order). */
@@ -18,69 +18,6 @@ export type ExactParse = { readonly ok: true; readonly value: Json; readonly ine
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const NONE: readonly string[] = [];
-
-function isNumberStart(c: number): boolean {
-  return c === 0x2d || (c >= 0x30 && c <= 0x39);
-}
-
-/** A char that may continue a token: a literal followed by one is not a JSON number and is left alone. */
-function continuesToken(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2e || c === 0x2b || c === 0x2d || c === 0x5f;
-}
-
-/**
- * True when the token `text[from, to)` (a maximal run of token chars) may be a literal a double cannot hold:
- * 16 or more characters, or an exponent (which can overflow or underflow). Without an exponent, 15
- * characters hold at most 15 significant digits and no subnormal, which every double prints back.
- */
-function needsCheck(text: string, from: number, to: number): boolean {
-  if (to - from >= 16) return true;
-  for (let k = from + 1; k < to; k++) {
-    const c = text.charCodeAt(k);
-    if (c === 0x65 || c === 0x45) return true;
-  }
-  return false;
-}
-
-/** True when the token `text[from, to)` is a JSON number literal a double cannot hold exactly. */
-export function isInexactToken(text: string, from: number, to: number): boolean {
-  if (!isNumberStart(text.charCodeAt(from)) || !needsCheck(text, from, to) || isPlainExactDecimal(text, from, to)) return false;
-  const literal = text.slice(from, to);
-  const value = Number(literal);
-  if (String(value) === literal) return false; // a shortest-round-trip printer's double (JavaScript's own)
-  return JSON_NUMBER_RE.test(literal) && !isExactLiteral(literal, value);
-}
-
-/** The maximal token run around `at`: [start, end). */
-function tokenAround(text: string, at: number): [number, number] {
-  let start = at;
-  while (start > 0 && continuesToken(text.charCodeAt(start - 1))) start--;
-  let end = at + 1;
-  while (end < text.length && continuesToken(text.charCodeAt(end))) end++;
-  return [start, end];
-}
-
-/**
- * True when some token of `text`, inside a string or not, is an inexact number literal. Looks only around
- * the few places that can hold one (long digit runs, three-digit exponents), so a text whose long numbers
- * are all exact (a JavaScript server's doubles, `0.30000000000000004`) costs a fraction of a parse; only a
- * yes pays the string-aware pass below (and a message written again, the second reading of
- * ../kept-literals.ts).
- */
-export function anyInexactToken(text: string): boolean {
-  for (let at = longDigitRun(text, 0); at !== -1; ) {
-    const [start, end] = tokenAround(text, at);
-    if (isInexactToken(text, start, end)) return true;
-    at = longDigitRun(text, end);
-  }
-  BIG_EXPONENT_G.lastIndex = 0;
-  for (let m = BIG_EXPONENT_G.exec(text); m !== null; m = BIG_EXPONENT_G.exec(text)) {
-    const [start, end] = tokenAround(text, m.index);
-    if (isInexactToken(text, start, end)) return true;
-    BIG_EXPONENT_G.lastIndex = end;
-  }
-  return false;
-}
 
 type Quoted = { readonly text: string; readonly inexact: readonly string[] };
 
@@ -91,8 +28,8 @@ export function quoteInexactNumbers(text: string): Quoted {
 
 /**
  * The quoting pass: linear, one visit per character (a string's escapes are stepped over); a literal is
- * sliced and read only when `needsCheck` says it may be inexact. A number is a whole token: `1.e5`, `abc123`
- * and `1+2` are left alone.
+ * sliced and read only when isInexactToken's quick look says it may be inexact. A number is a whole token:
+ * `1.e5`, `abc123` and `1+2` are left alone.
  */
 function quoteAll(text: string): Quoted {
   let inexact: string[] | undefined;

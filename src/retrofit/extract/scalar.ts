@@ -5,7 +5,7 @@
  * a JSON number cannot hold exactly is not offered as one (it would be a different number).
  */
 import type { Json } from '../../json.js';
-import { readNumber } from '../exact-number.js';
+import { readNumber } from '../../exact-number.js';
 
 /** The scalar readings of a text, most specific first; `inexact` is set when the text is such a number. */
 export function extractScalars(text: string): { readonly values: Json[]; readonly inexact: boolean } {

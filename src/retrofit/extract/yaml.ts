@@ -10,7 +10,7 @@
  * key that opens a quote or a brace (`{"a": 1, "b":`), a value that opens one it does not close (`[1, 2`).
  */
 import type { Json, JsonObject } from '../../json.js';
-import { inexactReason, isExactLiteral } from '../exact-number.js';
+import { inexactReason, isExactLiteral } from '../../exact-number.js';
 import type { Locator } from '../locator.js';
 import { setField } from '../safe-json.js';
 import type { Wants } from '../schema-walk.js';

@@ -80,6 +80,17 @@ describe('a 2026-07-28 answer for a client of a session revision', () => {
     expect(sessionAnswer('{"jsonrpc":', 1)).toEqual({ kind: 'pass' });
     expect(sessionAnswer('[1]', 1)).toEqual({ kind: 'pass' });
   });
+
+  it('keeps the number literals a double cannot hold where the answer is written again', () => {
+    const text = '{"jsonrpc":"2.0","id":"7~1","result":{"resultType":"complete","ttlMs":5,"content":[],"structuredContent":{"v":9007199254740993,"x":0.1000000000000000055511151231257827},"_meta":{"n":12345678901234567890,"big":1e400}}}';
+    expect(sessionAnswer(text, 7)).toEqual({
+      kind: 'answer',
+      json: '{"jsonrpc":"2.0","id":7,"result":{"content":[],"structuredContent":{"v":9007199254740993,"x":0.1000000000000000055511151231257827},"_meta":{"n":12345678901234567890,"big":1e400}}}',
+    });
+    // An input_required result comes with its literals, for the requests written from it.
+    const input = sessionAnswer('{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"max":12345678901234567890}}}}}', 1);
+    expect(input.kind === 'input' && input.literals?.children.get('inputRequests')?.children.get('q')?.children.get('params')?.literals.get('max')).toBe('12345678901234567890');
+  });
 });
 
 describe('an older client\'s session in front of a 2026-07-28 upstream', () => {
@@ -97,5 +108,10 @@ describe('an older client\'s session in front of a 2026-07-28 upstream', () => {
     expect(listenedNotification('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged"}')).toBeUndefined();
     expect(listenedNotification('{"jsonrpc":"2.0","id":1,"result":{}}')).toBeUndefined();
     expect(listenedNotification('not json')).toBeUndefined();
+  });
+
+  it('keeps the number literals a double cannot hold', () => {
+    const text = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a","_meta":{"io.modelcontextprotocol/subscriptionId":"l1","n":12345678901234567890}}}';
+    expect(listenedNotification(text)).toBe('{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"a","_meta":{"n":12345678901234567890}}}');
   });
 });

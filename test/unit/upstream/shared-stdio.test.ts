@@ -220,6 +220,29 @@ describe('SharedStdio', () => {
     expect(JSON.parse(child().lines[1]!)).toEqual([request('1~5'), { jsonrpc: '2.0', method: 'notifications/x' }]);
   });
 
+  it("writes the messages of the child's batch again with the number literals a double cannot hold as it wrote them", () => {
+    const { open, child } = setup();
+    const a = open();
+    a.send(request(5));
+    a.send(request(6));
+    const answer = (id: string): string => `{"jsonrpc":"2.0","id":${id},"result":{"total":18446744073709551617,"_meta":{"n":12345678901234567890,"x":0.1000000000000000055511151231257827}}}`;
+    const note = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":[9007199254740993,1e400]}}';
+    // On the event loop (a line as text), and as bytes sorted out (here: no worker, src/pipeline/offload/demux.ts).
+    child().emit(`[${answer('"1~5"')},${note}]`);
+    child().onframe({ data: Buffer.from(`[${answer('"1~6"')},"${'y'.repeat(1000)}"]`) });
+    expect(a.frames).toEqual([answer('5'), note, answer('6')]);
+  });
+
+  it('sends a request to the child with the number literals a double cannot hold as the client wrote them, alone or in a batch', () => {
+    const { open, child } = setup();
+    const a = open();
+    const call = (id: string): string => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"find","arguments":{"id":12345678901234567890,"x":0.1000000000000000055511151231257827}}}`;
+    a.link.send(call('5'));
+    // A batch: its second message, an answer to no request the child made of this session, is dropped.
+    a.link.send(`[${call('6')},{"jsonrpc":"2.0","id":99,"result":{}}]`);
+    expect(child().lines).toEqual([call('"1~5"'), `[${call('"1~6"')}]`]);
+  });
+
   it('remaps progress tokens and routes progress back with the original token', () => {
     const { open, child } = setup();
     const a = open();
@@ -311,6 +334,25 @@ describe('SharedStdio', () => {
     expect(c.got()).toEqual([result('init', INIT_RESULT)]);
     for (const s of [a, b, c]) s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(child().sent.map((m) => m.method)).toEqual(['initialize', 'notifications/initialized']);
+  });
+
+  it.each([
+    ['as text', false],
+    ['as bytes sorted out (here: no worker)', true],
+  ])('gives every session the InitializeResult with the number literals a double cannot hold as the child wrote them, %s', async (_label, bytes) => {
+    const { open, child } = setup();
+    const a = open();
+    const b = open();
+    for (const s of [a, b]) s.send(request(0, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 's', version: '1' } }));
+    const init = '{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"fx","version":"1"},"_meta":{"n":12345678901234567890,"x":0.1000000000000000055511151231257827}}';
+    const line = `{"jsonrpc":"2.0","result":${init},"id":"1~0"}`;
+    child().onframe({ data: bytes ? Buffer.from(line) : line });
+    expect([...a.frames, ...b.frames]).toEqual([`{"jsonrpc":"2.0","result":${init},"id":0}`, `{"jsonrpc":"2.0","result":${init},"id":0}`]);
+    // A later session is answered from the cache.
+    const c = open();
+    c.send(request('init', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+    await settled();
+    expect(c.frames).toEqual([`{"jsonrpc":"2.0","id":"init","result":${init}}`]);
   });
 
   it('restarts a child that answers its first initialize with an error: every waiting session gets the answer, and ends', async () => {

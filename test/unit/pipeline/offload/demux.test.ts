@@ -31,6 +31,18 @@ describe('demuxLine', () => {
     expect(out.messages[3]!.facts).toEqual({ object: false, hasId: false });
   });
 
+  it('writes each message with the number literals a double cannot hold as the line has them', () => {
+    const meta = '{"n":12345678901234567890,"x":0.1000000000000000055511151231257827,"big":1e400}';
+    const text = (b: Buffer | undefined): string | undefined => b?.toString('utf8');
+    const batch = demuxLine(Buffer.from(`[{"jsonrpc":"2.0","id":"2~1","result":{"_meta":${meta}}},{"jsonrpc":"2.0","method":"notifications/message","params":{"data":9007199254740993}}]`));
+    if (batch.kind !== 'messages') throw new Error(batch.kind);
+    expect(batch.messages.map((m) => text(m.restored))).toEqual([`{"jsonrpc":"2.0","id":1,"result":{"_meta":${meta}}}`, undefined]);
+    expect(batch.messages.map((m) => text(m.json))).toEqual([`{"jsonrpc":"2.0","id":"2~1","result":{"_meta":${meta}}}`, '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":9007199254740993}}']);
+    const alone = demuxLine(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"1~7","progress":18446744073709551617}}`);
+    if (alone.kind !== 'messages') throw new Error(alone.kind);
+    expect(text(alone.messages[0]!.restored)).toBe('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":18446744073709551617}}');
+  });
+
   it('names what is no JSON or too deep', () => {
     expect(demuxLine(Buffer.from('{"jsonrpc":"2.0",'))).toEqual({ kind: 'invalid' });
     expect(demuxLine(`{"jsonrpc":"2.0","method":"x","params":${'['.repeat(5_000)}${']'.repeat(5_000)}}`)).toEqual({ kind: 'deep' });

@@ -1,7 +1,7 @@
 import fc from '../../../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
 import { inexactNote, parseJsonExact, quoteInexactNumbers } from '../../../../src/retrofit/extract/exact-json.js';
-import { isExactLiteral, JSON_NUMBER_RE } from '../../../../src/retrofit/exact-number.js';
+import { isExactLiteral, JSON_NUMBER_RE } from '../../../../src/exact-number.js';
 import { parseJson } from '../../../../src/retrofit/safe-json.js';
 
 /** The rule, written plainly: every whole token outside strings that is an inexact JSON number gets quoted. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stringifyKept, trailOf } from '../../../src/retrofit/kept-literals.js';
+import { lazyTrail, stringifyKept, trailOf } from '../../src/json-literals.js';
 
 /** The double 12345678901234567890 reads as (a literal in code would lose precision). */
 const BIG = Number('12345678901234567890');
@@ -48,5 +48,13 @@ describe('kept number literals', () => {
   it('gives up, writing as JSON.stringify does, on a text too deep for the reviver', () => {
     const deep = `${'['.repeat(200_000)}12345678901234567890${']'.repeat(200_000)}`;
     expect(() => trailOf(deep)).not.toThrow();
+  });
+
+  it('reads a lazy trail once, when first asked for', () => {
+    const trail = lazyTrail('{"n":12345678901234567890}');
+    const first = trail();
+    expect(first?.literals.get('n')).toBe('12345678901234567890');
+    expect(trail()).toBe(first);
+    expect(lazyTrail('{"n":1}')()).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
-import fc from '../../helpers/fast-check.js';
+import fc from '../helpers/fast-check.js';
 import { describe, expect, it } from 'vitest';
-import { isExactLiteral, isPlainExactDecimal, mayHoldInexactNumbers, readNumber } from '../../../src/retrofit/exact-number.js';
-import { parseJsonExact } from '../../../src/retrofit/extract/exact-json.js';
+import { isExactLiteral, isPlainExactDecimal, mayHoldInexactNumbers, readNumber } from '../../src/exact-number.js';
+import { parseJsonExact } from '../../src/retrofit/extract/exact-json.js';
 
 describe('exact numbers', () => {
   it.each([
