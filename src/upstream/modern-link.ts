@@ -32,6 +32,7 @@ import { decodedBody } from './exchange.js';
 import { failureError, failureKind } from './errors.js';
 import { headerValue, mediaType, type HeaderMap } from './headers.js';
 import { HttpLink, type HttpLinkOptions } from './http-link.js';
+import { newCall, requestTrail, type Call } from './modern-call.js';
 import type { SendOptions, SendOutcome } from './link.js';
 
 /** Requests whose Mcp-Name header mirrors `params.name` / `params.uri`. */
@@ -42,37 +43,6 @@ const MAX_RELISTEN_MS = 30_000;
 const MAX_INPUTS = 64;
 /** Resources one session may subscribe to. */
 const MAX_SUBSCRIPTIONS = 1000;
-
-
-/** One client request in flight upstream. */
-interface Call {
-  readonly clientId: string | number;
-  readonly message: JsonObject;
-  /** The number literals a double cannot hold of the client's request text, as the upstream gets them too. */
-  readonly literals: LiteralTrail | undefined;
-  readonly abort: AbortController;
-  /** The input requests the client has not answered yet, by the upstream's key. */
-  readonly waiting: Set<string>;
-  responses: JsonObject;
-  /** The literals of each response's result, by the upstream's key (only those that hold one). */
-  readonly responseLiterals: Map<string, LiteralTrail>;
-  requestState: string | undefined;
-  attempt: number;
-  /** Its answer's messages while one of them is being reshaped on the worker, in order (see #fromCall). */
-  reshaping?: Promise<void> | undefined;
-}
-
-/**
- * The literals of a call's request as the upstream gets it: the client's request's, and on a retry each input
- * response's under `params.inputResponses` (the gateway writes the request again from parsed values).
- */
-function requestTrail(call: Call): LiteralTrail | undefined {
-  if (call.attempt === 0 || call.responseLiterals.size === 0) return call.literals;
-  const params = call.literals?.children.get('params');
-  const responses: LiteralTrail = { array: false, literals: new Map(), children: call.responseLiterals };
-  const withResponses: LiteralTrail = { array: false, literals: params?.literals ?? new Map(), children: new Map([...(params?.children ?? []), ['inputResponses', responses]]) };
-  return { array: false, literals: call.literals?.literals ?? new Map(), children: new Map([...(call.literals?.children ?? []), ['params', withResponses]]) };
-}
 
 /** What a link to a 2026-07-28 upstream needs besides HttpLinkOptions. */
 export interface ModernLinkOptions extends HttpLinkOptions {
@@ -137,7 +107,7 @@ export class ModernUpstreamLink extends HttpLink {
         }
         return this.#reply(c.id, {});
       default: {
-        const call: Call = { clientId: c.id, message: m, literals: trailOf(json), abort: new AbortController(), waiting: new Set(), responses: {}, responseLiterals: new Map(), requestState: undefined, attempt: 0 };
+        const call = newCall(c.id, m, json);
         this.#calls.set(idKey(c.id), call);
         return this.#post(call, options.headers ?? this.o.clientHeaders);
       }
