@@ -10,7 +10,7 @@ import type { Log } from '../log.js';
 import type { InspectedMessage } from '../pipeline/offload/inspect.js';
 import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
-import { fromStub, literalTrails, settledFromBytes, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
+import { fromStub, literalTrails, settledFromBytes, trailsOnce, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
 import type { SessionState } from './state.js';
 
 /** One message of the batch: an object, and where its own bytes lie in the batch. */
@@ -46,7 +46,7 @@ export async function rewriteBatch<S>(state: SessionState<S>, rewriter: Rewriter
     const r = done[i];
     const awaited = rewrite.get(i);
     const one = r && r.kind !== 'mismatch' && awaited ? settledFromBytes(state, awaited, r, strict) : fromStub(state, rewriter, m, own(m), strict);
-    const json = one.replaced === undefined ? own(m) : written(one, m.literal, literalTrails([one], false, own(m))?.[0]);
+    const json = one.replaced === undefined ? own(m) : written(one, m.literal, literalTrails([one], trailsOnce(false, 1, own(m)))?.[0]);
     parts.push(Buffer.isBuffer(json) ? json : Buffer.from(json, 'utf8'));
     out.push(options.split === true ? { ...one, json } : one);
   }

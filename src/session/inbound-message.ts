@@ -94,14 +94,21 @@ export function written<S>(m: InboundMessage<S>, literal: string | undefined, tr
   return putIdLiteral(Buffer.isBuffer(part) ? part : stringify(m, part, trail), m.message.id, literal);
 }
 
+/** The trails of a text's messages, found once however often asked (see trailsOf). */
+export type Trails = () => (LiteralTrail | undefined)[] | undefined;
+
+/** `trailsOf(batch, count, original)`, computed on the first ask only. */
+export function trailsOnce(batch: boolean, count: number, original: string | Buffer | undefined): Trails {
+  let trails: (LiteralTrail | undefined)[] | undefined | null = null;
+  return () => (trails === null ? (trails = trailsOf(batch, count, original)) : trails);
+}
+
 /**
- * The trail of each message's inexact number literals in `original` (the text `messages` were parsed from: one
- * message, or a batch's elements in order), for written(); undefined when no message is written again from its
- * parsed form, or the text holds no inexact literal (the usual case: one scan of the text, no parse).
+ * The trail of each of `messages`' inexact number literals (`trails`: of the text they were parsed from), for
+ * written(); undefined, without asking, when no message is written again from its parsed form.
  */
-export function literalTrails<S>(messages: readonly (InboundMessage<S> | undefined)[], batch: boolean, original: string | Buffer | undefined): (LiteralTrail | undefined)[] | undefined {
-  if (!messages.some((m) => m?.replaced !== undefined && !Buffer.isBuffer(m.replaced))) return undefined;
-  return trailsOf(batch, messages.length, original);
+export function literalTrails<S>(messages: readonly (InboundMessage<S> | undefined)[], trails: Trails): (LiteralTrail | undefined)[] | undefined {
+  return messages.some((m) => m?.replaced !== undefined && !Buffer.isBuffer(m.replaced)) ? trails() : undefined;
 }
 
 /** The trail of each of `count` messages' inexact number literals in `original` (see literalTrails), asked for outright. */

@@ -22,7 +22,7 @@ import { joinMessages } from '../pipeline/offload/splice.js';
 import type { Rewriter, Rewritten } from '../pipeline/rewrite.js';
 import type { LiteralTrail } from '../json-literals.js';
 import { rewriteBatch, type Placed } from './inbound-batch.js';
-import { answerOf, fromStub, inspectedProblem, literalTrails, settledFromBytes, trailsOf, written, type Awaited, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
+import { answerOf, fromStub, inspectedProblem, literalTrails, settledFromBytes, trailsOnce, written, type Awaited, type Trails, type Inbound, type InboundMessage, type InboundOptions } from './inbound-message.js';
 import { typeTwin, type Pending } from './pending.js';
 import type { SessionState } from './state.js';
 
@@ -98,9 +98,9 @@ function fromRewritten<S>(message: JsonObject, pending: Pending<S>, r: Rewritten
  * What to send for `messages` (parsed from `original`, when the caller has it) when any of them changed: each
  * written again (see written).
  */
-function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined, original: string | Buffer | undefined): string | Buffer | undefined {
+function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, literals: readonly (string | undefined)[] | undefined, allTrails: Trails): string | Buffer | undefined {
   if (!messages.some((m) => m.replaced !== undefined)) return undefined;
-  const trails = literalTrails(messages, batch, original);
+  const trails = literalTrails(messages, allTrails);
   if (!batch) return written(messages[0]!, literals?.[0], trails?.[0]);
   const parts = messages.map((m, i) => {
     const w = written(m, literals?.[i], trails?.[i]);
@@ -114,10 +114,10 @@ function serialize<S>(messages: readonly InboundMessage<S>[], batch: boolean, li
  * `split`: each message of a batch (`all`, in the batch's order; undefined where an element is no object) with
  * its own JSON: cut from `original` when it did not change, else written again (InboundMessage.json).
  */
-function withOwnJson<S>(all: readonly (InboundMessage<S> | undefined)[], original: string | Buffer | undefined, literals: readonly (string | undefined)[] | undefined): (InboundMessage<S> | undefined)[] {
+function withOwnJson<S>(all: readonly (InboundMessage<S> | undefined)[], original: string | Buffer | undefined, literals: readonly (string | undefined)[] | undefined, allTrails: Trails): (InboundMessage<S> | undefined)[] {
   const spans = original === undefined ? undefined : elementSpans(original);
   const found = spans?.length === all.length ? spans : undefined;
-  const trails = literalTrails(all, true, original);
+  const trails = literalTrails(all, allTrails);
   return all.map((m, i) => {
     if (!m) return m;
     if (m.replaced !== undefined) return { ...m, json: written(m, literals?.[i], trails?.[i]) };
@@ -136,15 +136,16 @@ export function inboundParsed<S>(state: SessionState<S>, rewriter: Rewriter, par
   const items = batch ? (parsed as unknown[]) : [parsed];
   const literals = responseIdLiterals(parsed, original);
   const strict = options.strict === true;
-  let trails: (LiteralTrail | undefined)[] | undefined | null = null;
-  const trailAt = (i: number) => (): LiteralTrail | undefined => (trails === null ? (trails = trailsOf(batch, items.length, original)) : trails)?.[i];
+  // Found once for the worker's retrofits (trailAt) and the writing of what changed alike.
+  const trails = trailsOnce(batch, items.length, original);
+  const trailAt = (i: number) => (): LiteralTrail | undefined => trails()?.[i];
   const handled: (InboundMessage<S> | Promise<InboundMessage<S>> | undefined)[] = items.map((m, i) => one(state, rewriter, m, log, strict, literals?.[i], trailAt(i)));
   const done = (settled: readonly (InboundMessage<S> | undefined)[]): Inbound<S> => {
-    const all = batch && options.split === true ? withOwnJson(settled, original, literals) : settled;
+    const all = batch && options.split === true ? withOwnJson(settled, original, literals, trails) : settled;
     const messages = all.filter((m): m is InboundMessage<S> => m !== undefined);
     // Something that is not an object in a batch cannot be rewritten: the batch goes as it came.
     if (messages.length !== items.length) return { messages, batch };
-    const out = serialize(messages, batch, literals, original);
+    const out = serialize(messages, batch, literals, trails);
     return out === undefined ? { messages, batch } : { out, messages, batch };
   };
   return handled.some((h) => h instanceof Promise) ? Promise.all(handled).then(done) : done(handled as (InboundMessage<S> | undefined)[]);
@@ -187,7 +188,7 @@ export function inbound<S>(state: SessionState<S>, rewriter: Rewriter, data: Buf
 function fromRewrittenBytes<S>(state: SessionState<S>, rewriter: Rewriter, data: Buffer | string, awaited: Awaited<S>, r: Rewritten, log: Log, options: InboundOptions): Inbound<S> | Promise<Inbound<S>> {
   if (r.kind === 'mismatch') return r.parsed === undefined ? parseAndGo(state, rewriter, data, log, options) : inboundParsed(state, rewriter, r.parsed, log, options, data);
   const message = settledFromBytes(state, awaited, r, options.strict === true);
-  const json = serialize([message], false, [awaited.literal], data);
+  const json = serialize([message], false, [awaited.literal], trailsOnce(false, 1, data));
   return json === undefined ? { messages: [message], batch: false } : { out: json, messages: [message], batch: false };
 }
 
