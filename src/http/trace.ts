@@ -5,7 +5,9 @@
  * off, so the callers' only cost then is one property read.
  */
 import type { UpstreamConfig } from '../config/types.js';
-import type { ClassifiedMessage } from '../jsonrpc/classify.js';
+import { messageTexts } from '../jsonrpc/batch-elements.js';
+import type { ClassifiedBody, ClassifiedMessage } from '../jsonrpc/classify.js';
+import { stringifyKept, trailOf } from '../json-literals.js';
 import { isJsonObject, type Json } from '../json.js';
 import { argumentStrings, textScrubber } from '../record/scrub.js';
 import { ATTR_MCP_PROTOCOL_VERSION, ATTR_NETWORK_TRANSPORT } from '../telemetry/names.js';
@@ -66,25 +68,32 @@ export function traceRequest(ctx: GatewayContext, m: ClassifiedMessage, upstream
 }
 
 /**
- * The JSON text the upstream gets for traced `messages`: each traced request with its CLIENT span's context in
- * `params._meta`, the others as they came (a batch stays a batch). Only called when tracing is on.
+ * The text request `m` goes upstream as: `own` (the client's text of it) as it came, or, traced, with its CLIENT
+ * span's context in `params._meta`, written again with the client's number literals a double cannot hold as
+ * the client wrote them (`12345678901234567890` in its arguments; src/json-literals.ts: one cheap scan of `own`).
  */
-export function tracedText(messages: readonly ClassifiedMessage[], batch: boolean, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>): string {
-  const out = messages.map((m) => {
-    const trace = traces.get(m);
-    return trace && isJsonObject(m.message) ? withTraceMeta(m.message, trace.upstreamContext()) : m.message;
-  });
-  return JSON.stringify(batch ? out : out[0]);
+export function upstreamText(m: ClassifiedMessage, own: string, trace: RequestTrace | undefined): string {
+  return trace && isJsonObject(m.message) ? stringifyKept(withTraceMeta(m.message, trace.upstreamContext()), trailOf(own)) : own;
 }
 
 /**
- * A traced proxied body: the bytes the upstream gets (each request's context in its `_meta`), with the first
- * request's context set in `headers` (`traceparent`, and `tracestate` when it has one).
+ * The JSON text the upstream gets for `messages` (`texts`: the client's text of each, in order: messageTexts):
+ * each traced request with its CLIENT span's context in `params._meta` (upstreamText), the others as they came
+ * (a batch stays a batch, its elements as the client wrote them).
  */
-export function tracedUpstream(body: { readonly messages: readonly ClassifiedMessage[]; readonly batch: boolean }, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>, headers: Record<string, string | string[]>): Buffer {
+export function upstreamBodyText(messages: readonly ClassifiedMessage[], texts: readonly string[], batch: boolean, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>): string {
+  const out = messages.map((m, i) => upstreamText(m, texts[i]!, traces.get(m)));
+  return batch ? `[${out.join(',')}]` : out[0]!;
+}
+
+/**
+ * A traced proxied body (`text`: the client's, as parsed): the bytes the upstream gets (each request's context in
+ * its `_meta`), with the first request's context set in `headers` (`traceparent`, and `tracestate` when it has one).
+ */
+export function tracedUpstream(body: ClassifiedBody, text: string, traces: ReadonlyMap<ClassifiedMessage, RequestTrace>, headers: Record<string, string | string[]>): Buffer {
   const first = traces.values().next().value!.upstreamContext();
   headers.traceparent = first.traceparent;
   if (first.tracestate !== undefined) headers.tracestate = first.tracestate;
   else delete headers.tracestate;
-  return Buffer.from(tracedText(body.messages, body.batch, traces), 'utf8');
+  return Buffer.from(upstreamBodyText(body.messages, messageTexts(text, body), body.batch, traces), 'utf8');
 }

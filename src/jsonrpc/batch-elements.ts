@@ -1,8 +1,10 @@
 /**
  * Where each message of a batch lies in the batch's own text: a session that routes a batch's messages one by
- * one (src/session/owned.ts) sends each as the upstream wrote it, and a worker that read a large batch
- * (src/pipeline/offload/inspect.ts) tells where, so nobody serialises a message again that did not change.
+ * one (src/session/owned.ts) sends each as the upstream wrote it, a worker that read a large batch
+ * (src/pipeline/offload/inspect.ts) tells where, and each message of a client's batch goes upstream as the
+ * client wrote it (messageTexts), so nobody serialises a message again that did not change.
  */
+import type { ClassifiedBody } from './classify.js';
 import { bytesStringEnd, stringEnd } from './json-strings.js';
 
 /** [start, end) of one element in the data it was found in (UTF-16 units of text, or bytes). */
@@ -57,4 +59,15 @@ export function elementSpans(data: string | Uint8Array): Span[] | undefined {
 /** The text of each element of the JSON array `text`, in order (elementSpans); undefined when it is not an array. */
 export function arrayElements(text: string): string[] | undefined {
   return elementSpans(text)?.map(([s, e]) => text.slice(s, e));
+}
+
+/**
+ * The text of each of `body`'s messages as `text` (the body they were parsed from) holds it: a batch's elements,
+ * one message's whole text. Exact (a number literal a double cannot hold stays as written) and cheaper than
+ * writing each message again; only a batch that cannot be split (never one that parsed) is written again.
+ */
+export function messageTexts(text: string, body: ClassifiedBody): readonly string[] {
+  if (!body.batch) return [text];
+  const elements = arrayElements(text);
+  return elements?.length === body.messages.length ? elements : body.messages.map((m) => JSON.stringify(m.message));
 }

@@ -1,9 +1,9 @@
 /**
  * A raw legacy HTTP+SSE upstream (the 2024-11-05 transport) on node:http, for tests that need exact bytes or
  * timing from it: GET opens its event stream, whose first event names `/messages?s=1` as the POST endpoint;
- * every POST's body is handed to `onPost`, parsed, with its response, which the handler answers (at once, late,
- * or never); `event(data)` writes a `message` event on the stream, `write(bytes)` anything. Closed when the
- * test ends (./listen.ts).
+ * every POST's body is handed to `onPost`, parsed (and as the text it came as), with its response, which the
+ * handler answers (at once, late, or never); `event(data)` writes a `message` event on the stream, `write(bytes)`
+ * anything. Closed when the test ends (./listen.ts).
  */
 import type { ServerResponse } from 'node:http';
 import { listen, readBody, type Listening } from './listen.js';
@@ -23,7 +23,7 @@ export interface RawLegacy extends Listening {
 }
 
 /** `prelude`: bytes the stream starts with, before its endpoint event (a comment, `retry:`). */
-export async function rawLegacyUpstream(onPost: (body: LegacyMessage | LegacyMessage[], res: ServerResponse, up: RawLegacy) => void, prelude = ''): Promise<RawLegacy> {
+export async function rawLegacyUpstream(onPost: (body: LegacyMessage | LegacyMessage[], res: ServerResponse, up: RawLegacy, text: string) => void, prelude = ''): Promise<RawLegacy> {
   let stream: ServerResponse | undefined;
   const write = (bytes: string | Buffer): boolean => stream?.write(bytes) ?? false;
   const event = (data: string): void => void write(`event: message\ndata: ${data}\n\n`);
@@ -37,7 +37,10 @@ export async function rawLegacyUpstream(onPost: (body: LegacyMessage | LegacyMes
       res.write(`${prelude}event: endpoint\ndata: /messages?s=1\n\n`);
       return;
     }
-    void readBody(req).then((body) => onPost(JSON.parse(body.toString()) as LegacyMessage | LegacyMessage[], res, holder.up!));
+    void readBody(req).then((body) => {
+      const text = body.toString();
+      onPost(JSON.parse(text) as LegacyMessage | LegacyMessage[], res, holder.up!, text);
+    });
   });
   holder.up = { ...listening, url: `${listening.origin}/sse`, event, write, initialized };
   return holder.up;

@@ -7,15 +7,15 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { RetrofitError } from '../../errors.js';
-import { isJsonObject } from '../../json.js';
-import type { ClassifiedMessage, JsonRpcId } from '../../jsonrpc/classify.js';
+import { messageTexts } from '../../jsonrpc/batch-elements.js';
+import type { JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import { acceptsHeaderRevision, STATEFUL_REVISIONS } from '../../protocol/era.js';
 import { claimsModern } from '../../protocol/modern.js';
 import { clientLabel, requestedRevision } from '../../protocol/negotiate.js';
 import { OwnedSession } from '../../session/owned.js';
 import { SessionState } from '../../session/state.js';
-import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
+import type { RequestTrace } from '../../telemetry/spans.js';
 import { headerValue } from '../../upstream/headers.js';
 import type { SendOutcome, UpstreamLink } from '../../upstream/link.js';
 import { negotiatedReporter, snapshot, type GatewayContext, type Snapshot } from '../context.js';
@@ -24,7 +24,7 @@ import { parseBody, strictBodyProblem } from '../server/body.js';
 import { countRevision, finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
 import type { Gate, GatewayRequest, RouteHandler } from '../server/gate.js';
 import { sessionId } from '../server/ids.js';
-import { sessionEnded, traceRequest } from '../trace.js';
+import { sessionEnded, traceRequest, upstreamText } from '../trace.js';
 import { writeError } from '../write.js';
 import type { PostStream } from './post-stream.js';
 import { FrontSessions } from './registry.js';
@@ -180,11 +180,12 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     const duplicate = session.owned.state.pending.firstDuplicate(body.messages);
     if (duplicate) return refuse(new RetrofitError('RETROFIT_ERR_DUPLICATE_ID', [JSON.stringify(duplicate.id)]), duplicate.id ?? null);
 
-    const json = (m: ClassifiedMessage): string => (body.batch ? JSON.stringify(m.message) : read.text);
+    // Each message goes upstream as the client wrote it: a batch's elements are its own slices of the body.
+    const texts = messageTexts(read.text, body);
     const send = { headers: req.headers };
     if (requests.length === 0) {
       // Notifications and responses only: 202 once the upstream took them.
-      const outcomes = await Promise.all(body.messages.map((m) => session.owned.notify(m, json(m), send)));
+      const outcomes = await Promise.all(body.messages.map((m, i) => session.owned.notify(m, texts[i]!, send)));
       const failed = outcomes.find((o): o is Extract<SendOutcome, { ok: false }> => !o.ok);
       if (failed) return refuse(failed.error);
       res.writeHead(202, { 'mcp-session-id': session.id }).end();
@@ -213,15 +214,15 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
         for (const t of traces) t.end({ rpcError: stream.outcome.rpcError, errorType: stream.outcome.errorCode, aborted: !res.writableFinished });
       });
     }
-    for (const m of body.messages) {
+    for (const [i, m] of body.messages.entries()) {
       if (m.kind !== 'request') {
-        void session.owned.notify(m, json(m), send);
+        void session.owned.notify(m, texts[i]!, send);
         continue;
       }
       const trace = tracer ? traceRequest(ctx, m, snap.upstream, { revision, session: session.id, headers: req.headers }) : undefined;
       if (trace) traces.push(trace);
       // Traced: the upstream gets the request with its span's context in `_meta`; otherwise the bytes as they came.
-      const text = trace && isJsonObject(m.message) ? JSON.stringify(withTraceMeta(m.message, trace.upstreamContext())) : json(m);
+      const text = upstreamText(m, texts[i]!, trace);
       const { registered, sent } = session.owned.request(m, text, { header, policy: snap.policy, stream, ...(trace && { trace }) }, send);
       countRevision(ctx.metrics, target.name, registered.revision, registered.source);
       facts.revision = registered.revision;

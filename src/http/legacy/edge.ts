@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { legacyMessagePath } from '../../config/routes.js';
 import type { SseUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
+import { messageTexts } from '../../jsonrpc/batch-elements.js';
 import { idKey, type ClassifiedMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
 import { OwnedSession, type ClientSide, type Delivery } from '../../session/owned.js';
 import type { Pending } from '../../session/pending.js';
@@ -20,7 +21,7 @@ import type { SendOutcome } from '../../upstream/link.js';
 import { LinkRefused } from '../../upstream/sse-link.js';
 import type { RequestTrace } from '../../telemetry/spans.js';
 import { negotiatedReporter, snapshot, type GatewayContext } from '../context.js';
-import { traceRequest, tracedText } from '../trace.js';
+import { traceRequest, upstreamBodyText } from '../trace.js';
 import type { FrontSessions } from '../front/registry.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { parseBody } from '../server/body.js';
@@ -263,11 +264,17 @@ export function registerLegacy(app: FastifyInstance, gate: Gate, name: string, c
       }
     }
     // The body goes upstream as the client sent it, batch and all: one POST for one POST — less what may not
-    // reach it (a cancellation of the pending initialize), which then goes as the rest of the batch, re-encoded.
-    const rest = withheld.size === 0 ? undefined : read.body.messages.filter((m) => !withheld.has(m as ClassifiedMessage));
+    // reach it (a cancellation of the pending initialize), which then goes as the rest of the batch.
+    const all = read.body.messages as readonly ClassifiedMessage[];
+    const rest = withheld.size === 0 ? undefined : all.flatMap((m, i) => (withheld.has(m) ? [] : [i]));
     if (rest?.length === 0) return void res.writeHead(202, { 'content-length': 0 }).end();
-    // Traced: re-encoded with each request's upstream context in `_meta`; otherwise the bytes as they came.
-    const text = traces.size > 0 ? tracedText((rest ?? read.body.messages) as readonly ClassifiedMessage[], read.body.batch, traces) : rest === undefined ? read.text : JSON.stringify(rest.map((m) => m.message));
+    // Traced, or less a message: each message as the client wrote it, each traced request written again with its
+    // upstream context in `_meta` (its number literals kept); otherwise the bytes as they came.
+    let text = read.text;
+    if (rest !== undefined || traces.size > 0) {
+      const texts = messageTexts(read.text, read.body);
+      text = rest === undefined ? upstreamBodyText(all, texts, read.body.batch, traces) : upstreamBodyText(rest.map((i) => all[i]!), rest.map((i) => texts[i]!), read.body.batch, traces);
+    }
     const outcome: SendOutcome = await conn.owned.send(text, registered, { headers: req.headers });
     if (outcome.answer) {
       const headers = { ...outcome.answer.headers };

@@ -65,6 +65,8 @@ class ProxyExchange {
   #log: LazyLog | undefined;
   #body: Buffer | undefined;
   #classified: ClassifiedBody | undefined;
+  /** The body as text (what #classified was parsed from), for a traced body written again. */
+  #text = '';
   #method: string;
   /** What the session knew before this exchange, and the state this exchange registers with. */
   #known: SessionState | undefined;
@@ -134,6 +136,7 @@ class ProxyExchange {
     }
     this.#body = read.bytes;
     this.#classified = read.body;
+    this.#text = read.text;
     this.#method = labelOf(read.body, this.#verb);
     return true;
   }
@@ -191,7 +194,7 @@ class ProxyExchange {
   async #send(): Promise<UpstreamAnswer | undefined> {
     const headers = exchangeHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#snap.upstream.headers, mcp: this.#options.mcp, gatewayAuth: this.#snap.loaded.config.auth !== undefined, header: this.#header, negotiated: this.#known?.negotiated });
     // Traced (only then): each request's context in the body's `_meta`, the first one's in `traceparent`.
-    if (this.#traces) this.#body = tracedUpstream(this.#classified!, this.#traces, headers);
+    if (this.#traces) this.#body = tracedUpstream(this.#classified!, this.#text, this.#traces, headers);
     try {
       const answer = await this.#target.upstream.exchange({ method: this.#verb, path: this.#options.path, headers, body: this.#body }, this.#cancel, this.#snap.upstream.timeoutMs);
       this.#ctx.metrics.latency.observe(this.#target.name, this.#method, (performance.now() - this.#started) / 1000);

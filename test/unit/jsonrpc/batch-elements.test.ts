@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { arrayElements, elementSpans } from '../../../src/jsonrpc/batch-elements.js';
+import { arrayElements, elementSpans, messageTexts } from '../../../src/jsonrpc/batch-elements.js';
+import { classifyBody } from '../../../src/jsonrpc/classify.js';
 
 const BIG = '12345678901234567890';
 
@@ -36,5 +37,17 @@ describe('elementSpans', () => {
     const memory = Buffer.from(`xx[{"a":1},{"b":"2"}]yy`);
     const view = memory.subarray(2, memory.length - 2);
     expect(elementSpans(view)!.map(([s, e]) => view.subarray(s, e).toString())).toEqual(['{"a":1}', '{"b":"2"}']);
+  });
+});
+
+describe('messageTexts', () => {
+  it("gives each message of a client's body as the client wrote it", () => {
+    const a = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"n":${BIG},"x":1e400}}}`;
+    const b = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
+    const batch = `[ ${a} ,\n${b} ]`;
+    expect(messageTexts(batch, classifyBody(JSON.parse(batch)))).toEqual([a, b]);
+    expect(messageTexts(a, classifyBody(JSON.parse(a)))).toEqual([a]);
+    // An empty batch (one invalid message, which no route sends on) is written again.
+    expect(messageTexts('[ ]', classifyBody([]))).toEqual(['[]']);
   });
 });
