@@ -133,6 +133,18 @@ export function lazyTrail(text: string): () => LiteralTrail | undefined {
   return () => (trail === null ? (trail = trailOf(text)) : trail);
 }
 
+/** The trail at `path` under `trail` (of a member of the message it is the trail of), when a literal lies there. */
+export function trailAt(trail: LiteralTrail | undefined, ...path: string[]): LiteralTrail | undefined {
+  let at = trail;
+  for (const key of path) at = at?.children.get(key);
+  return at;
+}
+
+/** The trail of a new object that holds, under `key`, the value `trail` is the trail of (a message made around it). */
+export function trailUnder(key: string, trail: LiteralTrail | undefined): LiteralTrail | undefined {
+  return trail && { array: false, literals: new Map(), children: new Map([[key, trail]]) };
+}
+
 /**
  * The members of `value` (a message written again) that still hold a literal of `trail`'s: its containers on
  * the same paths (new ones, as `{ ...result, structuredContent }` makes, or the original's the rewrite kept),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lazyTrail, stringifyKept, trailOf } from '../../src/json-literals.js';
+import { lazyTrail, stringifyKept, trailAt, trailOf, trailUnder } from '../../src/json-literals.js';
 
 /** The double 12345678901234567890 reads as (a literal in code would lose precision). */
 const BIG = Number('12345678901234567890');
@@ -56,5 +56,17 @@ describe('kept number literals', () => {
     expect(first?.literals.get('n')).toBe('12345678901234567890');
     expect(trail()).toBe(first);
     expect(lazyTrail('{"n":1}')()).toBeUndefined();
+  });
+});
+
+describe('trailAt and trailUnder', () => {
+  it("keep a member's literals in a message made around it", () => {
+    const text = '{"params":{"inputResponses":{"q":{"action":"accept","content":{"n":12345678901234567890}}}}}';
+    const parsed = JSON.parse(text) as { params: { inputResponses: { q: unknown } } };
+    const responses = trailAt(trailOf(text), 'params', 'inputResponses');
+    const out = { jsonrpc: '2.0', id: 'e1', result: parsed.params.inputResponses.q };
+    expect(stringifyKept(out, trailUnder('result', responses?.children.get('q')))).toBe('{"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{"n":12345678901234567890}}}');
+    expect(trailAt(trailOf(text), 'params', 'other')).toBeUndefined();
+    expect(trailUnder('result', undefined)).toBeUndefined();
   });
 });

@@ -16,7 +16,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { RetrofitError } from '../../errors.js';
-import { stringifyKept, trailOf, type LiteralTrail } from '../../json-literals.js';
+import { stringifyKept, trailOf, trailUnder, type LiteralTrail } from '../../json-literals.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
 import { classifyMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
@@ -124,8 +124,11 @@ export class ModernExchange implements PoolStream {
     this.#end(false);
   }
 
-  /** A retry of the client's request with the answers to what it was asked (see the module comment). */
-  resume(res: ServerResponse, clientId: JsonRpcId, responses: JsonObject): void {
+  /**
+   * A retry of the client's request with the answers to what it was asked (see the module comment); `literals`:
+   * the number literals a double cannot hold of the retry's `inputResponses`, by key.
+   */
+  resume(res: ServerResponse, clientId: JsonRpcId, responses: JsonObject, literals?: LiteralTrail): void {
     if (this.#retryTimer) clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     this.#token = undefined;
@@ -133,7 +136,7 @@ export class ModernExchange implements PoolStream {
     for (const [key, item] of this.#outstanding) {
       if (!item.asked || !(key in responses)) continue;
       this.#outstanding.delete(key);
-      this.#toUpstream({ jsonrpc: '2.0', id: item.id, result: responses[key]! });
+      this.#toUpstream({ jsonrpc: '2.0', id: item.id, result: responses[key]! }, trailUnder('result', literals?.children.get(key)));
     }
     this.#extendDeadline();
     if (this.#answer) {
@@ -322,9 +325,10 @@ export class ModernExchange implements PoolStream {
     res.write(messageEvent(json));
   }
 
-  #toUpstream(message: JsonObject): void {
+  /** A response of the client's (or the gateway's) to the upstream, the client's literals (`literals`) as it wrote them. */
+  #toUpstream(message: JsonObject, literals?: LiteralTrail): void {
     const owned = this.#o.session.owned;
-    void owned.notify(classifyMessage(message), JSON.stringify(message));
+    void owned.notify(classifyMessage(message), stringifyKept(message, literals));
   }
 
   #extendDeadline(): void {

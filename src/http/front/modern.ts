@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import type { StatelessServing, UpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject, type JsonObject } from '../../json.js';
-import { classifyMessage, type ClassifiedBody, type JsonRpcId } from '../../jsonrpc/classify.js';
+import { lazyTrail, stringifyKept, trailAt, type LiteralTrail } from '../../json-literals.js';
+import { classifyMessage, type JsonRpcId } from '../../jsonrpc/classify.js';
 import type { Logger } from '../../log.js';
 import {
   capabilityKey,
@@ -36,6 +37,7 @@ import { withTraceMeta, type RequestTrace } from '../../telemetry/spans.js';
 import { traceRequest } from '../trace.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { countRevision } from '../server/exchange-log.js';
+import type { ParsedBody } from '../server/body.js';
 import type { GatewayRequest } from '../server/gate.js';
 import { rewriteChallenge } from '../oauth/challenge.js';
 import { writeBody, writeError, writeJson } from '../write.js';
@@ -82,8 +84,8 @@ export interface ModernFacts {
 }
 
 export interface ModernFront {
-  /** Serve one POST whose body claims 2026-07-28 (see claimsModern). */
-  post(req: GatewayRequest, res: ServerResponse, body: ClassifiedBody, facts: ModernFacts): Promise<void> | void;
+  /** Serve one POST whose body (`read`: parsed, and its text) claims 2026-07-28 (see claimsModern). */
+  post(req: GatewayRequest, res: ServerResponse, read: Pick<ParsedBody, 'body' | 'text'>, facts: ModernFacts): Promise<void> | void;
   /** A notification of the gateway's own (tools/list_changed after a reload) for listeners. */
   notifyAll(json: string): number;
   counts(): Record<string, number>;
@@ -247,7 +249,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     listeners.listen(res, id, filter, () => resources.remove(owner), key);
   }
 
-  function retry(res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, token: string): void {
+  function retry(res: ServerResponse, message: JsonObject, literals: () => LiteralTrail | undefined, id: JsonRpcId, facts: ModernFacts, token: string): void {
     const params = isJsonObject(message.params) ? message.params : {};
     // Checked before the requestState is taken: a corrected retry may still use it.
     const problem = inputResponsesProblem(params.inputResponses);
@@ -258,7 +260,8 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     if (exchange.method !== message.method || exchange.target !== targetOf) {
       return refuse(res, facts, new RetrofitError('RETROFIT_ERR_REQUEST_STATE', [`belongs to another request (${exchange.method} ${exchange.target ?? ''})`]), id);
     }
-    exchange.resume(res, id, isJsonObject(params.inputResponses) ? params.inputResponses : {});
+    // Each answer goes upstream with the client's number literals a double cannot hold as it wrote them.
+    exchange.resume(res, id, isJsonObject(params.inputResponses) ? params.inputResponses : {}, trailAt(literals(), 'params', 'inputResponses'));
   }
 
   /**
@@ -266,7 +269,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
    * upstream (it forgot the session: 404) before the request reached it, so it goes once more, on a new one,
    * with the first attempt's trace.
    */
-  async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot, again?: { readonly trace: RequestTrace | undefined }): Promise<void> {
+  async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, literals: () => LiteralTrail | undefined, id: JsonRpcId, facts: ModernFacts, snap: Snapshot, again?: { readonly trace: RequestTrace | undefined }): Promise<void> {
     const timeoutMs = snap.upstream.timeoutMs;
     const lent = await lease(message, req, snap);
     if (isRefusal(lent)) return refused(res, facts, lent, id, req, snap);
@@ -302,8 +305,10 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
       const built = upstreamRequest(message, lent.nextId());
       const upstream = trace ? withTraceMeta(built, trace.upstreamContext()) : built;
       const c = { ...classifyMessage(upstream), metaRevision: MODERN_REVISION };
-      // The profile is this request's client's (its `_meta`), not that of the client the pooled session was opened for.
-      const { registered, sent } = lent.owned.request(c, JSON.stringify(upstream), { header: MODERN_REVISION, policy: snap.policy, stream, client: clientInfo(message) ?? null, ...(trace && { trace }) }, { headers: req.headers });
+      // Written again (the session's id, the envelope gone): the client's number literals a double cannot hold
+      // (a 64-bit argument) as the client wrote them. The profile is this request's client's (its `_meta`), not
+      // that of the client the pooled session was opened for.
+      const { registered, sent } = lent.owned.request(c, stringifyKept(upstream, literals()), { header: MODERN_REVISION, policy: snap.policy, stream, client: clientInfo(message) ?? null, ...(trace && { trace }) }, { headers: req.headers });
       if (!again) countRevision(ctx.metrics, name, registered.revision, registered.source);
       facts.revision = registered.revision;
       facts.revisionSource = registered.source;
@@ -314,7 +319,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
         if (outcome.gone && !again && !res.headersSent && !res.destroyed) {
           log.info({ id }, 'a pooled session the upstream had ended was lent; the call goes again on a new one');
           exchange.withdraw();
-          void call(req, res, message, id, facts, snap, { trace });
+          void call(req, res, message, literals, id, facts, snap, { trace });
           return;
         }
         // The upstream refused the request itself (its session's credentials no longer hold): the client meets
@@ -330,7 +335,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
   }
 
   return {
-    post(req, res, body, facts) {
+    post(req, res, { body, text }, facts) {
       const snap = snapshot(ctx, name, req);
       const first = body.messages[0];
       if (body.batch || !first) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', [`a ${MODERN_REVISION} request is one JSON-RPC message, not a batch`]), null);
@@ -352,8 +357,10 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
         if (trace) res.once('close', () => trace.end({ rpcError: facts.rpcError, errorType: facts.errorCode, aborted: false }));
         return first.method === 'server/discover' ? discover(req, res, message, id, facts, snap) : listen(req, res, message, id, facts, snap);
       }
-      if (typeof params.requestState === 'string') return retry(res, message, id, facts, params.requestState);
-      return call(req, res, message, id, facts, snap);
+      // The request's number literals a double cannot hold, read from its text when it is written again.
+      const literals = lazyTrail(text);
+      if (typeof params.requestState === 'string') return retry(res, message, literals, id, facts, params.requestState);
+      return call(req, res, message, literals, id, facts, snap);
     },
     notifyAll: (json) => {
       const parsed = JSON.parse(json) as { method?: unknown };

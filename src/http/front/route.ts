@@ -147,7 +147,7 @@ export function createFront(target: FrontTarget, ctx: GatewayContext, legacyGet?
     const initialize = body.messages.some((m) => m.kind === 'request' && m.method === 'initialize');
     // A 2026-07-28 request: no session, whatever Mcp-Session-Id says (./modern.ts).
     const claimed = body.messages.some((m) => claimsModern(header, m.metaRevision));
-    if (claimed && target.stateless(snap).serve && target.bridge(snap)) return modern.post(req, res, body, facts);
+    if (claimed && target.stateless(snap).serve && target.bridge(snap)) return modern.post(req, res, read, facts);
 
     let session: FrontSession;
     if (sessionId === undefined) {

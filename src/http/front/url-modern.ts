@@ -255,7 +255,7 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       // The upstream does not speak the revision: what is wrong with the request (a header that disagrees with
       // _meta, a missing envelope, a newer revision) is answered as the revision answers it (./modern.ts), not
       // with the session-era error the upstream would give.
-      return front.post(req, res, read.body, facts);
+      return front.post(req, res, read, facts);
     },
     notifyAll: (json) => front.notifyAll(json) + held.sessions.notifyAll(json),
     counts: () => {
