@@ -43,6 +43,11 @@ const MAX_RELISTEN_MS = 30_000;
 const MAX_INPUTS = 64;
 /** Resources one session may subscribe to. */
 const MAX_SUBSCRIPTIONS = 1000;
+/**
+ * Rounds of `input_required` one request may take (the v2 client's own bound, its inputRequired.maxRounds
+ * default): an upstream that asks for ever, or hands back only its state (sent again at once), ends there.
+ */
+export const MAX_INPUT_ROUNDS = 10;
 
 /** What a link to a 2026-07-28 upstream needs besides HttpLinkOptions. */
 export interface ModernLinkOptions extends HttpLinkOptions {
@@ -197,10 +202,12 @@ export class ModernUpstreamLink extends HttpLink {
     }
     const reader = this.frames((data) => this.#fromCall(call, data));
     const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
+    const attempt = call.attempt;
     void this.read(decodedBody(res.headers, res.body), type === 'text/event-stream' ? readSseAnswer : readJsonAnswer, reader, 'debug').then(async (whole) => {
       // Messages of this answer still being reshaped on the worker (the last one chains the others).
       await call.reshaping;
-      if (this.#calls.get(idKey(call.clientId)) !== call || call.waiting.size > 0 || call.abort.signal.aborted) return;
+      // Sent again already (an input_required with nothing to ask goes again at once): the answer is the new attempt's to give.
+      if (this.#calls.get(idKey(call.clientId)) !== call || call.waiting.size > 0 || call.abort.signal.aborted || call.attempt !== attempt) return;
       this.#forget(call);
       // A stream that broke before the call's result: reported as reset, so the session answers it at once with
       // UPSTREAM_RESET (and counts it), as on the other HTTP links.
@@ -269,6 +276,12 @@ export class ModernUpstreamLink extends HttpLink {
    * number literals as the upstream wrote them (`literals`: the result's).
    */
   #inputRequired(call: Call, result: JsonObject, literals: LiteralTrail | undefined): void {
+    if (call.attempt >= MAX_INPUT_ROUNDS) {
+      this.#forget(call);
+      const reason = `still required input after ${MAX_INPUT_ROUNDS} rounds`;
+      this.o.log.warn({ id: call.clientId, method: call.message.method }, `the 2026-07-28 upstream ${reason}; the request fails`);
+      return this.#replyError(call.clientId, new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.o.upstream], { data: { reason } }));
+    }
     call.requestState = typeof result.requestState === 'string' ? result.requestState : undefined;
     call.responses = {};
     const requests = isJsonObject(result.inputRequests) ? Object.entries(result.inputRequests).slice(0, MAX_INPUTS) : [];
