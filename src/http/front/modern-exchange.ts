@@ -38,6 +38,11 @@ const LISTENED: ReadonlySet<string> = new Set([
 
 /** How long the upstream's requests of one round are collected before the client is asked (ms). */
 export const INPUT_WINDOW_MS = 10;
+/**
+ * The upstream's requests one exchange holds for its client's answers, at most: the upstream may ask on while
+ * the client is away (between input_required and the retry), and nothing else bounds what it asks.
+ */
+export const MAX_INPUT_REQUESTS = 64;
 
 export interface ExchangeOptions {
   readonly session: PooledSession;
@@ -84,6 +89,8 @@ export class ModernExchange implements PoolStream {
   #pending: Pending<PoolStream> | undefined;
   readonly #outstanding = new Map<string, Outstanding>();
   #inputs = 0;
+  /** It refused a request past MAX_INPUT_REQUESTS (logged once). */
+  #overAsked = false;
   #flushing = false;
   /** The retry's requestState while one is awaited. */
   #token: string | undefined;
@@ -223,6 +230,11 @@ export class ModernExchange implements PoolStream {
     if (why !== undefined) {
       this.#o.log.info({ method, why }, 'upstream request refused: the 2026-07-28 client cannot be asked it');
       return this.#toUpstream({ jsonrpc: '2.0', id, error: { code: -32601, message: `${why} (via mcp-retrofit)` } });
+    }
+    if (this.#outstanding.size >= MAX_INPUT_REQUESTS) {
+      if (!this.#overAsked) this.#o.log.warn({ method, max: MAX_INPUT_REQUESTS }, 'the upstream asks more of a 2026-07-28 client than it may hold for it; refused');
+      this.#overAsked = true;
+      return this.#toUpstream({ jsonrpc: '2.0', id, error: { code: -32000, message: `${MAX_INPUT_REQUESTS} requests to the client already wait for its answers (via mcp-retrofit)` } });
     }
     this.#inputs += 1;
     this.#outstanding.set(`input-${this.#inputs}`, { id, request: inputRequest(message), asked: false });
