@@ -166,10 +166,15 @@ export function upstreamRequest(message: JsonObject, id: string): JsonObject {
   return out;
 }
 
-/** A complete result for a 2026-07-28 client: `resultType`, the caching fields where they belong, the server's identity. */
+/**
+ * A complete result for a 2026-07-28 client: `resultType`, the caching fields where they belong, the server's
+ * identity. Always `complete`: an upstream of session revisions asks its client through requests of its own, so
+ * a `resultType` of its (a member its revision does not have: `input_required` with a `requestState` the gateway
+ * never issued, or a value the SDK clients refuse) is never the client's to act on.
+ */
 export function completeResult(method: string, result: JsonObject, serverInfo: JsonObject | undefined): JsonObject {
-  const out: JsonObject = { ...result, resultType: typeof result.resultType === 'string' ? result.resultType : 'complete' };
-  if (CACHEABLE.has(method) && out.resultType === 'complete') {
+  const out: JsonObject = { ...result, resultType: 'complete' };
+  if (CACHEABLE.has(method)) {
     if (typeof out.ttlMs !== 'number' || !Number.isSafeInteger(out.ttlMs) || out.ttlMs < 0) out.ttlMs = CACHE_TTL_MS;
     if (out.cacheScope !== 'public' && out.cacheScope !== 'private') out.cacheScope = 'private';
   }

@@ -54,6 +54,11 @@ describe('2026-07-28 results', () => {
     expect(completeResult('resources/read', { contents: [], ttlMs: -1 }, undefined)).toEqual({ contents: [], ttlMs: 0, cacheScope: 'private', resultType: 'complete' });
   });
 
+  it('are complete whatever resultType an upstream of session revisions put in them', () => {
+    expect(completeResult('tools/call', { content: [], resultType: 'banana' }, undefined)).toEqual({ content: [], resultType: 'complete' });
+    expect(completeResult('tools/list', { tools: [], resultType: 'input_required', requestState: 'forged' }, undefined)).toEqual({ tools: [], requestState: 'forged', resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+  });
+
   it('server/discover from an InitializeResult: its capabilities less tasks, the served revisions', () => {
     const result = discoverResult({ protocolVersion: '2024-11-05', capabilities: { tools: {}, tasks: {} }, serverInfo: { name: 'old', version: '1' }, instructions: 'hi' });
     expect(result).toEqual({
