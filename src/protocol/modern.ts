@@ -110,6 +110,16 @@ export function checkModernRequest(message: JsonObject, headers: ModernHeaders):
   return undefined;
 }
 
+/**
+ * An upstream's error answer to `initialize` that says it serves only session-less revisions (-32022, its
+ * `data.supported` naming those only): the answer of a server that holds no sessions.
+ */
+export function refusesSessions(error: unknown): boolean {
+  if (!isJsonObject(error) || error.code !== -32022 || !isJsonObject(error.data)) return false;
+  const supported = error.data.supported;
+  return Array.isArray(supported) && supported.length > 0 && supported.every((v) => isRevision(v) && isStateless(v));
+}
+
 /** The client's declared capabilities of a checked request. */
 export function clientCapabilities(message: JsonObject): JsonObject {
   const meta = isJsonObject(message.params) && isJsonObject(message.params._meta) ? message.params._meta : {};

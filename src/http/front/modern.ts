@@ -24,6 +24,7 @@ import {
   clientInfo,
   discoverResult,
   MODERN_REVISION,
+  refusesSessions,
   SERVED_REVISIONS,
   upstreamRequest,
   type ModernHeaders,
@@ -57,6 +58,12 @@ export interface ModernTarget {
   credentials?(headers: IncomingHttpHeaders): string | undefined;
   /** The upstream's `stateless:` settings. */
   stateless(snap: Snapshot): StatelessServing;
+  /**
+   * A pooled session's initialize was refused as a server of session-less revisions only refuses it (the
+   * upstream serves 2026-07-28 itself now: upgraded since it was found to speak session ones): serve `req`
+   * another way (true), else the refusal is its answer.
+   */
+  handOver?(req: GatewayRequest, res: ServerResponse): boolean;
 }
 
 /**
@@ -186,6 +193,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
    * exchange's would); else the JSON-RPC error.
    */
   function refused(res: ServerResponse, facts: ModernFacts, refusal: PoolRefusal, id: JsonRpcId, req: GatewayRequest, snap: Snapshot): void {
+    if (refusesSessions(refusal.error) && target.handOver?.(req, res) === true) return;
     const error = refusal.error;
     facts.rpcError = typeof error.code === 'number' ? error.code : undefined;
     if (isJsonObject(error.data) && typeof error.data.code === 'string') facts.errorCode = error.data.code;

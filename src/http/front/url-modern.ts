@@ -30,19 +30,19 @@ import type { ServerResponse } from 'node:http';
 import { DEFAULTS, type HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import { isJsonObject } from '../../json.js';
-import { claimsModern, MODERN_REVISION } from '../../protocol/modern.js';
+import { claimsModern, MODERN_REVISION, refusesSessions } from '../../protocol/modern.js';
 import { decodedBody } from '../../upstream/exchange.js';
 import { credentialKey, headerValue, mediaType, toUpstreamHeaders, type HeaderMap } from '../../upstream/headers.js';
 import type { HttpLinkOptions } from '../../upstream/http-link.js';
 import { HttpSessionLink } from '../../upstream/http-session-link.js';
 import type { Logger } from '../../log.js';
 import { ModernUpstreamLink } from '../../upstream/modern-link.js';
-import { isRevision, isStateless, META_PROTOCOL_VERSION } from '../../protocol/era.js';
+import { META_PROTOCOL_VERSION } from '../../protocol/era.js';
 import type { HttpUpstream } from '../../upstream/http.js';
 import { snapshot, type GatewayContext, type Snapshot } from '../context.js';
 import { accepts } from '../server/accept.js';
 import { parseBody, strictBodyProblem } from '../server/body.js';
-import { finishWhenClosed, labelOf, type ExchangeRecord } from '../server/exchange-log.js';
+import { finishExchange, labelOf } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
 import { writeError } from '../write.js';
 import { createModernFront, type ModernFacts, type ModernFront } from './modern.js';
@@ -105,6 +105,8 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
   let probing: Promise<Verdict> | undefined;
   const upstreamOf = (req?: GatewayRequest): HttpUpstreamConfig => snapshot<HttpUpstreamConfig>(ctx, name, req).upstream;
   const log = ctx.logger.child({ upstream: name });
+  /** How each request being served on pooled sessions would be proxied instead (see handOver). */
+  const proxies = new WeakMap<GatewayRequest, () => Promise<void> | void>();
   const linkOptions = (snap: Snapshot, headers: HeaderMap, linkLog: Logger): HttpLinkOptions => {
     const upstream = snap.upstream as HttpUpstreamConfig;
     return {
@@ -124,6 +126,17 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       link: (snap, headers, linkLog) => new HttpSessionLink(linkOptions(snap, headers, linkLog)),
       stateless: (snap) => snap.upstream.stateless,
       credentials: (headers) => credentialKey(headers, snapshot(ctx, name).loaded.config.auth !== undefined),
+      // The upstream now refuses sessions, serving 2026-07-28 itself (upgraded since it was asked): what was
+      // learnt is asked again, and this request goes to it as its own client's would.
+      handOver: (req, res) => {
+        const proxy = proxies.get(req);
+        if (verdict === 'sessions') log.info('the upstream refused a pooled session\'s initialize: it serves 2026-07-28 itself now, and its clients are proxied');
+        verdict = 'unknown';
+        if (!proxy || res.headersSent) return false;
+        proxies.delete(req);
+        void proxy();
+        return true;
+      },
     },
     ctx,
   );
@@ -216,8 +229,7 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       }
       const error = isJsonObject(refusal) && isJsonObject(refusal.error) ? refusal.error : undefined;
       const supported = isJsonObject(error?.data) && Array.isArray(error.data.supported) ? error.data.supported : undefined;
-      const modernOnly = error?.code === -32022 && supported !== undefined && supported.length > 0 && supported.every((v) => isRevision(v) && isStateless(v));
-      if (!modernOnly) return false;
+      if (!refusesSessions(error)) return false;
       current();
       if (legacy !== 'held') log.info({ supported }, 'the upstream serves only 2026-07-28: older clients get sessions the gateway holds');
       legacy = 'held';
@@ -240,7 +252,13 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
       const facts: ModernFacts & { method: string; tool?: string } = { method: 'POST' };
       const started = performance.now();
       const refused: { error?: RetrofitError } = {};
-      finishWhenClosed(res, ctx.logger, ctx.metrics, (): Omit<ExchangeRecord, 'status'> => ({ reqId: req.id, upstream: name, started, ...facts, rpcError: refused.error?.rpcCode ?? facts.rpcError, errorCode: refused.error?.code ?? facts.errorCode }));
+      proxies.set(req, proxy);
+      res.once('close', () => {
+        // Handed over to the proxy (see handOver): its exchange has its own log line.
+        if (!proxies.has(req)) return;
+        proxies.delete(req);
+        finishExchange(ctx.logger, ctx.metrics, { reqId: req.id, upstream: name, started, ...facts, rpcError: refused.error?.rpcCode ?? facts.rpcError, errorCode: refused.error?.code ?? facts.errorCode, status: res.headersSent ? res.statusCode : 0, aborted: !res.writableFinished });
+      });
       const refuse = (error: RetrofitError): void => {
         refused.error = error;
         writeError(res, error);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
-import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, encodeHeaderValue, initializeFromDiscover, listenedNotification, sessionAnswer, upstreamRequest } from '../../../src/protocol/modern.js';
+import { capabilityKey, checkModernRequest, claimsModern, completeResult, decodeHeaderValue, discoverResult, encodeHeaderValue, initializeFromDiscover, listenedNotification, refusesSessions, sessionAnswer, upstreamRequest } from '../../../src/protocol/modern.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const call = (name: string, meta: JsonObject = META): JsonObject => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: meta } });
@@ -52,6 +52,14 @@ describe('2026-07-28 results', () => {
     expect(completeResult('tools/call', { content: [] }, info)).toEqual({ content: [], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': info } });
     expect(completeResult('tools/list', { tools: [], ttlMs: 5000, cacheScope: 'public' }, undefined)).toEqual({ tools: [], ttlMs: 5000, cacheScope: 'public', resultType: 'complete' });
     expect(completeResult('resources/read', { contents: [], ttlMs: -1 }, undefined)).toEqual({ contents: [], ttlMs: 0, cacheScope: 'private', resultType: 'complete' });
+  });
+
+  it('an initialize refusal of a server of session-less revisions only is told from others', () => {
+    expect(refusesSessions({ code: -32022, message: 'x', data: { supported: ['2026-07-28'] } })).toBe(true);
+    expect(refusesSessions({ code: -32022, message: 'x', data: { supported: ['2026-07-28', '2025-11-25'] } })).toBe(false);
+    expect(refusesSessions({ code: -32022, message: 'x', data: { supported: [] } })).toBe(false);
+    expect(refusesSessions({ code: -32000, message: 'Server not initialized' })).toBe(false);
+    expect(refusesSessions(undefined)).toBe(false);
   });
 
   it('are complete whatever resultType an upstream of session revisions put in them', () => {
