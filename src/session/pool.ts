@@ -70,6 +70,8 @@ export interface LeaseRequest {
   readonly headers: IncomingHttpHeaders;
   /** Date.now() past which the request stops waiting for a session. */
   readonly deadline: number;
+  /** Aborted when the request's client leaves: it leaves the line then (its place is another's). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -156,15 +158,28 @@ export class SessionPool {
     const now = this.#grant(request);
     if (now) return now;
     if (this.#waiters.length >= MAX_WAITERS) return this.#busy();
+    const signal = request.signal;
+    if (signal?.aborted) return this.#left();
     return new Promise((resolve) => {
+      const out = (reason: () => PoolRefusal): void => {
+        this.#waiters = this.#waiters.filter((w) => w !== waiter);
+        clearTimeout(waiter.timer);
+        waiter.resolve(reason());
+      };
+      // Only while in line: one granted a session that is still starting takes it (and releases it) as any other.
+      const leave = (): void => {
+        if (this.#waiters.includes(waiter)) out(() => this.#left());
+      };
       const waiter: Waiter = {
         request,
-        resolve,
-        timer: setTimeout(() => {
-          this.#waiters = this.#waiters.filter((w) => w !== waiter);
-          resolve(this.#busy());
-        }, Math.max(0, request.deadline - Date.now())),
+        // Granted, timed out or left: the wait removes what it added.
+        resolve: (lent) => {
+          signal?.removeEventListener('abort', leave);
+          resolve(lent);
+        },
+        timer: setTimeout(() => out(() => this.#busy()), Math.max(0, request.deadline - Date.now())),
       };
+      signal?.addEventListener('abort', leave, { once: true });
       this.#waiters.push(waiter);
       this.#options.reclaim?.();
     });
@@ -227,6 +242,11 @@ export class SessionPool {
     if (message.method !== 'ping') this.#options.log.debug({ method: message.method }, 'upstream request outside any client request refused');
     const json = JSON.stringify(answer);
     void session.owned.notify(classifyMessage(answer), json);
+  }
+
+  /** A waiter whose client left: nobody reads it, but the exchange's log line says why. */
+  #left(): PoolRefusal {
+    return refusal(new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [this.#options.upstream, 'the client left while its request waited for a pooled session']));
   }
 
   #busy(): PoolRefusal {

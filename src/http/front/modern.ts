@@ -176,9 +176,18 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     return credentials === undefined ? key : `${key}@${createHash('sha256').update(credentials).digest('hex').slice(0, 16)}`;
   };
 
-  const lease = (message: JsonObject, req: GatewayRequest, snap: Snapshot): Promise<PooledSession | PoolRefusal> | PooledSession | PoolRefusal => {
+  /** A session for the request; a client that leaves (closes `res`) while it waits in line leaves the line. */
+  const lease = (message: JsonObject, req: GatewayRequest, res: ServerResponse, snap: Snapshot): Promise<PooledSession | PoolRefusal> | PooledSession | PoolRefusal => {
     const capabilities = clientCapabilities(message);
-    return pool.lease({ key: keyOf(capabilities, req.headers, snap), capabilities, clientInfo: clientInfo(message), headers: req.headers, deadline: Date.now() + snap.upstream.timeoutMs });
+    const left = new AbortController();
+    const leave = (): void => left.abort();
+    res.once('close', leave);
+    const lent = pool.lease({ key: keyOf(capabilities, req.headers, snap), capabilities, clientInfo: clientInfo(message), headers: req.headers, deadline: Date.now() + snap.upstream.timeoutMs, signal: left.signal });
+    if (!(lent instanceof Promise)) {
+      res.off('close', leave);
+      return lent;
+    }
+    return lent.finally(() => res.off('close', leave));
   };
 
   function refuse(res: ServerResponse, facts: ModernFacts, error: RetrofitError, id: JsonRpcId): void {
@@ -217,17 +226,17 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
    * of that key's, else one started for it. Never another key's: an upstream may tell each user something else,
    * and a client without credentials must meet the upstream's challenge, not another user's answer.
    */
-  async function initializeResult(message: JsonObject, req: GatewayRequest, snap: Snapshot): Promise<JsonObject | PoolRefusal> {
+  async function initializeResult(message: JsonObject, req: GatewayRequest, res: ServerResponse, snap: Snapshot): Promise<JsonObject | PoolRefusal> {
     const known = pool.initializeResultOf(keyOf(clientCapabilities(message), req.headers, snap));
     if (known) return known;
-    const lent = await lease(message, req, snap);
+    const lent = await lease(message, req, res, snap);
     if (isRefusal(lent)) return lent;
     pool.release(lent);
     return lent.initialize ?? {};
   }
 
   async function discover(req: GatewayRequest, res: ServerResponse, message: JsonObject, id: JsonRpcId, facts: ModernFacts, snap: Snapshot): Promise<void> {
-    const init = await initializeResult(message, req, snap);
+    const init = await initializeResult(message, req, res, snap);
     if (isRefusal(init)) return refused(res, facts, init, id, req, snap);
     log.info({ serverInfo: init?.serverInfo, upstreamRevision: init?.protocolVersion }, 'server/discover answered for a 2026-07-28 client from the upstream\'s InitializeResult');
     writeJson(res, 200, { jsonrpc: '2.0', id, result: discoverResult(init) });
@@ -238,7 +247,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     const asked = isJsonObject(params.notifications) ? params.notifications : undefined;
     if (!asked) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_MISSING_META', ['params.notifications (the filter) is required']), id);
     if (listeners.full) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_UPSTREAM_BUSY', [name, `${MAX_LISTENERS} subscriptions/listen streams are open`]), id);
-    const init = await initializeResult(message, req, snap);
+    const init = await initializeResult(message, req, res, snap);
     if (isRefusal(init)) return refused(res, facts, init, id, req, snap);
     if (res.destroyed) return;
     let filter = honouredFilter(asked, isJsonObject(init.capabilities) ? init.capabilities : undefined, MAX_URIS_PER_LISTENER);
@@ -279,7 +288,7 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
    */
   async function call(req: GatewayRequest, res: ServerResponse, message: JsonObject, literals: () => LiteralTrail | undefined, id: JsonRpcId, facts: ModernFacts, snap: Snapshot, again?: { readonly trace: RequestTrace | undefined }): Promise<void> {
     const timeoutMs = snap.upstream.timeoutMs;
-    const lent = await lease(message, req, snap);
+    const lent = await lease(message, req, res, snap);
     if (isRefusal(lent)) return refused(res, facts, lent, id, req, snap);
     if (res.destroyed) {
       pool.release(lent);
