@@ -4,6 +4,7 @@
  * the caching fields, `server/discover`), and which server→client requests become `input_required`. Pure
  * functions over parsed JSON: src/http/front/modern.ts applies them, src/session/pool.ts holds the sessions.
  */
+import { createHash } from 'node:crypto';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { stringifyKept, trailOf, type LiteralTrail } from '../json-literals.js';
 import { FIRST_STATELESS_REVISION, isKnownRevision, isRevision, isStateless, LATEST_STATEFUL_REVISION, META_PROTOCOL_VERSION, STATEFUL_REVISIONS } from './era.js';
@@ -143,10 +144,25 @@ export function clientInfo(message: JsonObject): JsonObject | undefined {
 
 /**
  * Which pool of sessions a request is served from: the server→client requests a session's upstream may send
- * depend on the capabilities it was initialized with, so sessions are kept apart by the three that allow them.
+ * depend on the capabilities it was initialized with, so sessions are kept apart by the three that allow them,
+ * and by what each allows (elicitation's `form` / `url` modes, sampling's `tools` and `context`): a session
+ * initialized for one client's modes would ask another client in modes it lacks, and never in those it has.
+ * A capability with members is named with a short hash of them (its keys in order: `{}` and the same members
+ * in another order are the same key).
  */
 export function capabilityKey(caps: JsonObject): string {
-  return (['sampling', 'elicitation', 'roots'] as const).filter((k) => isJsonObject(caps[k])).join('+') || 'none';
+  const parts: string[] = [];
+  for (const k of ['sampling', 'elicitation', 'roots'] as const) {
+    const cap = caps[k];
+    if (!isJsonObject(cap)) continue;
+    parts.push(Object.keys(cap).length === 0 ? k : `${k}#${createHash('sha256').update(canonicalJson(cap)).digest('hex').slice(0, 12)}`);
+  }
+  return parts.join('+') || 'none';
+}
+
+/** A JSON value's text with every object's keys in order, so that equal values give equal texts. */
+function canonicalJson(value: Json): string {
+  return JSON.stringify(value, (_key, v: unknown) => (isJsonObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v));
 }
 
 /** The capabilities to initialize a pooled session with, for clients of `key` (as the first such client declared them). */

@@ -37,6 +37,13 @@ describe('2026-07-28 requests', () => {
   it('keys pooled sessions by the capabilities that decide what an upstream may ask', () => {
     expect(capabilityKey({})).toBe('none');
     expect(capabilityKey({ roots: {}, sampling: {}, experimental: {} })).toBe('sampling+roots');
+    // What each allows keeps them apart too; the order of its members does not.
+    const urlOnly = capabilityKey({ elicitation: { url: {} } });
+    expect(urlOnly).toMatch(/^elicitation#[0-9a-f]{12}$/);
+    expect(capabilityKey({ elicitation: { form: {} } })).not.toBe(urlOnly);
+    expect(capabilityKey({ elicitation: {} })).not.toBe(urlOnly);
+    expect(capabilityKey({ elicitation: { form: {}, url: {} } })).toBe(capabilityKey({ elicitation: { url: {}, form: {} } }));
+    expect(capabilityKey({ sampling: { tools: {} } })).not.toBe(capabilityKey({ sampling: {} }));
   });
 
   it('sends the upstream the request under its own id, without the envelope and the retry members', () => {
