@@ -372,11 +372,14 @@ export class ModernUpstreamLink extends HttpLink {
           this.o.log.info({ status: res.statusCode }, 'the 2026-07-28 upstream refused subscriptions/listen; the session\'s server stream gets the gateway\'s own messages only');
           return;
         }
-        this.#relistenMs = 1000;
+        const opened = Date.now();
         await this.read(decodedBody(res.headers, res.body), readSseAnswer, this.reader((data) => {
           const json = listenedNotification(data);
           if (json !== undefined) this.frame(json);
         }), 'debug');
+        // Only a stream that held for a while resets the backoff: one the upstream accepts and ends at once is
+        // opened again ever later, not every second for as long as the session lasts.
+        if (Date.now() - opened >= MAX_RELISTEN_MS) this.#relistenMs = 1000;
       } catch (err) {
         if (!abort.signal.aborted) this.o.log.debug({ err }, 'the listen stream of the 2026-07-28 upstream failed');
       }
