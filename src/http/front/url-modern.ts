@@ -79,19 +79,30 @@ export interface UrlModern {
   close(): Promise<void>;
 }
 
-/** What a probe's answer says: the upstream speaks 2026-07-28, only session revisions, or nothing is known. */
-function verdictOf(status: number, type: string | undefined, text: string): Verdict {
-  if (status === 401 || status === 403 || status >= 500) return 'unknown';
+/** The messages of a probe's answer: the JSON body, or the SSE stream's `data:` lines that are whole messages. */
+function messagesOf(type: string | undefined, text: string): unknown[] {
   const messages: unknown[] = [];
   const parse = (s: string): void => {
     try {
       messages.push(JSON.parse(s));
     } catch {
-      // not a message
+      // not a message (or not a whole one yet)
     }
   };
   if (type === 'text/event-stream') for (const line of text.split('\n')) if (line.startsWith('data:')) parse(line.slice(5).trim());
   if (type === 'application/json') parse(text);
+  return messages;
+}
+
+/** An SSE answer so far holds the probe's answer (a result or an error): the rest need not be read. */
+function holdsAnswer(text: string): boolean {
+  return messagesOf('text/event-stream', text).some((m) => isJsonObject(m) && ('result' in m || 'error' in m));
+}
+
+/** What a probe's answer says: the upstream speaks 2026-07-28, only session revisions, or nothing is known. */
+function verdictOf(status: number, type: string | undefined, text: string): Verdict {
+  if (status === 401 || status === 403 || status >= 500) return 'unknown';
+  const messages = messagesOf(type, text);
   // A refusal (an error answer, a 4xx) says the upstream does not speak it; anything else it answered says
   // it does (whatever else it says, its answers are its own to give).
   if (status >= 400 || messages.some((m) => isJsonObject(m) && 'error' in m)) return 'sessions';
@@ -149,18 +160,26 @@ export function createUrlModern(name: string, ctx: GatewayContext, http: HttpUps
     const body = { jsonrpc: '2.0', id: 'mcp-retrofit-discover', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN_REVISION, 'io.modelcontextprotocol/clientCapabilities': {} } } };
     try {
       const res = await http.request({ method: 'POST', path: http.mapPath('', ''), headers, body: Buffer.from(JSON.stringify(body)), headersTimeoutMs: config.timeoutMs });
+      const type = mediaType(headerValue(res.headers as HeaderMap, 'content-type'));
       const chunks: Buffer[] = [];
       let size = 0;
       const answer = decodedBody(res.headers, res.body);
-      for await (const chunk of answer as AsyncIterable<Buffer>) {
-        chunks.push(chunk);
-        size += chunk.length;
-        if (size >= PROBE_BYTES) {
-          answer.destroy();
-          break;
+      // Every 2026-07-28 request waits for this verdict: the answer has timeoutMs to come, as any other, and an
+      // event stream is read only until it holds the answer (an upstream may keep it open after).
+      const timer = setTimeout(() => answer.destroy(new Error(`server/discover not answered within ${config.timeoutMs}ms`)), config.timeoutMs);
+      try {
+        for await (const chunk of answer as AsyncIterable<Buffer>) {
+          chunks.push(chunk);
+          size += chunk.length;
+          if (size >= PROBE_BYTES || (type === 'text/event-stream' && holdsAnswer(Buffer.concat(chunks).toString('utf8')))) {
+            answer.destroy();
+            break;
+          }
         }
+      } finally {
+        clearTimeout(timer);
       }
-      const found = verdictOf(res.statusCode, mediaType(headerValue(res.headers as HeaderMap, 'content-type')), Buffer.concat(chunks).toString('utf8'));
+      const found = verdictOf(res.statusCode, type, Buffer.concat(chunks).toString('utf8'));
       log.info({ status: res.statusCode, verdict: found }, found === 'native' ? 'the upstream serves 2026-07-28 itself: its clients are proxied' : found === 'sessions' ? 'the upstream speaks only session revisions: 2026-07-28 clients are served on pooled sessions' : 'the upstream\'s server/discover said nothing; asked again on the next 2026-07-28 request');
       return found;
     } catch (err) {
