@@ -133,17 +133,23 @@ export class ModernUpstreamLink extends HttpLink {
     if (this.#discovered) return this.#discovered;
     const message: JsonObject = { jsonrpc: '2.0', id: 'mcp-retrofit-discover', method: 'server/discover', params: { _meta: this.#envelope() } };
     let found: JsonObject | RetrofitError = new RetrofitError('RETROFIT_ERR_UPSTREAM_PROTOCOL', [this.o.upstream]);
+    let answered = false;
     try {
       const res = await this.o.http.request({ method: 'POST', path: this.o.http.mapPath('', ''), headers: this.#headers(headers, 'server/discover', undefined), body: Buffer.from(JSON.stringify(message)), signal: this.abort.signal, headersTimeoutMs: this.o.timeoutMs });
+      const body = decodedBody(res.headers, res.body);
       const read = (data: string): void => {
         const parsed: unknown = JSON.parse(data);
-        if (isJsonObject(parsed) && isJsonObject(parsed.result)) found = parsed.result;
+        if (!isJsonObject(parsed) || !('result' in parsed || 'error' in parsed)) return;
+        if (isJsonObject(parsed.result)) found = parsed.result;
+        // The answer is in: an upstream may keep its event stream open after it (its SHOULD, not a MUST).
+        answered = true;
+        body.destroy();
       };
       const reader = this.reader(read);
-      if (mediaType(headerValue(res.headers as HeaderMap, 'content-type')) === 'text/event-stream') await readSseAnswer(decodedBody(res.headers, res.body), reader);
-      else await readJsonAnswer(decodedBody(res.headers, res.body), reader);
+      if (mediaType(headerValue(res.headers as HeaderMap, 'content-type')) === 'text/event-stream') await readSseAnswer(body, reader);
+      else await readJsonAnswer(body, reader);
     } catch (err) {
-      found = failureError(err, failureKind(err), this.o.upstream, this.o.timeoutMs) ?? found;
+      if (!answered) found = failureError(err, failureKind(err), this.o.upstream, this.o.timeoutMs) ?? found;
     }
     if (!(found instanceof RetrofitError)) this.#discovered = found;
     return found;
