@@ -274,6 +274,9 @@ export class ModernUpstreamLink extends HttpLink {
         if (this.#calls.get(idKey(call.clientId)) !== call) return;
         this.#forget(call);
         this.frame('json' in out ? out.json : out.bytes);
+        // Answered: its answer streams (this one, and an input_required round's) are closed, not left to the
+        // upstream, which may keep an event stream open after its answer (a connection per call, for ever).
+        call.abort.abort();
     }
   }
 
