@@ -31,6 +31,11 @@ export class HeldExchanges<E extends Reclaimable> {
     return false;
   }
 
+  /** The exchange a requestState names, left in the table (a retry that cannot use it leaves it good). */
+  peek(token: string): E | undefined {
+    return this.#held.get(token);
+  }
+
   /** The exchange a retry names (taken: a requestState is good for one retry). */
   take(token: string): E | undefined {
     const exchange = this.#held.get(token);

@@ -271,12 +271,14 @@ export function createModernFront(target: ModernTarget, ctx: GatewayContext, opt
     // Checked before the requestState is taken: a corrected retry may still use it.
     const problem = inputResponsesProblem(params.inputResponses);
     if (problem !== undefined) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_INPUT_RESPONSES', [problem]), id);
-    const exchange = held.take(token);
+    const exchange = held.peek(token);
     const targetOf = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
     if (!exchange) return refuse(res, facts, new RetrofitError('RETROFIT_ERR_REQUEST_STATE', ['is unknown or expired: it is good for one retry, within timeoutMs, on the gateway that issued it']), id);
+    // Checked before it is taken too: a retry of another request cannot use it, and the right one still may.
     if (exchange.method !== message.method || exchange.target !== targetOf) {
       return refuse(res, facts, new RetrofitError('RETROFIT_ERR_REQUEST_STATE', [`belongs to another request (${exchange.method} ${exchange.target ?? ''})`]), id);
     }
+    held.take(token);
     // Each answer goes upstream with the client's number literals a double cannot hold as it wrote them.
     exchange.resume(res, id, isJsonObject(params.inputResponses) ? params.inputResponses : {}, trailAt(literals(), 'params', 'inputResponses'));
   }
