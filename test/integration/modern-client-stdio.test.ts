@@ -169,7 +169,10 @@ describe('2026-07-28 clients in front of a stdio upstream', () => {
       const res = (await (await post(gateway.url, { id, method: 'tools/call', params: { name: 'pid', arguments: {}, _meta: META } })).json()) as { result: { content: [{ text: string }] } };
       return Number(res.result.content[0].text);
     };
-    const before = await pidOf(1);
+    // The child starts on the first call, and its initialize counts against that call's 1 s: on a loaded machine
+    // that first call may time out itself, so it is asked until a child answers.
+    let before = NaN;
+    await expect.poll(async () => (before = await pidOf(1)), { timeout: 20_000 }).not.toBeNaN();
     const timedOut = await post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'block', arguments: {}, _meta: META } });
     expect(await timedOut.json()).toMatchObject({ id: 2, error: { data: { code: 'RETROFIT_ERR_UPSTREAM_TIMEOUT' } } });
     expect(await pidOf(3)).not.toBe(before);
@@ -324,15 +327,16 @@ describe('2026-07-28 clients: a retry whose answers are not results', () => {
 
 describe('2026-07-28 clients: a request in line for a pooled session', () => {
   it('gets the session of a request that starts waiting for its client\'s retry after it lined up', async () => {
-    const gateway = await startStdioGateway({ upstream: { timeoutMs: 5000, stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });
+    const gateway = await startStdioGateway({ upstream: { timeoutMs: 10_000, stateless: { ...STATELESS_DEFAULTS, poolSize: 1 } } });
     const sampling = { ...META, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
     // Warm the one session, so the next request is lent it at once.
     await (await post(gateway.url, { id: 0, method: 'tools/call', params: { name: 'echo', arguments: { text: 'warm' }, _meta: META } })).json();
-    const first = post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'ask-later', arguments: { ms: 500 }, _meta: sampling } });
+    const first = post(gateway.url, { id: 1, method: 'tools/call', params: { name: 'ask-later', arguments: { ms: 2500 }, _meta: sampling } });
     await expect.poll(() => gateway.routes.counts!().pooledBusy).toBe(1);
     // The one session is busy (its tool has not asked yet): this request lines up.
     const other = post(gateway.url, { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' }, _meta: META } });
-    await expect.poll(() => gateway.routes.counts!().poolWaiting).toBe(1);
+    // The tool asks after 2.5 s: time enough, on a loaded machine too, for the second request to line up first.
+    await expect.poll(() => gateway.routes.counts!().poolWaiting, { timeout: 2000 }).toBe(1);
     const asked = (await (await first).json()) as { result: { resultType: string } };
     expect(asked.result.resultType).toBe('input_required');
     // Once the first only waits for its client, the request in line takes its session (not a 503 at timeoutMs).
