@@ -13,6 +13,8 @@ import type { JsonObject } from '../json.js';
 import * as N from './names.js';
 import { capturedText } from './content.js';
 import { isJsonObject } from '../json.js';
+import { methodLabel, revisionLabel } from '../protocol/methods.js';
+import { keepsState } from '../tool-name.js';
 
 const W3C = new W3CTraceContextPropagator();
 
@@ -205,16 +207,22 @@ export class RequestTrace {
     if (capture) this.#server.setAttribute(N.ATTR_GEN_AI_TOOL_CALL_RESULT, bounded(capture.redactResult(text)));
   }
 
-  /** The conventions' operation durations, with their low-cardinality attributes. */
+  /**
+   * The conventions' operation durations, with their low-cardinality attributes. The method, tool and prompt
+   * names and the revision are the client's to choose, and the SDK neither cuts metric attributes (span limits
+   * do not reach them) nor forgets a series: they are labelled as /metrics labels them (src/metrics.ts), a
+   * method or revision MCP does not define as `other`, a name longer than TOOL_NAME_CHARS as `other`.
+   */
   #measure(outcome: { readonly rpcError?: number | undefined; readonly errorType?: string | undefined; readonly aborted?: boolean }): void {
     const f = this.#facts;
     const errorType = outcome.rpcError !== undefined ? (outcome.errorType ?? String(outcome.rpcError)) : outcome.aborted ? 'cancelled' : this.#errorType;
+    const name = (text: string): string => (keepsState(text) ? text : 'other');
     const attributes: Attributes = {
-      [N.ATTR_MCP_METHOD_NAME]: f.method,
+      [N.ATTR_MCP_METHOD_NAME]: methodLabel(f.method),
       [N.ATTR_NETWORK_TRANSPORT]: f.upstream.transport,
-      ...(f.tool !== undefined && { [N.ATTR_GEN_AI_TOOL_NAME]: f.tool, [N.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool' }),
-      ...(f.prompt !== undefined && { [N.ATTR_GEN_AI_PROMPT_NAME]: f.prompt }),
-      ...(f.revision !== undefined && { [N.ATTR_MCP_PROTOCOL_VERSION]: f.revision }),
+      ...(f.tool !== undefined && { [N.ATTR_GEN_AI_TOOL_NAME]: name(f.tool), [N.ATTR_GEN_AI_OPERATION_NAME]: 'execute_tool' }),
+      ...(f.prompt !== undefined && { [N.ATTR_GEN_AI_PROMPT_NAME]: name(f.prompt) }),
+      ...(f.revision !== undefined && { [N.ATTR_MCP_PROTOCOL_VERSION]: revisionLabel(f.revision) }),
       ...(errorType !== undefined && { [N.ATTR_ERROR_TYPE]: errorType }),
       ...(outcome.rpcError !== undefined && { [N.ATTR_RPC_RESPONSE_STATUS_CODE]: String(outcome.rpcError) }),
     };
