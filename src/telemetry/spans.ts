@@ -88,9 +88,15 @@ export interface RetrofitFacts {
   readonly profile?: string;
 }
 
-/** The client's context: `_meta` first (it travels with the message), else the HTTP header. */
+/**
+ * The client's context: `_meta` first (it travels with the message), else the HTTP header. A `_meta`
+ * traceparent the propagator rejects (not W3C's form) names no context, so the header's is taken then.
+ */
 function parentOf(facts: RequestFacts): Context {
-  if (facts.meta && typeof facts.meta.traceparent === 'string') return W3C.extract(ROOT_CONTEXT, facts.meta, getter);
+  if (facts.meta && typeof facts.meta.traceparent === 'string') {
+    const context = W3C.extract(ROOT_CONTEXT, facts.meta, getter);
+    if (trace.getSpanContext(context) !== undefined) return context;
+  }
   if (facts.headers) return W3C.extract(ROOT_CONTEXT, facts.headers, getter);
   return ROOT_CONTEXT;
 }
