@@ -8,14 +8,14 @@
 import type { OutcomeEvent } from '../pipeline/report.js';
 import { keepsState } from '../tool-name.js';
 import { KINDS, MinuteSeries, Reservoir, Ring, type Kind } from './ring.js';
-import { keptArguments, keptText, type KeptSample } from './samples.js';
+import { jsonSizeWithin, keptArguments, keptText, type KeptSample } from './samples.js';
 
 /** Most tools tracked per gateway. */
 export const MAX_TOOLS = 5_000;
 /**
- * Most memory the kept samples may hold, per gateway: their texts and argument strings (UTF-16 units × 2, a
- * success's structuredContent counted as its text again). Past it a new sample keeps no text (null) and no
- * argument strings until older ones are pushed out.
+ * Most memory the kept samples may hold, per gateway: their texts, argument strings and successes'
+ * structuredContent (UTF-16 units × 2; the structuredContent by its JSON's length). Past it a new sample keeps no
+ * text (null), no structuredContent and no argument strings until older ones are pushed out.
  */
 export const MAX_SAMPLE_BYTES = 64 * 1024 * 1024;
 
@@ -24,7 +24,7 @@ function weight(sample: KeptSample | undefined): number {
   if (!sample) return 0;
   // The argument strings are kept to scrub the text with: they weigh too.
   const args = sample.args.reduce((n, a) => n + a.length * 2, 0);
-  return args + (sample.text === null ? 0 : sample.text.length * 2 * (sample.structured === undefined ? 1 : 2));
+  return args + (sample.text === null ? 0 : sample.text.length * 2) + (sample.structuredSize ?? 0) * 2;
 }
 
 /** What the ledger holds of one tool. */
@@ -104,8 +104,11 @@ export class Ledger {
     let out: KeptSample | undefined;
     if (failed) out = entry.failures.push((sample = { ...base, reasons: outcome.reasons ?? [] }));
     else {
+      // Kept as the text is, within maxTextBytes, and weighed for its own size: a native result's text may be a
+      // word beside a large structuredContent.
       const structured = truncated || full ? undefined : event.delivered?.structuredContent;
-      out = entry.successes.push((sample = structured === undefined ? base : { ...base, structured }));
+      const structuredSize = structured === undefined ? undefined : jsonSizeWithin(structured, this.#options.maxTextBytes);
+      out = entry.successes.push((sample = structured === undefined || structuredSize === undefined ? base : { ...base, structured, structuredSize }));
     }
     this.#sampleBytes += weight(sample) - weight(out);
   }

@@ -34,8 +34,39 @@ export interface KeptSample {
   /** The call's argument strings, to scrub the text of when it is read. */
   readonly args: readonly string[];
   readonly reasons?: readonly string[];
-  /** What the client got as structuredContent (kept only when the text was not cut). */
+  /** What the client got as structuredContent (kept only when the text was not cut, and it is short: jsonSizeWithin). */
   readonly structured?: Json;
+  /** The length of `structured`'s JSON, roughly (jsonSizeWithin): what it weighs against the samples' budget. */
+  readonly structuredSize?: number;
+}
+
+/**
+ * The length of `value`'s JSON, roughly (its strings and keys, a few characters per member and scalar), or
+ * undefined as soon as it passes `max`. The structuredContent a success keeps is the upstream's to size, and
+ * its text may be short or absent (a native result): it is weighed for itself, walked only up to `max`
+ * (iteratively: the value may nest as deep as a peer made it).
+ */
+export function jsonSizeWithin(value: Json, max: number): number | undefined {
+  let size = 0;
+  const stack: Json[] = [value];
+  for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
+    if (typeof v === 'string') size += v.length + 2;
+    else if (Array.isArray(v)) {
+      size += 2;
+      for (const item of v) {
+        if ((size += 1) > max) return undefined;
+        stack.push(item);
+      }
+    } else if (isJsonObject(v)) {
+      size += 2;
+      for (const [key, item] of Object.entries(v)) {
+        if ((size += key.length + 4) > max) return undefined;
+        stack.push(item);
+      }
+    } else size += 5;
+    if (size > max) return undefined;
+  }
+  return size;
 }
 
 /** `text` cut at `max` UTF-8 bytes (never inside a character). */
