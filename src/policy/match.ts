@@ -22,16 +22,63 @@ function asName(text: string): string {
 }
 
 /**
+ * A glob of `*`, `?` and characters picomatch takes literally (letters, digits, `_ - . :` and spaces): matched
+ * without a regular expression (wildcardTest). Any other (`/`, `^`, `$`, quotes, `|`, classes, braces…) means
+ * something to picomatch, whose expression is then used.
+ */
+const WILDCARDS_ONLY = /^[A-Za-z0-9_\-.: *?]*$/;
+
+/**
+ * Longest name a glob of picomatch's wider syntax (classes, braces, extglobs, `!`) is tried on. Its regular
+ * expression backtracks: with k stars, a name built of the glob's own literals costs it about n^k steps, and
+ * the names are the peers' to choose (a tools/call's name, initialize's clientInfo.name, each up to
+ * `limits.maxRequestBytes`): one 600 kB name held the event loop for 72 s against `*get*by*`. A longer name
+ * matches no such glob (exact keys and globs of `*`/`?` still match it).
+ */
+export const GLOB_NAME_CHARS = 1024;
+
+/**
+ * `*` (any run) and `?` (one character) over `name`, the rest literal: the usual wildcard walk, which goes back
+ * only to the last star (an earlier one cannot do better), so a name costs at most its length times the
+ * glob's, whatever it holds.
+ */
+function wildcardTest(glob: string): (name: string) => boolean {
+  return (name) => {
+    let g = 0;
+    let n = 0;
+    let star = -1;
+    let resume = 0;
+    while (n < name.length) {
+      const c = glob[g];
+      if (c === '*') {
+        star = g++;
+        resume = n;
+      } else if (c !== undefined && (c === '?' || c === name[n])) {
+        g++;
+        n++;
+      } else if (star !== -1) {
+        g = star + 1;
+        n = ++resume;
+      } else return false;
+    }
+    while (glob[g] === '*') g++;
+    return g === glob.length;
+  };
+}
+
+/**
  * A glob over names that are not paths (tool names, client names): `*` and `?` match any character, `/`, dots
  * and newlines included, so `"*"` governs every name whatever an upstream calls its tools. picomatch's syntax
- * (classes, braces, extglobs, a leading `!`), without its path rules. Throws what picomatch throws.
+ * (classes, braces, extglobs, a leading `!`), without its path rules; a name longer than GLOB_NAME_CHARS is
+ * tried only on a glob of `*` and `?`. Throws what picomatch throws.
  */
 export function nameGlob(key: string): (name: string) => boolean {
   const negation = NEGATION.exec(key)?.[0] ?? '';
   const re = picomatch.makeRe(negation + asName(key.slice(negation.length)), { dot: true, nobrace: false, bash: true });
+  if (WILDCARDS_ONLY.test(key)) return wildcardTest(key);
   // `s`: picomatch's `*` is a `.`, which would not match a newline.
   const test = new RegExp(re.source, re.flags.includes('s') ? re.flags : `${re.flags}s`);
-  return (name) => test.test(asName(name));
+  return (name) => name.length <= GLOB_NAME_CHARS && test.test(asName(name));
 }
 
 /** Resolves tool names to the key that governs them. */
