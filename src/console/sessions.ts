@@ -18,6 +18,14 @@ interface Entry {
   readonly openedAt: number;
 }
 
+/**
+ * Longest client name or version the view holds whole (as the logs' `client`): initialize's clientInfo is the
+ * client's to write, up to `limits.maxRequestBytes`, and the view lists 1,000 sessions and keys a count by name.
+ */
+export const CLIENT_CHARS = 120;
+
+const cut = (text: string): string => (text.length > CLIENT_CHARS ? `${text.slice(0, CLIENT_CHARS)}…` : text);
+
 function bump(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
@@ -69,13 +77,13 @@ export class SessionBook implements SessionWatch {
       const client = state.client;
       const profile = state.profile ?? null;
       if (negotiated) bump(byRevision, negotiated.client);
-      bump(byClient, client?.name ?? '(unnamed)');
+      bump(byClient, client?.name === undefined ? '(unnamed)' : cut(client.name));
       if (profile !== null) bump(byProfile, profile);
       if (negotiated?.bridged) bridged += 1;
       all.push({
         upstream: entry.upstream,
         id: `${entry.id.slice(0, 8)}…`,
-        client: client ? { name: client.name ?? null, version: client.version ?? null } : null,
+        client: client ? { name: client.name === undefined ? null : cut(client.name), version: client.version === undefined ? null : cut(client.version) } : null,
         revision: negotiated?.client ?? null,
         upstreamRevision: negotiated?.upstream ?? null,
         bridged: negotiated?.bridged === true,
