@@ -162,7 +162,8 @@ export class RequestTrace {
     }
     const carrier: Record<string, string> = {};
     W3C.inject(trace.setSpan(ROOT_CONTEXT, this.#client), carrier, { set: (c, k, v) => void (c[k] = v) });
-    return { traceparent: carrier.traceparent ?? '', ...(carrier.tracestate !== undefined && { tracestate: carrier.tracestate }) };
+    // An empty tracestate (the client's did not parse) is not sent: W3C asks vendors to avoid sending one.
+    return { traceparent: carrier.traceparent ?? '', ...(carrier.tracestate !== undefined && carrier.tracestate !== '' && { tracestate: carrier.tracestate }) };
   }
 
   /** The retrofit of the answer, on the SERVER span. */
@@ -262,9 +263,13 @@ export function metaOf(message: unknown): JsonObject | undefined {
   return isJsonObject(message) && isJsonObject(message.params) && isJsonObject(message.params._meta) ? message.params._meta : undefined;
 }
 
-/** A copy of a request message whose `params._meta` carries `ctx` (traceparent, tracestate). */
+/**
+ * A copy of a request message whose `params._meta` carries `ctx` (traceparent, tracestate) in place of the
+ * client's: a client's tracestate the propagator did not take (it did not parse, or went with a traceparent
+ * that did not) is not passed on beside the gateway's traceparent.
+ */
 export function withTraceMeta(message: JsonObject, ctx: { traceparent: string; tracestate?: string }): JsonObject {
   const params = isJsonObject(message.params) ? message.params : {};
-  const meta = isJsonObject(params._meta) ? params._meta : {};
+  const { traceparent: _parent, tracestate: _state, ...meta } = isJsonObject(params._meta) ? params._meta : {};
   return { ...message, params: { ...params, _meta: { ...meta, ...ctx } } };
 }
