@@ -10,6 +10,7 @@
  * Rewritten schemas are remembered per profile and schema text (bounded), so a tools/list is rewritten once
  * per distinct definition, not per request.
  */
+import { createHash } from 'node:crypto';
 import { isJsonObject, type Json, type JsonObject, type JsonSchema } from '../json.js';
 import { needsRewrite, to202012 } from './dialect.js';
 import { Lru } from './native-memory.js';
@@ -43,19 +44,33 @@ export function isNeutral(shape: ProfileShape): boolean {
 
 /** Distinct rewritten schemas remembered per kind of rewrite. */
 const CACHE_SIZE = 1000;
+/**
+ * Longest schema (characters of its JSON) whose rewrite is remembered; a longer one is rewritten on each listing.
+ * The schemas are the upstream's to write: remembered whatever their size, an upstream listing a new 1 MiB
+ * draft-07 schema each time grew the gateway by ~2.7 MiB a listing, to a thousand of them. Remembered by a digest
+ * of the text (as src/retrofit/repair.ts remembers its verdicts), the memory is at most CACHE_SIZE rewrites of at
+ * most this size, per kind.
+ */
+export const CACHED_SCHEMA_CHARS = 64 * 1024;
 const dialectCache = new Lru<string, JsonSchema | null>(CACHE_SIZE);
 const rootCache = new Lru<string, JsonObject | null>(CACHE_SIZE);
+
+/** The key a schema's rewrite is remembered under, or undefined when it is too long to remember. */
+function cacheKey(schema: JsonObject): string | undefined {
+  const text = JSON.stringify(schema);
+  return text.length > CACHED_SCHEMA_CHARS ? undefined : createHash('sha256').update(text).digest('base64');
+}
 /** objectRoot by schema object, for schemas that are themselves remembered (held only while they are). */
 const rootBySchema = new WeakMap<JsonObject, JsonObject>();
 
 /** The 2020-12 form of a schema that needs one (remembered by its text), or the schema itself. */
 function in202012(schema: Json): Json {
   if (!isJsonObject(schema) || !needsRewrite(schema)) return schema;
-  const key = JSON.stringify(schema);
-  let out = dialectCache.get(key);
+  const key = cacheKey(schema);
+  let out = key === undefined ? undefined : dialectCache.get(key);
   if (out === undefined) {
     out = to202012(schema) ?? null;
-    dialectCache.set(key, out);
+    if (key !== undefined) dialectCache.set(key, out);
   }
   // Too deep to rewrite whole: served as it was, rather than half-rewritten.
   return out ?? schema;
@@ -79,8 +94,8 @@ export function objectRoot(schema: JsonObject): JsonObject {
   // A schema the dialect rewrite served from its memory is the same object every time: no text key needed.
   const same = rootBySchema.get(schema);
   if (same) return same;
-  const key = JSON.stringify(schema);
-  const cached = rootCache.get(key);
+  const key = cacheKey(schema);
+  const cached = key === undefined ? undefined : rootCache.get(key);
   if (cached) {
     rootBySchema.set(schema, cached);
     return cached;
@@ -121,8 +136,10 @@ export function objectRoot(schema: JsonObject): JsonObject {
     out.properties = props;
   }
   if (required.size > 0) out.required = [...required];
-  rootCache.set(key, out);
-  rootBySchema.set(schema, out);
+  if (key !== undefined) {
+    rootCache.set(key, out);
+    rootBySchema.set(schema, out);
+  }
   return out;
 }
 
