@@ -12,7 +12,9 @@ import { startGateway } from '../helpers/gateway.js';
 import { listen, readBody } from '../helpers/listen.js';
 
 describe('regression: a glob key matched against a name a client chose', () => {
-  it('a tools/call of a 180 kB name built against `*get*by*` does not stall the gateway', async () => {
+  // No timing assertion: a 600 kB name held the event loop ~72 s with the backtracking matcher, far past this
+  // test's 30 s timeout, and takes milliseconds with the linear walk.
+  it('a tools/call of a 600 kB name built against `*get*by*` does not stall the gateway', { timeout: 30_000 }, async () => {
     const up = await listen((req, res) => {
       void readBody(req).then((body) => {
         const { id } = JSON.parse(body.toString('utf8')) as { id: number };
@@ -20,16 +22,13 @@ describe('regression: a glob key matched against a name a client chose', () => {
       });
     });
     const gateway = await startGateway(gatewayConfig([httpUpstream('remote', `${up.origin}/mcp`, { tools: { '*get*by*': { outputSchema: { type: 'object' } } } })]));
-    const started = performance.now();
     const answer = await fetch(gateway.url('/remote/mcp'), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get'.repeat(60_000), arguments: {} } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get'.repeat(200_000), arguments: {} } }),
     });
     await answer.arrayBuffer();
     expect(answer.status).toBe(200);
-    // Linear: milliseconds. The backtracking took ~10 s here; 2 s leaves a loaded machine its margin.
-    expect(performance.now() - started).toBeLessThan(2_000);
     // And the key still governs a name it matches (the schema is served: the text's JSON becomes structuredContent).
     const governed = await fetch(gateway.url('/remote/mcp'), {
       method: 'POST',
