@@ -6,6 +6,7 @@
  */
 import { Document, isCollection, isScalar, isSeq, visit } from 'yaml';
 import { literalValue } from '../config/expand.js';
+import { literalKey } from '../policy/match.js';
 import type { ToolInference } from './tool.js';
 
 /** Collections whose JSON is at most this long are written on one line. */
@@ -25,9 +26,12 @@ function collectionsIn(path: readonly unknown[]): number {
   return path.filter((p) => isCollection(p)).length;
 }
 
-/** One entry as YAML lines, indented under `tools:`; its strings literal (`$${` for `${`: see config/expand.ts). */
+/**
+ * One entry as YAML lines, indented under `tools:`; its strings literal (`$${` for `${`: see config/expand.ts),
+ * and its key the tool's name with any glob character escaped, so it governs that tool alone.
+ */
 function entryLines(inference: ToolInference): string[] {
-  const doc = new Document({ [inference.tool]: literalValue(inference.entry) });
+  const doc = new Document({ [literalKey(inference.tool)]: literalValue(inference.entry) });
   const flow = (node: unknown, path: readonly unknown[]): symbol | undefined => {
     // The tool's map and its entry stay in block style; below them, short collections go on one line.
     if (!isCollection(node) || collectionsIn(path) < 2) return undefined;

@@ -7,7 +7,7 @@
  */
 import type { ExtractConfig, ToolDefaults } from '../config/types.js';
 import type { Json, JsonObject, JsonSchema } from '../json.js';
-import { isGlob } from '../policy/match.js';
+import { isGlob, literalKey } from '../policy/match.js';
 import { textsOf } from '../retrofit/content.js';
 import { isNonFinal } from '../retrofit/result.js';
 import { isObjectRoot } from '../retrofit/wrap.js';
@@ -139,8 +139,9 @@ function proseTool(tool: string, finals: readonly InferSample[], notes: string[]
 /** The entry proven on every sample at every revision, or — when any check fails — no entry, and why. */
 function verified(tool: string, entry: InferredEntry, finals: readonly InferSample[], reading: string, notes: string[], defaults: ToolDefaults): ToolInference {
   const failures = verifyEntry(tool, entry, finals, defaults);
-  // Exact names win over globs, but a name that is itself a glob is read as one.
-  if (isGlob(tool)) notes.push('the name holds glob characters: as a key it also governs every other tool it matches');
+  // A name that is itself a glob would be read as one, governing other tools (and a tool it matches could be
+  // governed by another such key): render.ts escapes its glob characters.
+  if (isGlob(tool)) notes.push(`the name holds glob characters: its key is written ${JSON.stringify(literalKey(tool))}, so it governs this tool alone`);
   const checks = finals.length * VERIFIED_REVISIONS.length;
   if (failures.length > 0) return { tool, samples: finals.length, reading, notes: [...notes, ...failureNotes(failures, checks), 'no entry: one that fails a recorded sample is never proposed'] };
   notes.push(...rootNote(entry.outputSchema, defaults), changeNote(entry.outputSchema, reading));

@@ -11,6 +11,17 @@ export function isGlob(key: string): boolean {
   return GLOB_CHARS.test(key);
 }
 
+/**
+ * The `tools:` key that governs exactly `tool` and no other name (what infer writes for a tool it learnt): the
+ * name itself, or, when the name holds glob characters and would be read as a glob (`x?`, `!legacy`), the name
+ * with each of them escaped. A backslash in such a name is the class `[\\]`: picomatch reads an escaped
+ * backslash before another escape as matching nothing.
+ */
+export function literalKey(tool: string): string {
+  if (!isGlob(tool)) return tool;
+  return tool.replace(/[\\*?[\]{}()!+@|^$]/g, (c) => (c === '\\' ? '[\\\\]' : `\\${c}`));
+}
+
 /** Stands before every name and glob, so no name starts a path segment (`.`, `..`, `.x` match like any name). */
 const LEAD = '\uE000';
 /** Stands for `/` in names and globs: picomatch would take it as a path separator. */
@@ -123,10 +134,11 @@ function unbalanced(key: string): string | undefined {
       continue;
     }
     if (c === '[') {
-      // A class ends at the first `]` after its first character (`[]a]` and `[!]a]` hold a `]`).
+      // A class ends at the first `]` after its first character (`[]a]` and `[!]a]` hold a `]`), which may be
+      // an escape (`[\\]` holds a backslash).
       let j = i + 1;
       if (key[j] === '!' || key[j] === '^') j++;
-      j++;
+      j += key[j] === '\\' ? 2 : 1;
       while (j < key.length && key[j] !== ']') j += key[j] === '\\' ? 2 : 1;
       if (j >= key.length) return `"[" at ${i + 1} is never closed`;
       i = j;

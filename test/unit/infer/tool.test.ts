@@ -101,9 +101,9 @@ describe('inferTool', () => {
     expect(inferTool('t', samples({ ...text('x'), isError: true }), TEST_DEFAULTS).notes).toEqual(['1 error or unfinished result ignored', 'no result to learn from: no entry inferred']);
   });
 
-  it('notes a name that is a glob, since as a key it governs other tools too', () => {
+  it('notes a name that is a glob, and the escaped key that governs it alone', () => {
     const out = inferTool('get_*', samples(text('{"a":1}')), TEST_DEFAULTS);
-    expect(out.notes).toEqual(['1 sample, read as json', 'confidence low: one sample; record more calls, with different arguments, before trusting it', 'the name holds glob characters: as a key it also governs every other tool it matches', expect.stringMatching(/^changes if: /)]);
+    expect(out.notes).toEqual(['1 sample, read as json', 'confidence low: one sample; record more calls, with different arguments, before trusting it', 'the name holds glob characters: its key is written "get_\\\\*", so it governs this tool alone', expect.stringMatching(/^changes if: /)]);
   });
 
   it('trusts an embedded reading only when samples that differ agree on it (issue 25: one JSON file read once)', () => {

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
-import { createMatcher, GLOB_NAME_CHARS, globProblem, isGlob, nameGlob } from '../../../src/policy/match.js';
+import { createMatcher, GLOB_NAME_CHARS, globProblem, isGlob, literalKey, nameGlob } from '../../../src/policy/match.js';
 import fc from '../../helpers/fast-check.js';
 
 describe('isGlob', () => {
@@ -94,5 +94,25 @@ describe('nameGlob: globs of `*`, `?` and plain characters (matched without a re
     expect(nameGlob('*get*by*')(long)).toBe(true);
     expect(nameGlob('{get,put}*by')(long)).toBe(false);
     expect(nameGlob('{get,put}*by')(`get${'x'.repeat(GLOB_NAME_CHARS - 5)}by`)).toBe(true);
+  });
+});
+
+describe('literalKey', () => {
+  // What infer writes as the key of a tool it learnt: a name read as a glob governed other tools (regression).
+  const NAMES = ['x?', '!legacy', '!!x', 'a[1', 'a]b', '{x}', '{a,b}', 'a*', '*', '?', 'q\\*', '\\!', '!(x)', '+(a)|b?', '@(a)*', '^a$!', '$$?', 'x?/y', '..?', '[!a]', 'a,b{', 'line\n*'];
+  const OTHERS = ['xy', 'x', 'legacy', 'a1', 'ab', 'a', 'b', 'q', 'q\\', 'aa', '', 'x?y', '!', 'x/y', 'line\nx', 'a,b'];
+
+  it('is the name itself when it holds no glob character', () => {
+    expect(['get_weather', 'a.b/c', 'q\\'].map(literalKey)).toEqual(['get_weather', 'a.b/c', 'q\\']);
+  });
+
+  it('governs exactly its own name, whatever glob characters the name holds', () => {
+    const all = [...NAMES, ...OTHERS];
+    for (const name of NAMES) {
+      const key = literalKey(name);
+      expect([name, globProblem(key)]).toEqual([name, undefined]);
+      const matcher = createMatcher([key]);
+      expect([name, all.filter((other) => matcher.match(other) === key)]).toEqual([name, [name]]);
+    }
   });
 });
