@@ -238,7 +238,8 @@ export interface Metrics {
   readonly recorded: Counter<'upstream'>;
   /** Results the recorder did not write, by reason: queue_full, too_large (over `record.maxBytes`), write_failed,
    *  superseded (maxPerTool newer results of the same tool were queued behind it), too_many_tools (a new tool of
-   *  an upstream that already has MAX_RECORDED_TOOLS directories). */
+   *  an upstream that already has MAX_RECORDED_TOOLS directories), too_many_arguments (more argument strings than
+   *  scrubbing searches for). */
   readonly recordDrops: Counter<'upstream' | 'reason'>;
   /** tools/list and tools/call answers shaped for a client profile (`clients:`), by upstream, profile and method. */
   readonly profiled: Counter<'upstream' | 'profile' | 'method'>;
@@ -335,7 +336,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     recordDrops: new Counter({
       name: 'mcp_retrofit_record_drops_total',
-      help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed, superseded, too_many_tools).',
+      help: 'tools/call results the recorder did not write, by upstream and reason (queue_full, too_large, write_failed, superseded, too_many_tools, too_many_arguments).',
       labelNames: ['upstream', 'reason'],
       registers,
     }),

@@ -13,7 +13,9 @@
  * (`queue_full`), samples whose write failed (`write_failed`, logged at most once a minute per upstream), and
  * samples still queued when maxPerTool newer ones of the same tool are queued behind them (`superseded`: their
  * file would be pruned as soon as those are written, so under load the drain skips the work instead), and
- * samples of a new tool when its upstream already has MAX_RECORDED_TOOLS tool directories (`too_many_tools`).
+ * samples of a new tool when its upstream already has MAX_RECORDED_TOOLS tool directories (`too_many_tools`), and
+ * samples whose call has more argument strings than scrubbing searches for, or nests them deeper
+ * (`too_many_arguments`: a value not searched for would be kept).
  * Error results (`isError: true`) and non-final ones (`input_required`, task creation) are not samples and
  * are ignored without counting. Pure Node: no Fastify, no sockets.
  */
@@ -135,7 +137,7 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
     secrets = new Map(Object.values(next.upstreams).flatMap((u) => (u.record ? [[u.name, recordSecrets(u, next)] as const] : [])));
   }
 
-  function drop(upstream: string, reason: 'queue_full' | 'too_large' | 'write_failed' | 'superseded' | 'too_many_tools'): void {
+  function drop(upstream: string, reason: 'queue_full' | 'too_large' | 'write_failed' | 'superseded' | 'too_many_tools' | 'too_many_arguments'): void {
     metrics.recordDrops.inc({ upstream, reason });
   }
 
@@ -156,6 +158,7 @@ export function createRecorder(config: RecorderConfig, metrics: Counters, log: L
     const result = resultOf(sample.result);
     if (result === undefined || !isSample(result)) return;
     const scrubbed = scrubResult(result, item.secrets, sample.arguments);
+    if (scrubbed === undefined) return drop(sample.upstream, 'too_many_arguments');
     if (Buffer.byteLength(JSON.stringify(scrubbed)) > item.settings.maxBytes) return drop(sample.upstream, 'too_large');
     const names = argumentNames(sample.arguments);
     const recording: Recording = {

@@ -26,8 +26,13 @@ export const CENSOR = 'REDACTED';
 export const MIN_WORD = 4;
 /** Shortest value taken for a secret. */
 export const MIN_SECRET = 8;
-/** Most argument strings searched for per sample (the longest ones). */
-const MAX_VALUES = 64;
+/**
+ * Most argument strings searched for per text (the longest ones; the whole-word pattern grows with each). A
+ * recording never keeps one unsearched: a call with more is not recorded (scrubResult).
+ */
+export const MAX_ARGUMENT_STRINGS = 64;
+/** Deepest argument nesting searched for strings; a recorded call's arguments must nest no deeper. */
+export const MAX_ARGUMENT_DEPTH = 64;
 
 const SECRET_NAME = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL|COOKIE|SESSION/i;
 const LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
@@ -35,9 +40,16 @@ const LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
 /** Every string inside an argument value (nested objects and arrays included). */
 export function argumentStrings(args: Json | undefined, out: string[] = [], depth = 0): string[] {
   if (typeof args === 'string') out.push(args);
-  else if (depth < 64 && Array.isArray(args)) for (const v of args) argumentStrings(v, out, depth + 1);
-  else if (depth < 64 && isJsonObject(args)) for (const v of Object.values(args)) argumentStrings(v, out, depth + 1);
+  else if (depth < MAX_ARGUMENT_DEPTH && Array.isArray(args)) for (const v of args) argumentStrings(v, out, depth + 1);
+  else if (depth < MAX_ARGUMENT_DEPTH && isJsonObject(args)) for (const v of Object.values(args)) argumentStrings(v, out, depth + 1);
   return out;
+}
+
+/** True when `args` holds a container MAX_ARGUMENT_DEPTH levels down, whose strings argumentStrings leaves out. */
+function nestsTooDeep(args: Json | undefined, depth = 0): boolean {
+  if (!Array.isArray(args) && !isJsonObject(args)) return false;
+  if (depth >= MAX_ARGUMENT_DEPTH) return true;
+  return (Array.isArray(args) ? args : Object.values(args)).some((v) => nestsTooDeep(v, depth + 1));
 }
 
 /** The argument names of a call (top level), for the recording. */
@@ -65,13 +77,19 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** The distinct non-empty strings of `values`, longest first. */
+function distinct(values: readonly string[]): string[] {
+  return [...new Set(values.filter((v) => v !== ''))].sort((a, b) => b.length - a.length);
+}
+
 /** The replacer of one sample: its values, and the whole-word pattern for those long enough. */
 class Scrubber {
   readonly #values: ReadonlySet<string>;
   readonly #words: RegExp | undefined;
 
-  constructor(values: readonly string[]) {
-    const kept = [...new Set(values.filter((v) => v !== ''))].sort((a, b) => b.length - a.length).slice(0, MAX_VALUES);
+  /** `secrets` are all searched for; `args`, the longest MAX_ARGUMENT_STRINGS of them. */
+  constructor(secrets: readonly string[], args: readonly string[]) {
+    const kept = distinct([...secrets, ...distinct(args).slice(0, MAX_ARGUMENT_STRINGS)]);
     this.#values = new Set(kept);
     const words = kept.filter((v) => v.length >= MIN_WORD && !LITERAL.test(v.trim()));
     // Whole words only: not inside a longer word, number or name.
@@ -170,16 +188,23 @@ function scrubValue(value: Json, scrubber: Scrubber): Json {
 
 /**
  * A copy of `result` with the call's argument strings and the upstream's secrets replaced (see the module
- * comment). Throws RangeError on values nested deeper than the stack allows (the caller counts that sample as
+ * comment); undefined when the arguments hold more than MAX_ARGUMENT_STRINGS distinct strings or nest deeper
+ * than MAX_ARGUMENT_DEPTH, since a value not searched for would be kept (the caller does not record such a
+ * call). Throws RangeError on values nested deeper than the stack allows (the caller counts that sample as
  * not written).
  */
-export function scrubResult(result: JsonObject, secrets: readonly string[], args: Json | undefined): JsonObject {
-  const scrubber = new Scrubber([...secrets, ...argumentStrings(args)]);
+export function scrubResult(result: JsonObject, secrets: readonly string[], args: Json | undefined): JsonObject | undefined {
+  const values = distinct(argumentStrings(args));
+  if (values.length > MAX_ARGUMENT_STRINGS || nestsTooDeep(args)) return undefined;
+  const scrubber = new Scrubber(secrets, values);
   return scrubber.empty ? result : (scrubValue(result, scrubber) as JsonObject);
 }
 
-/** Replaces `values` in a text as recordings replace argument values in prose (whole words, quoted strings). */
+/**
+ * Replaces `values` in a text as recordings replace argument values in prose (whole words, quoted strings);
+ * the longest MAX_ARGUMENT_STRINGS of them.
+ */
 export function textScrubber(values: readonly string[]): (text: string) => string {
-  const scrubber = new Scrubber(values);
+  const scrubber = new Scrubber([], values);
   return scrubber.empty ? (text) => text : (text) => scrubber.string(text);
 }

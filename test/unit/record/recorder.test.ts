@@ -219,4 +219,35 @@ describe('createRecorder', () => {
     expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'too_many_tools' })).toBe(1);
     expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(1);
   });
+
+  it('regression: many argument strings pushed the upstream\'s secret out of what was scrubbed', async () => {
+    const { dir, recorder } = await setup({}, ['tok-12345678']);
+    // 64 argument strings, each longer than the secret: all are searched for, and the secret too.
+    const paths = Array.from({ length: 64 }, (_, i) => `/home/grace/private/document-${String(i).padStart(3, '0')}.txt`);
+    recorder.offer({ upstream: 'w', tool: 'read', result: text(`${paths.map((p) => `read ${p} (12 bytes)`).join('\n')}\nauth: tok-12345678`), arguments: { paths } });
+    await recorder.flush();
+    const [file] = await filesIn(toolDir(dir, 'w', 'read'));
+    const written = JSON.stringify(file?.json);
+    expect(written).not.toContain('tok-12345678');
+    expect(paths.filter((p) => written.includes(p))).toEqual([]);
+  });
+
+  it('regression: a call with more argument strings than are searched for, or nested deeper, is not recorded (too_many_arguments)', async () => {
+    const { dir, m, recorder } = await setup();
+    // 70 paths: the 6 shortest were never searched for, and the recording kept them.
+    const paths = Array.from({ length: 70 }, (_, i) => `/home/grace/private/document-${'x'.repeat(i)}.txt`);
+    recorder.offer({ upstream: 'w', tool: 'read', result: text(paths.map((p) => `read ${p} (12 bytes)`).join('\n')), arguments: { paths } });
+    let deep: JsonObject = { path: '/home/grace/diary.txt' };
+    for (let i = 0; i < 70; i++) deep = { in: deep };
+    recorder.offer({ upstream: 'w', tool: 'read', result: text('read /home/grace/diary.txt'), arguments: deep });
+    // At the bounds, recorded: 64 distinct strings (repeats count once), nested 64 levels.
+    let edge: JsonObject = { path: '/home/grace/notes.txt' };
+    for (let i = 0; i < 62; i++) edge = { in: edge };
+    recorder.offer({ upstream: 'w', tool: 'edge', result: text('read /home/grace/notes.txt'), arguments: { paths: [...paths.slice(0, 63), ...paths.slice(0, 63)], edge } });
+    await recorder.flush();
+    expect(existsSync(toolDir(dir, 'w', 'read'))).toBe(false);
+    expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'too_many_arguments' })).toBe(2);
+    const [file] = await filesIn(toolDir(dir, 'w', 'edge'));
+    expect(file?.json.result).toEqual(text('read REDACTED'));
+  });
 });

@@ -46,7 +46,7 @@ describe('scrubResult', () => {
       const args: JsonObject = { q: WORDS[Math.floor(rand() * WORDS.length)]!, r: [WORDS[Math.floor(rand() * WORDS.length)]!] };
       const indent = rand() < 0.5 ? 2 : undefined;
       const result: JsonObject = { content: [{ type: 'text', text: JSON.stringify(payload, null, indent) }], structuredContent: { value: payload } };
-      const scrubbed = scrubResult(result, [], args);
+      const scrubbed = scrubResult(result, [], args)!;
       const text = (scrubbed.content as { text: string }[])[0]!.text;
       expect(shape(JSON.parse(text) as Json)).toEqual(shape(payload));
       expect(shape(scrubbed.structuredContent as Json)).toEqual(shape({ value: payload }));
