@@ -156,11 +156,23 @@ class Scrubber {
     if (!this.#words) return part;
     return part.replace(this.#words, (match, offset: number) => {
       const at = start + offset;
-      const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-      const keyPosition = /^[\s\-*]*$/.test(text.slice(lineStart, at)) && /^\s*:/.test(text.slice(at + match.length, at + match.length + 32));
+      const keyPosition = startsLine(text, at) && /^\s*:/.test(text.slice(at + match.length, at + match.length + 32));
       return keyPosition ? match : CENSOR;
     });
   }
+}
+
+/**
+ * True when only blanks, `-` and `*` stand between the start of `at`'s line and `at` (a `key:` or list item's
+ * key position). Read backwards from `at`, so a long line costs each match only its indent, not the line.
+ */
+function startsLine(text: string, at: number): boolean {
+  for (let i = at - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) return true;
+    if (c !== 0x2d && c !== 0x2a && !/\s/.test(text[i]!)) return false;
+  }
+  return true;
 }
 
 /** Where the JSON string opened at `start` closes (a backslash escapes the next character); -1 if it does not. */

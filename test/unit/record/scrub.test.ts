@@ -61,4 +61,15 @@ describe('scrubResult', () => {
     expect(hide('plain greeting Bartholomew now')).toBe('plain greeting REDACTED now');
     expect(hide('{"event":"greeting Bartholomew now","Bartholomew":true}')).toBe('{"event":"greeting REDACTED now","Bartholomew":true}');
   });
+
+  it('regression: a long line naming an argument often took time growing with the square of its length (the event loop stood still)', () => {
+    // Each match looked for its line's start from the match back: 64K matches on one 1 MiB line, seconds.
+    const text = 'Paris is nice. '.repeat(70_000);
+    const started = performance.now();
+    const scrubbed = scrubResult({ content: [{ type: 'text', text }] }, [], { city: 'Paris' })!;
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect((scrubbed.content as { text: string }[])[0]!.text).toBe('REDACTED is nice. '.repeat(70_000));
+    // A key at the start of a line, indented or a list item's, is kept; elsewhere the word goes.
+    expect(textScrubber(['Paris'])('Paris: 1\n  - Paris: 2\n  * Paris : 3\nx Paris: 4\n- Paris')).toBe('Paris: 1\n  - Paris: 2\n  * Paris : 3\nx REDACTED: 4\n- REDACTED');
+  });
 });
