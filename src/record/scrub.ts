@@ -7,8 +7,9 @@
  * - inside a string (a text block that holds JSON, or prose), a quoted JSON string equal to one becomes
  *   "REDACTED" unless it is a key (followed by `:`); any other quoted string that is no key is scrubbed as a
  *   string of its own (and quoted again); elsewhere, a whole-word occurrence of one becomes REDACTED unless it
- *   starts a `key:` line, is shorter than MIN_WORD characters, or reads as a JSON literal (`true`, `1`,
- *   `null`: replacing those would change a value's type, not hide it).
+ *   starts a `key:` line, is shorter than MIN_WORD characters, reads as a JSON literal (`true`, `1`,
+ *   `null`: replacing those would change a value's type, not hide it), or is an argument without a letter or
+ *   digit (an indent: replacing it would break the text's JSON or YAML).
  * A bare word, not the logs' `[Redacted]`: in a `city: Paris` report the latter would read back as a YAML
  * list and teach infer the wrong type; infer takes it for "a string" (never an enum member).
  *
@@ -91,7 +92,10 @@ class Scrubber {
   constructor(secrets: readonly string[], args: readonly string[]) {
     const kept = distinct([...secrets, ...distinct(args).slice(0, MAX_ARGUMENT_STRINGS)]);
     this.#values = new Set(kept);
-    const words = kept.filter((v) => v.length >= MIN_WORD && !LITERAL.test(v.trim()));
+    const secret = new Set(secrets);
+    // An argument without a letter or digit (an indent, a separator) is layout: replaced inside a text, it
+    // would break the JSON or YAML that text lays out. A secret is hidden whatever it is made of.
+    const words = kept.filter((v) => v.length >= MIN_WORD && !LITERAL.test(v.trim()) && (secret.has(v) || /[\p{L}\p{N}]/u.test(v)));
     // Whole words only: not inside a longer word, number or name.
     this.#words = words.length === 0 ? undefined : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.map(escapeRegExp).join('|')})(?![\\p{L}\\p{N}_])`, 'gu');
   }

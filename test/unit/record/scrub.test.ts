@@ -72,4 +72,17 @@ describe('scrubResult', () => {
     // A key at the start of a line, indented or a list item's, is kept; elsewhere the word goes.
     expect(textScrubber(['Paris'])('Paris: 1\n  - Paris: 2\n  * Paris : 3\nx Paris: 4\n- Paris')).toBe('Paris: 1\n  - Paris: 2\n  * Paris : 3\nx REDACTED: 4\n- REDACTED');
   });
+
+  it('regression: an argument made of blanks (an indent) was replaced in a text\'s layout, and its JSON no longer parsed', () => {
+    const value = { a: { b: [1, 2], c: 'x' } };
+    for (const indent of ['    ', '\t\t\t\t', '      ']) {
+      const text = JSON.stringify(value, null, indent);
+      const scrubbed = scrubResult({ content: [{ type: 'text', text }], structuredContent: { indent } }, [], { indent })!;
+      expect(JSON.parse((scrubbed.content as { text: string }[])[0]!.text)).toEqual(value);
+      // Where a whole string is the argument, it is still hidden.
+      expect(scrubbed.structuredContent).toEqual({ indent: CENSOR });
+    }
+    // A secret is hidden whatever it is made of.
+    expect((scrubResult({ content: [{ type: 'text', text: 'pass: ~!@#$%^&*() ok' }] }, ['~!@#$%^&*()'], {})!.content as { text: string }[])[0]!.text).toBe('pass: REDACTED ok');
+  });
 });
