@@ -6,14 +6,15 @@
  * - clients are served a schema they can resolve (never a path on the gateway's disk),
  * - validators are compiled from data alone: the offload worker, which recompiles a tool from its config,
  *   needs no file access, and nothing reads a file at request time,
- * - cycles between files are fine (ajv resolves ids, nothing is inlined twice).
+ * - cycles between files are fine (ajv resolves ids; only a root file that others refer back to is there twice,
+ *   as the root and as the copy they refer to).
  * An http(s) `$ref` is never fetched: it is a problem, as is a missing file or a JSON pointer that is not
  * in the file it names. Files are read through the load's SchemaFiles, so each once.
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { isJsonObject, type JsonObject, type JsonSchema } from '../json.js';
-import { dialectOf } from '../retrofit/validate.js';
+import { dialectOf, mentionsId } from '../retrofit/validate.js';
 import type { SchemaFiles } from './files.js';
 import type { PositionIndex } from './positions.js';
 import { at, type ConfigProblem, type Segment } from './problems.js';
@@ -177,8 +178,15 @@ export async function bundleSchema(source: SchemaSource, files: SchemaFiles): Pr
       if (hasScheme(own)) renamed.set(withoutFragment(own), fileId(doc.file));
     }
   }
+  // A root file that the files it refers to refer back to (mutual recursion) is embedded as well, and they
+  // refer to that copy: the root itself carries no id of the file. A tool that names one of those files gets
+  // it with the others in its `$defs`, and a tool that names another gets it as an embedded copy: were the root
+  // under the file's id, that id would name two different schemas across the tools (one with `$defs`, one
+  // without), which a client that compiles every tool's schema in one validator rejects.
+  // (Not for a root that declares ids of its own: its copy would declare them twice in one schema.)
+  const rootCopy = root.at.length === 0 && referenced.has(root.file) && !mentionsId(root.schema);
   const dialect = dialectOf(root.schema);
-  const rewrite = (doc: Doc): JsonObject => {
+  const rewrite = (doc: Doc, copy = false): JsonObject => {
     const schema: JsonSchema = doc.schema === true ? {} : doc.schema === false ? { not: {} } : doc.schema;
     const out = mapRefs(schema, fileBase(doc.file), (ref, path, base) => {
       const found = doc.refs.find((r) => r.ref === ref && r.path.join('/') === path.join('/'));
@@ -187,8 +195,9 @@ export async function bundleSchema(source: SchemaSource, files: SchemaFiles): Pr
       return found.target.fragment === '' ? id : `${id}#${found.target.fragment}`;
     }) as JsonObject;
     const id = ids.get(doc.file);
-    if (doc !== root && id !== undefined && hasScheme(out.$id)) return { ...out, $id: id };
-    const needsId = id !== undefined && out.$id === undefined && (doc !== root || referenced.has(doc.file));
+    const embedded = doc !== root || copy;
+    if (embedded && id !== undefined && hasScheme(out.$id)) return { ...out, $id: id };
+    const needsId = id !== undefined && out.$id === undefined && (embedded || (referenced.has(doc.file) && !rootCopy));
     return needsId ? { $id: id, ...out } : out;
   };
 
@@ -201,8 +210,8 @@ export async function bundleSchema(source: SchemaSource, files: SchemaFiles): Pr
   }
   const defs: JsonObject = { ...(existing ?? {}) };
   const embedded: EmbeddedFile[] = [];
-  for (const doc of others) {
-    const schema = rewrite(doc);
+  for (const doc of rootCopy ? [root, ...others] : others) {
+    const schema = rewrite(doc, doc === root);
     if (schema.$schema !== undefined && dialectOf(schema) !== dialect) {
       problems.push(problemAt(doc, ['$schema'], `a file referred to must use the dialect of the schema that refers to it (${dialect ?? 'unknown'})`));
       continue;
