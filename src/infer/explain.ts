@@ -4,7 +4,7 @@
  * key is or is not required, why a format or an enum was or was not granted.
  */
 import type { Json } from '../json.js';
-import { ENUM_MIN_REPEATS, ENUM_MIN_SAMPLES, MAX_DEPTH } from './schema.js';
+import { ENUM_MIN_REPEATS, ENUM_MIN_SAMPLES, FORMAT_MIN_DISTINCT, formatOf, matchedFormat, MAX_DEPTH } from './schema.js';
 import { ENUM_MAX_VALUES, FORMATS, statsOf, type Stats } from './stats.js';
 import type { ToolInference } from './tool.js';
 
@@ -32,8 +32,10 @@ function walk(s: Stats, pointer: string, out: string[], depth: number): void {
   if (s.integers > 0 && s.fractions > 0) out.push(`${at}: number, not integer: ${plural(s.fractions, 'value')} had a fraction`);
   else if (s.integers > 0) out.push(`${at}: integer: every number seen (${s.integers}) was one`);
   if (s.strings > 0) {
-    const format = FORMATS.find((f) => s.formats.has(f));
-    out.push(format === undefined ? `${at}: no format: no one of ${FORMATS.join(', ')} matches every string` : `${at}: format ${format}: every string seen (${s.strings}) matches it`);
+    const matched = matchedFormat(s);
+    if (matched === undefined) out.push(`${at}: no format: no one of ${FORMATS.join(', ')} matches every string`);
+    else if (formatOf(s) === undefined) out.push(`${at}: no format: every string seen matches ${matched}, but a format needs ${FORMAT_MIN_DISTINCT} different ones`);
+    else out.push(`${at}: format ${matched}: every string seen (${s.strings}) matches it`);
     if (s.values === undefined) out.push(`${at}: no enum: more than ${ENUM_MAX_VALUES} distinct strings`);
     else if (s.strings < ENUM_MIN_SAMPLES) out.push(`${at}: no enum: ${s.strings} strings seen, an enum needs ${ENUM_MIN_SAMPLES}`);
     else if ([...s.values.values()].some((n) => n < ENUM_MIN_REPEATS)) out.push(`${at}: no enum: a value was seen fewer than ${ENUM_MIN_REPEATS} times`);

@@ -6,7 +6,7 @@
  *   never `additionalProperties: false` (tomorrow's extra key must not turn a result into an error).
  * - arrays: one `items` schema, merged over the items of every sample's array; no `items` when all were empty.
  * - strings: `format` (date-time, email, uri) only when every string there matches it, checked with the
- *   gateway's own ajv; `uri` only for `scheme://…`.
+ *   gateway's own ajv, and at least FORMAT_MIN_DISTINCT different strings were seen; `uri` only for `scheme://…`.
  * - `enum` only for a small closed set seen many times: a string-only position with at least
  *   ENUM_MIN_SAMPLES strings, at most ENUM_MAX_VALUES distinct values, each seen at least twice, none of them
  *   the recordings' placeholder for a redacted value (src/record/scrub.ts), which stands for any string.
@@ -15,7 +15,7 @@
  */
 import type { JsonObject, JsonSchema, Json } from '../json.js';
 import { CENSOR } from '../record/scrub.js';
-import { ENUM_MAX_VALUES, FORMATS, statsOf, type Stats } from './stats.js';
+import { ENUM_MAX_VALUES, FORMATS, statsOf, type Stats, type StringFormat } from './stats.js';
 
 export { ENUM_MAX_VALUES, MAX_DEPTH } from './stats.js';
 
@@ -23,6 +23,12 @@ export { ENUM_MAX_VALUES, MAX_DEPTH } from './stats.js';
 export const ENUM_MIN_SAMPLES = 20;
 /** How often each value of an enum must have been seen. */
 export const ENUM_MIN_REPEATS = 2;
+/**
+ * Different strings a position must have shown, all of one format, to be given it: one value that happens to
+ * be an e-mail or a URL (a contact, a site) says little about the next, and the gateway turns the next answer
+ * whose string is not of the format into an error.
+ */
+export const FORMAT_MIN_DISTINCT = 2;
 
 function typesOf(stats: Stats): string[] {
   const types: string[] = [];
@@ -50,6 +56,18 @@ function enumOf(stats: Stats, types: readonly string[]): string[] | undefined {
   return values.map(([v]) => v);
 }
 
+/** The format every string of a position matches (the first in FORMATS' order), whether granted or not. */
+export function matchedFormat(stats: Stats): StringFormat | undefined {
+  return stats.strings > 0 ? FORMATS.find((f) => stats.formats.has(f)) : undefined;
+}
+
+/** The format granted to a position: matched by every string, of at least FORMAT_MIN_DISTINCT different ones. */
+export function formatOf(stats: Stats): StringFormat | undefined {
+  const format = matchedFormat(stats);
+  // `values` is undefined once more distinct strings than ENUM_MAX_VALUES were seen.
+  return format !== undefined && (stats.values === undefined || stats.values.size >= FORMAT_MIN_DISTINCT) ? format : undefined;
+}
+
 /** The schema of one position. */
 export function schemaOf(stats: Stats): JsonSchema {
   if (stats.deep > 0) return {};
@@ -68,7 +86,7 @@ export function schemaOf(stats: Stats): JsonSchema {
   }
   if (stats.items && stats.items.count > 0) schema.items = schemaOf(stats.items);
   if (stats.strings > 0) {
-    const format = FORMATS.find((f) => stats.formats.has(f));
+    const format = formatOf(stats);
     if (format !== undefined) schema.format = format;
     const values = enumOf(stats, types);
     if (values) schema.enum = values;

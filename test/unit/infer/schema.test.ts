@@ -42,7 +42,15 @@ describe('inferSchema', () => {
     expect(inferSchema(['https://example.org/a', 'ftp://host/file'])).toEqual({ type: 'string', format: 'uri' });
     // ajv calls these URIs; a person would not.
     expect(inferSchema(['status:ok', 'urn:isbn:123'])).toEqual({ type: 'string' });
-    expect(inferSchema([{ at: '2026-01-01T10:00:00Z' }, { at: 5 }])).toEqual({ type: 'object', properties: { at: { type: ['string', 'integer'], format: 'date-time' } }, required: ['at'] });
+    expect(inferSchema([{ at: '2026-01-01T10:00:00Z' }, { at: '2026-01-02T10:00:00Z' }, { at: 5 }])).toEqual({ type: 'object', properties: { at: { type: ['string', 'integer'], format: 'date-time' } }, required: ['at'] });
+  });
+
+  it('regression: grants a format only from two different strings (one e-mail seen once turned the next answer into an error)', () => {
+    expect(inferSchema([{ contact: 'ops@example.org', site: 'https://example.org' }])).toEqual({ type: 'object', properties: { contact: { type: 'string' }, site: { type: 'string' } }, required: ['contact', 'site'] });
+    expect(inferSchema(['2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z'])).toEqual({ type: 'string' });
+    expect(inferSchema(['2026-01-01T10:00:00Z', '2026-01-01T10:00:00Z', '2026-01-02T10:00:00Z'])).toEqual({ type: 'string', format: 'date-time' });
+    // Past ENUM_MAX_VALUES distinct strings the distinct ones are no longer counted: still granted.
+    expect(inferSchema(times(8, (i) => `u${i}@example.org`))).toEqual({ type: 'string', format: 'email' });
   });
 
   it('makes an enum only of a small closed set seen many times', () => {
