@@ -12,6 +12,7 @@ import { literalValue } from '../config/expand.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { formatProblem } from '../config/problems.js';
 import type { InferredEntry } from '../infer/index.js';
+import { literalKey } from '../policy/match.js';
 
 /** Backups kept: `.bak`, then `.bak.1` … */
 export const BACKUPS = 5;
@@ -27,7 +28,8 @@ export function editConfig(text: string, upstream: string, entries: ReadonlyMap<
   if (doc.errors.length > 0) return { problems: doc.errors.map((e) => e.message) };
   if (!isMap(doc.getIn(['upstreams', upstream]))) return { problems: [`upstreams.${upstream} is not a map in the file`] };
   for (const [tool, entry] of entries) {
-    const path = ['upstreams', upstream, 'tools', tool];
+    // A name with glob characters is written escaped, so its key governs that tool alone (as infer writes it).
+    const path = ['upstreams', upstream, 'tools', literalKey(tool)];
     const existing = doc.getIn(path);
     if (!isMap(existing)) {
       doc.setIn(path, doc.createNode(literalValue(entry.extract === undefined ? { outputSchema: entry.outputSchema } : { extract: entry.extract, outputSchema: entry.outputSchema })));

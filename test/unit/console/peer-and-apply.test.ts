@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { editConfig } from '../../../src/console/apply.js';
+import { createMatcher } from '../../../src/policy/match.js';
 import { peerAllowed } from '../../../src/http/console/routes.js';
 
 describe('peerAllowed', () => {
@@ -45,6 +46,16 @@ upstreams:
         },
       },
     });
+  });
+
+  it('regression: a tool whose name holds glob characters is written under an escaped key, which governs it alone', () => {
+    const out = editConfig(text, 'memory', new Map([['!legacy', { outputSchema: { type: 'object' } }], ['x?', { outputSchema: { type: 'integer' } }]]));
+    if (!('text' in out)) throw new Error(out.problems.join('\n'));
+    const keys = Object.keys((parse(out.text) as { upstreams: { memory: { tools: Record<string, unknown> } } }).upstreams.memory.tools);
+    expect(keys).toEqual(['read_graph', 'other', '\\!legacy', 'x\\?']);
+    // As written before, "!legacy" (a negation) governed every tool without an exact key, and "x?" governed "xy".
+    const matcher = createMatcher(keys);
+    expect(['!legacy', 'x?', 'xy', 'unlisted', 'other'].map((t) => matcher.match(t))).toEqual(['\\!legacy', 'x\\?', undefined, undefined, 'other']);
   });
 
   it('an upstream the file does not hold as a map is a problem, not an edit', () => {
