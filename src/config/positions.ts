@@ -100,7 +100,9 @@ class AliasBudgetSpent extends Error {}
 /** Parses YAML/JSON text with positions; duplicate keys and syntax errors become problems. */
 export function parseWithPositions(text: string, file: string, onString?: StringHook): ParsedFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  // Duplicate keys are found here (duplicateKeys), in one pass: the yaml package's own check compares each key
+  // with every earlier key of its map, so a schema file of 200,000 properties took minutes to load.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const index = new PositionIndex(file);
   const posOf = (offset: number): Pos => lineCounter.linePos(offset);
   const lines = text.split('\n');
@@ -109,10 +111,9 @@ export function parseWithPositions(text: string, file: string, onString?: String
     // `{ key: ${VAR} }` is a YAML error (`{` cannot start a plain scalar in a flow collection): say how to fix it.
     const source = lines[pos.line - 1] ?? '';
     const hint = /[{[][^"']*\$\{/.test(source) ? ' (inside { } or [ ], quote values that hold ${…})' : '';
-    const duplicate = e.code === 'DUPLICATE_KEY' ? duplicateKey(doc, e.pos[0], posOf) : undefined;
-    if (duplicate) return { file, line: pos.line, col: pos.col, message: duplicate };
     return { file, line: pos.line, col: pos.col, message: `YAML: ${e.message.replace(/\s+/g, ' ').trim()}${hint}` };
   });
+  problems.push(...duplicateKeys(doc, file, posOf));
   if (problems.length > 0) return { value: undefined, index, problems };
   const walker = new Walker(anchorsOf(doc), index, posOf, onString);
   try {
@@ -125,28 +126,36 @@ export function parseWithPositions(text: string, file: string, onString?: String
 }
 
 /**
- * The yaml package says only "Map keys must be unique": name the key, where it is, and where it was first.
- * `offset` is where the repeated key starts.
+ * Keys that repeat one of their map (the yaml package would say only "Map keys must be unique"): each named,
+ * where it is, and where it was first. Scalar keys are equal when their values are (as the yaml package
+ * compares them); one walk, a set of keys per map.
  */
-function duplicateKey(doc: ReturnType<typeof parseDocument>, offset: number, posOf: (offset: number) => Pos): string | undefined {
-  let message: string | undefined;
+function duplicateKeys(doc: ReturnType<typeof parseDocument>, file: string, posOf: (offset: number) => Pos): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
   visit(doc, {
-    Pair(_key, pair, ancestors) {
-      if (!isScalar(pair.key) || pair.key.range?.[0] !== offset) return undefined;
-      const name = String(pair.key.value);
-      const path: Segment[] = [];
-      ancestors.forEach((node, i) => {
-        if (isPair(node) && isScalar(node.key)) path.push(String(node.key.value));
-        else if (isSeq(node)) path.push(node.items.indexOf(ancestors[i + 1] as (typeof node.items)[number]));
-      });
-      const map = ancestors.at(-1);
-      const first = isMap(map) ? map.items.find((p) => isScalar(p.key) && String(p.key.value) === name)?.key : undefined;
-      const firstAt = isScalar(first) && first.range ? ` (first at line ${posOf(first.range[0]).line})` : '';
-      message = at(path, `YAML: duplicate key ${JSON.stringify(name)}${firstAt}: keys of a map must be unique`);
-      return visit.BREAK;
+    Map(_key, map, ancestors) {
+      const seen = new Map<unknown, Scalar>();
+      for (const pair of map.items) {
+        if (!isScalar(pair.key)) continue;
+        const first = seen.get(pair.key.value);
+        if (first === undefined) {
+          seen.set(pair.key.value, pair.key);
+          continue;
+        }
+        const path: Segment[] = [];
+        ancestors.forEach((node, i) => {
+          if (isPair(node) && isScalar(node.key)) path.push(String(node.key.value));
+          else if (isSeq(node)) path.push(node.items.indexOf((ancestors[i + 1] ?? map) as (typeof node.items)[number]));
+        });
+        const pos = posOf(pair.key.range?.[0] ?? 0);
+        const firstAt = first.range ? ` (first at line ${posOf(first.range[0]).line})` : '';
+        problems.push({ file, line: pos.line, col: pos.col, message: at(path, `YAML: duplicate key ${JSON.stringify(String(pair.key.value))}${firstAt}: keys of a map must be unique`) });
+      }
+      return undefined;
     },
   });
-  return message;
+  // In the file's order, as the yaml package reported them (a map's keys are checked before those inside it).
+  return problems.sort((a, b) => a.line - b.line || a.col - b.col);
 }
 
 /**
