@@ -3,7 +3,7 @@
  * Parsed with positions, so problems inside a schema (syntax, or later ajv compile errors from the policy)
  * are reported at that file's own line and column. No `${VAR}` expansion here: schema files are data.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { parseWithPositions, type PositionIndex } from './positions.js';
 import type { ConfigProblem } from './problems.js';
@@ -18,10 +18,27 @@ export function schemaFilePath(configDir: string, ref: string): string {
   return isAbsolute(ref) ? ref : resolve(configDir, ref);
 }
 
+/** The largest schema file read: far past any real schema, short of what a device or a log would be. */
+export const MAX_SCHEMA_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Why `file` is not read, when it is no regular file or too large: a FIFO would hold the load (and with it
+ * every later reload) until something writes to it, and a device (`/dev/zero`) would be read until memory ran out.
+ */
+async function unreadable(file: string): Promise<string | undefined> {
+  const info = await stat(file);
+  if (info.isDirectory()) return 'is a directory';
+  if (!info.isFile()) return 'is not a regular file';
+  if (info.size > MAX_SCHEMA_FILE_BYTES) return `is larger than ${MAX_SCHEMA_FILE_BYTES / 1024 / 1024} MiB`;
+  return undefined;
+}
+
 /** Reads and parses one schema file, by absolute path. */
 async function parseSchemaFile(file: string): Promise<SchemaFileResult> {
   let text: string;
   try {
+    const why = await unreadable(file);
+    if (why !== undefined) return { ok: false, file, error: `cannot read schema file ${file} (${why})`, problems: [] };
     text = await readFile(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -21,6 +22,31 @@ function setup(load: () => Promise<LoadedConfig>) {
 }
 
 describe('Reloader', () => {
+  it('regression: a schema file that is a FIFO held the reload, and every later one, for good', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retrofit-reload-fifo-'));
+    const schema = join(dir, 'schema.json');
+    execFileSync('mkfifo', [schema]);
+    onTestFinished(() => {
+      // Old code: release the read still waiting on the FIFO (no reader: ENXIO, nothing to release).
+      try {
+        closeSync(openSync(schema, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // nobody reads it
+      }
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const file = join(dir, 'config.yaml');
+    writeFileSync(file, 'upstreams:\n  web:\n    url: http://a.test/mcp\n    tools:\n      t: { outputSchemaFile: schema.json }\n');
+    const { reloader, generations } = setup(() => loadConfig(file, { env: {} }));
+    const failed = await reloader.reload('SIGHUP');
+    expect(failed).toEqual({ ok: false, problems: [`${file}:5:12 upstreams.web.tools.t: cannot read schema file ${schema} (is not a regular file)`] });
+    expect(generations.number).toBe(1);
+    // The next reload is not stuck behind it.
+    unlinkSync(schema);
+    writeFileSync(schema, '{"type": "object"}');
+    expect(await reloader.reload('SIGHUP')).toMatchObject({ ok: true, generation: 2 });
+  });
+
   it('folds reload requests made while one runs into a single follow-up', async () => {
     let loads = 0;
     const { reloader, generations } = setup(async () => {
