@@ -55,7 +55,9 @@ export async function writeRecording(root: string, recording: Recording, fileNam
   const file = join(dir, fileName);
   const temporary = `${file}.tmp`;
   try {
-    await writeFile(temporary, `${JSON.stringify(recording, null, 2)}\n`);
+    // One line, as compact as the result was measured against maxBytes: indented, a result nested deep costs
+    // its depth in blanks on every line (a 240 KB answer of nested arrays made a 98 MB file).
+    await writeFile(temporary, `${JSON.stringify(recording)}\n`);
     await rename(temporary, file);
   } catch (err) {
     // The directory may have been removed since: forget it, so the next write creates it again.

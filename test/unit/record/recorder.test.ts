@@ -1,6 +1,6 @@
 /** createRecorder: what a recording holds, what is scrubbed, skipped, pruned and counted. */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { JsonObject } from '../../../src/json.js';
@@ -249,5 +249,16 @@ describe('createRecorder', () => {
     expect(await counter(m, 'recordDrops', { upstream: 'w', reason: 'too_many_arguments' })).toBe(2);
     const [file] = await filesIn(toolDir(dir, 'w', 'edge'));
     expect(file?.json.result).toEqual(text('read REDACTED'));
+  });
+
+  it('regression: a file was bounded by maxBytes only before it was indented (a 240 KB answer of nested arrays made a 98 MB file)', async () => {
+    const { dir, m, recorder } = await setup({ maxBytes: 262_144 });
+    const nest = `${'['.repeat(400)}1${']'.repeat(400)}`;
+    const raw = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}],"structuredContent":{"v":[${Array(300).fill(nest).join(',')}]}}}`;
+    recorder.offer({ upstream: 'w', tool: 'deep', result: raw });
+    await recorder.flush();
+    expect(await counter(m, 'recorded', { upstream: 'w' })).toBe(1);
+    const [name] = await readdir(toolDir(dir, 'w', 'deep'));
+    expect((await stat(join(toolDir(dir, 'w', 'deep'), name!))).size).toBeLessThan(262_144 + 1024);
   });
 });
