@@ -7,7 +7,8 @@
  * is). An upstream with problems is still compiled from its usable parts (salvage.ts), so that one run
  * reports them all.
  */
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { compileUpstreamPolicy } from '../policy/compile.js';
@@ -51,6 +52,8 @@ export interface LoadOptions {
    * is served under a new id, since connected clients keep schemas by `$id` (./served-ids.ts).
    */
   readonly servedIds?: ServedIds;
+  /** A reload (src/reload/reloader.ts): the file is read again, so it must be one that can be (no pipe). */
+  readonly reload?: boolean;
 }
 
 /** Collected problems plus the config paths they concern (a dirty upstream is not built or compiled). */
@@ -91,14 +94,45 @@ class Problems {
   }
 }
 
-async function readText(file: string): Promise<string> {
+/** The largest config file read: far past any real config, short of what a device would be read to. */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The config file's text. A regular file is read whole (at most MAX_CONFIG_BYTES); anything else (a pipe:
+ * `--config <(…)`, a device) only at start, read to its end or MAX_CONFIG_BYTES: a reload would wait on a pipe
+ * until something wrote to it, and every later reload behind it.
+ */
+async function readText(file: string, reload: boolean): Promise<string> {
+  const refuse = (why: string): never => {
+    throw new ConfigError([{ file, line: 1, col: 1, message: `cannot ${reload ? 'reload' : 'read'} config file (${why})` }]);
+  };
   try {
-    return await readFile(file, 'utf8');
+    const info = await stat(file);
+    if (info.isFile()) {
+      if (info.size > MAX_CONFIG_BYTES) refuse(`larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB`);
+      return await readFile(file, 'utf8');
+    }
+    if (info.isDirectory()) refuse('is a directory');
+    if (reload) refuse('not a regular file: a pipe is read once, at start; serve a file to reload it');
+    return await readBounded(file);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : code === 'EACCES' ? 'permission denied' : String(err);
     throw new ConfigError([{ file, line: 1, col: 1, message: `cannot read config file (${why})` }], { cause: err });
   }
+}
+
+/** A file that is not a regular one (a pipe), read to its end, or refused past MAX_CONFIG_BYTES. */
+async function readBounded(file: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_CONFIG_BYTES) throw new ConfigError([{ file, line: 1, col: 1, message: `cannot read config file (larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB)` }]);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** YAML → plain value with `${VAR}` expanded; records secrets and the numbers/booleans a plain scalar could be. */
@@ -143,7 +177,7 @@ export async function loadConfig(file: string, options: LoadOptions = {}): Promi
   const configDir = dirname(abs);
   const problems = new Problems();
   const secrets = new Set<string>();
-  const parsed = parseConfig(await readText(abs), abs, options.env ?? process.env, problems);
+  const parsed = parseConfig(await readText(abs, options.reload === true), abs, options.env ?? process.env, problems);
   if (parsed.problems.length > 0) throw new ConfigError(sortProblems([...parsed.problems, ...problems.list]));
   const { value, index } = parsed;
   if (value === null || value === undefined) {

@@ -63,7 +63,7 @@ export class Reloader extends EventEmitter<{ reload: [ReloadResult, string] }> {
       // Compiled for the console that runs (its samples keep arguments), whatever the new file's `ui` says.
       // With the ids the running generation serves: a schema changed under its $id gets a new one.
       const { servedIds } = generations.current;
-      const loaded = await load(file, { console: generations.current.config.ui?.enabled === true, ...(servedIds && { servedIds }) });
+      const loaded = await load(file, { console: generations.current.config.ui?.enabled === true, reload: true, ...(servedIds && { servedIds }) });
       redactor?.add(loaded.config.secrets);
       const merged = mergeReload(generations.current, loaded);
       generations.swap(merged.loaded, merged.toolsChanged);

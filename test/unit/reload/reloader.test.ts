@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -45,6 +46,30 @@ describe('Reloader', () => {
     unlinkSync(schema);
     writeFileSync(schema, '{"type": "object"}');
     expect(await reloader.reload('SIGHUP')).toMatchObject({ ok: true, generation: 2 });
+  });
+
+  it('regression: a config read from a pipe loads at start; a reload of it is refused at once, not left waiting on the pipe', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'retrofit-reload-pipe-'));
+    const file = join(dir, 'config.yaml');
+    execFileSync('mkfifo', [file]);
+    onTestFinished(() => {
+      // Old code: release the reload's read still waiting on the pipe.
+      try {
+        closeSync(openSync(file, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // nobody reads it
+      }
+      rmSync(dir, { recursive: true, force: true });
+    });
+    // `--config <(…)`: read to its end at start.
+    const [loaded] = await Promise.all([loadConfig(file, { env: {} }), writeFile(file, 'upstreams:\n  web:\n    url: http://a.test/mcp\n')]);
+    expect(loaded.config.upstreams.web).toMatchObject({ url: 'http://a.test/mcp' });
+    // The reloader's own loader (no `load` given): loadConfig for a reload.
+    const { stream } = captureLogs();
+    const generations = new Generations(loaded);
+    const reloader = new Reloader({ file, generations, logger: createLogger({ level: 'info', destination: stream }), metrics: createMetrics({ defaultMetrics: false }) });
+    expect(await reloader.reload('SIGHUP')).toEqual({ ok: false, problems: [`${file}:1:1 cannot reload config file (not a regular file: a pipe is read once, at start; serve a file to reload it)`] });
+    expect(generations.number).toBe(1);
   });
 
   it('folds reload requests made while one runs into a single follow-up', async () => {
