@@ -268,7 +268,7 @@ export const CONFIG_SCHEMA = {
       pattern: '^[A-Za-z0-9_-]{1,64}$',
       patternErrorMessage: 'must be 1 to 64 letters, digits, `_` or `-` (it starts session ids: `<prefix>.<uuid>`)',
       description:
-        'Starts the id of every session the gateway holds (command and sse upstreams, and legacy HTTP+SSE clients): `<prefix>.<uuid>`. Give each replica its own (e.g. `${HOSTNAME}`) and route on it at the load balancer, so that a session\'s requests reach the replica that holds it. Sessions of url upstreams are the upstream\'s and need no routing.',
+        'Starts the id of every session the gateway holds (command and sse upstreams, and legacy HTTP+SSE clients): `<prefix>.<uuid>`. Give each replica its own (e.g. `${HOSTNAME}`) and route on it at the load balancer, so that a session\'s requests reach the replica that holds it. Sessions of url upstreams are the upstream\'s and need no routing, except the ids the gateway gives a client a profile matched when the upstream issues none (`<prefix>.mr-<uuid>`): the replica that gave one remembers its profile.',
     },
     limits: {
       type: 'object',

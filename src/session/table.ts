@@ -1,9 +1,10 @@
 /**
  * The sessions of proxied Streamable HTTP upstreams the gateway has seen, by upstream and Mcp-Session-Id:
  * their revisions, the requests whose answers may be rewritten (kept a while after the answer, for replays
- * on a resumed GET stream), their tasks. The upstream owns these sessions; this is only what the gateway
- * learnt of them, bounded (least recently used first out), and forgotten on DELETE or when the upstream
- * answers 404 for the session. Another replica may hold another part: nothing here is needed for a request
+ * on a resumed GET stream), their tasks. The upstream owns these sessions (but those the gateway minted for a
+ * client profile, the upstream issuing none: src/http/proxy/minted.ts); this is only what the gateway learnt of
+ * them, bounded (least recently used first out), and forgotten on DELETE or when the upstream answers 404 for
+ * the session. Another replica may hold another part: nothing here is needed for a request
  * to be served right, only to skip work (see src/protocol/negotiate.ts for the header rule).
  */
 import type { Metrics } from '../metrics.js';

@@ -11,7 +11,7 @@ import type { HttpUpstreamConfig } from '../../config/types.js';
 import { RetrofitError } from '../../errors.js';
 import type { ClassifiedBody, ClassifiedMessage } from '../../jsonrpc/classify.js';
 import { LazyLog, type Logger } from '../../log.js';
-import { detectRevision, isResumable, type RevisionSource } from '../../protocol/era.js';
+import { detectRevision, isResumable, isStateless, type RevisionSource } from '../../protocol/era.js';
 import { holdsListen, listensForToolChanges, subscriptionListChanged } from '../../protocol/list-changed.js';
 import { clientLabel, requestedRevision } from '../../protocol/negotiate.js';
 import type { Pending } from '../../session/pending.js';
@@ -28,8 +28,10 @@ import { traceRequest, tracedUpstream } from '../trace.js';
 import { parseBody } from '../server/body.js';
 import { countRevision, finishExchange, labelOf } from '../server/exchange-log.js';
 import type { GatewayRequest } from '../server/gate.js';
+import { isMintedSessionId } from '../server/ids.js';
 import type { Tracked } from '../server/inflight.js';
 import { pipeBody, writeError } from '../write.js';
+import { mintSession } from './minted.js';
 import { readAndRewriteJson, type RelayContext } from './relay.js';
 import { redirectError } from './redirect.js';
 import { relayRefusal } from './refusal.js';
@@ -60,6 +62,8 @@ class ProxyExchange {
   /** The client's Mcp-Session-Id and MCP-Protocol-Version. */
   readonly #session: string | undefined;
   readonly #header: string | undefined;
+  /** The client's Mcp-Session-Id is one the gateway minted (./minted.ts): the upstream never sees it. */
+  readonly #minted: boolean;
   readonly #cancel = new Cancel();
   /** Bound only when something else than the request line is logged (binding is a cost per exchange). */
   #log: LazyLog | undefined;
@@ -101,10 +105,12 @@ class ProxyExchange {
     this.#method = this.#verb;
     this.#session = headerValue(request.headers, 'mcp-session-id');
     this.#header = headerValue(request.headers, 'mcp-protocol-version');
+    this.#minted = this.#session !== undefined && isMintedSessionId(this.#session);
   }
 
   async run(): Promise<void> {
     try {
+      if (this.#minted && this.#verb === 'DELETE' && this.#options.mcp) return this.#endMinted();
       if (!this.#read()) return;
       this.#register();
       this.#open();
@@ -152,8 +158,9 @@ class ProxyExchange {
     const bridge = this.#snap.upstream.bridge;
     const session = this.#session;
     // Shared with the session's other exchanges (GET replays of answers) when it has an id; a POST of a session not
-    // seen before makes its entry.
-    if (session !== undefined && this.#verb === 'POST') ({ state: this.#known, created: this.#created } = this.#ctx.sessions.take(name, session, bridge));
+    // seen before makes its entry; a minted one is known from its initialize (./minted.ts), or served without it.
+    if (this.#minted) this.#known = this.#mintedSession();
+    else if (session !== undefined && this.#verb === 'POST') ({ state: this.#known, created: this.#created } = this.#ctx.sessions.take(name, session, bridge));
     else this.#known = session === undefined ? undefined : this.#ctx.sessions.get(name, session);
     this.#state = this.#known;
     const first = this.#first;
@@ -175,6 +182,12 @@ class ProxyExchange {
     countRevision(this.#ctx.metrics, name, this.#revision.revision, this.#revision.source);
   }
 
+  /** A minted session's state, when this replica gave the id; a 2026-07-28 request is never matched to a session. */
+  #mintedSession(): SessionState | undefined {
+    if (isStateless(detectRevision({ meta: this.#first?.metaRevision, header: this.#header }).revision)) return undefined;
+    return this.#ctx.sessions.get(this.#target.name, this.#session!);
+  }
+
   /** Step 3: in flight (shutdown ends it), and cancelled when the client goes away. */
   #open(): void {
     // GET streams and subscriptions/listen never end on their own; discovery documents are ordinary requests.
@@ -193,6 +206,7 @@ class ProxyExchange {
   /** Step 4: the request upstream. Undefined when it failed (answered here, or the client is gone). */
   async #send(): Promise<UpstreamAnswer | undefined> {
     const headers = exchangeHeaders(this.#request.headers, { host: this.#target.upstream.host, configured: this.#snap.upstream.headers, mcp: this.#options.mcp, gatewayAuth: this.#snap.loaded.config.auth !== undefined, header: this.#header, negotiated: this.#known?.negotiated });
+    if (this.#minted) delete headers['mcp-session-id'];
     // Traced (only then): each request's context in the body's `_meta`, the first one's in `traceparent`.
     if (this.#traces) this.#body = tracedUpstream(this.#classified!, this.#text, this.#traces, headers);
     try {
@@ -211,8 +225,10 @@ class ProxyExchange {
     const status = answer.statusCode;
     this.#status = status;
     this.#assigned = headerValue(answer.headers, 'mcp-session-id');
+    if (this.#session === undefined && this.#first?.method === 'initialize') this.#mint(answer);
     const session = this.#session;
-    if (session !== undefined && (status === 404 || (this.#verb === 'DELETE' && status < 300))) this.#ctx.sessions.forget(name, session);
+    // The upstream's 404 is not of a minted session, which it never saw.
+    if (session !== undefined && !this.#minted && (status === 404 || (this.#verb === 'DELETE' && status < 300))) this.#ctx.sessions.forget(name, session);
     // OAuth: a 401/403 challenge names the gateway's metadata URL for this upstream (src/http/oauth/challenge.ts).
     rewriteChallenge(this.#request, this.#snap.upstream, status, answer.headers);
     const redirect = this.#options.mcp ? redirectError(name, answer) : undefined;
@@ -234,6 +250,21 @@ class ProxyExchange {
       return undefined;
     }
     return relayed?.catch((err: unknown) => this.#brokenMidBody(err));
+  }
+
+  /** An initialize answer without the upstream's session id, for a client a profile matched, gets one of ours. */
+  #mint(answer: UpstreamAnswer): void {
+    const minted = mintSession({ first: this.#first, batch: this.#classified?.batch === true, status: answer.statusCode, assigned: this.#assigned, state: this.#state, policy: this.#snap.policy, prefix: this.#snap.loaded.config.sessionIdPrefix });
+    if (minted === undefined) return;
+    answer.headers['mcp-session-id'] = minted;
+    this.#assigned = minted;
+  }
+
+  /** The DELETE of a minted session: the gateway's to end, since the upstream never issued it. */
+  #endMinted(): void {
+    this.#ctx.sessions.forget(this.#target.name, this.#session!);
+    this.#status = 200;
+    this.#res.writeHead(200).end();
   }
 
   /** Mid-body: headers are out, so the only honest signal left is ending the connection. */
