@@ -55,6 +55,15 @@ describe('requests Node would answer on its own', () => {
     expect(asked()).toBe(0);
   });
 
+  it('the log line of a request without Host keeps its path, never its query (a token or a code may be in it)', async () => {
+    const { gw } = await setup();
+    const answer = await exchange(gw, 'GET /remote/mcp?access_token=SECRET-IN-QUERY HTTP/1.1\r\n\r\n');
+    expect(answer.status).toBe(400);
+    const line = gw.logs.find((l) => l.code === 'RETROFIT_ERR_INVALID_REQUEST');
+    expect(line).toMatchObject({ method: 'GET', path: '/remote/mcp' });
+    expect(JSON.stringify(gw.logs)).not.toContain('SECRET-IN-QUERY');
+  });
+
   it('an HTTP/1.0 request without Host is served', async () => {
     const { gw } = await setup();
     const answer = await exchange(gw, 'GET /healthz HTTP/1.0\r\n\r\n');

@@ -70,6 +70,9 @@ function onClientError(logger: Logger, limits: GatewayConfig['limits']): (err: N
   };
 }
 
+/** A request target without its query, for the log. */
+const pathOf = (url: string | undefined): string => (url ?? '/').split('?', 1)[0]!;
+
 const STATUS_TEXT: Readonly<Record<number, string>> = { 400: 'Bad Request', 405: 'Method Not Allowed', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 const statusText = (status: number): string => STATUS_TEXT[status] ?? 'Error';
 
@@ -86,7 +89,8 @@ function serverFactory(logger: Logger, limits: GatewayConfig['limits']) {
     const server = createHttpServer(http, (req, res) => {
       if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
         const error = new RetrofitError('RETROFIT_ERR_INVALID_REQUEST', ['an HTTP/1.1 request must carry a Host header']);
-        logger.warn({ code: error.code, method: req.method, url: req.url, remote: req.socket.remoteAddress }, error.message);
+        // The path only, as every request line logs it: a query may carry a token or an authorization code.
+        logger.warn({ code: error.code, method: req.method, path: pathOf(req.url), remote: req.socket.remoteAddress }, error.message);
         writeError(res, error, null, { connection: 'close' });
         return;
       }
@@ -97,7 +101,7 @@ function serverFactory(logger: Logger, limits: GatewayConfig['limits']) {
     server.setTimeout(0);
     server.on('connect', (req: IncomingMessage, socket: Duplex) => {
       const error = new RetrofitError('RETROFIT_ERR_METHOD_NOT_ALLOWED', ['CONNECT']);
-      logger.warn({ code: error.code, url: req.url, remote: req.socket.remoteAddress }, error.message);
+      logger.warn({ code: error.code, path: pathOf(req.url), remote: req.socket.remoteAddress }, error.message);
       answerOnSocket(socket, error);
     });
     return server;
