@@ -119,6 +119,23 @@ describe('OAuth discovery through the gateway', () => {
     ]);
   });
 
+  it('never lets a Host with a quote add parameters to a rewritten challenge (the Host check off)', async () => {
+    const up = await listen((req, res) => {
+      void readBody(req).then(() => res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="http://${req.headers.host}/.well-known/oauth-protected-resource/mcp"`, 'content-type': 'application/json' }).end('{}'));
+    });
+    // allowedHosts "*": what a public bind without allowedHosts does, on the loopback address a test can use.
+    const gw = await startGateway(gatewayConfig([httpUpstream('secure', `${up.origin}/mcp`)], { allowedHosts: ['*'] }));
+    const challenge = async (host: string): Promise<unknown> => {
+      const res = await request(gw.url('/secure/mcp'), { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      await res.body.dump();
+      expect(res.statusCode).toBe(401);
+      return res.headers['www-authenticate'];
+    };
+    expect(await challenge('gw.example:8443')).toBe('Bearer resource_metadata="http://gw.example:8443/.well-known/oauth-protected-resource/secure/mcp"');
+    // Not a host: nothing names the gateway, and the upstream's own challenge passes as it was.
+    expect(await challenge('x",error="insufficient_scope",scope="admin')).toBe(`Bearer resource_metadata="http://${new URL(up.origin).host}/.well-known/oauth-protected-resource/mcp"`);
+  });
+
   it('leaves a root endpoint to an upstream served at that path', async () => {
     const up = await listen((req, res) => {
       void readBody(req).then(() => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"jsonrpc":"2.0","id":1,"result":{"at":"${req.url ?? ''}"}}`));

@@ -26,6 +26,9 @@ export interface PublicResource {
 }
 
 
+/** The characters of a `host[:port]` (RFC 3986 reg-name, IP literal, port). */
+const AUTHORITY = /^[\w\-.~%!$&'()*+,;=:[\]]+$/;
+
 /**
  * The public URL of the upstream served at `path`: `publicUrl` when configured, else the request's scheme
  * (X-Forwarded-Proto, else http) and Host. X-Forwarded-Host is never taken: any client can send it, and a
@@ -36,8 +39,10 @@ export function publicResource(path: string, publicUrl: string | undefined, view
   try {
     if (publicUrl !== undefined) url = new URL(publicUrl);
     else {
-      // A bare authority only: anything else in Host would move the path or the origin.
-      if (view.host === undefined || !/^[^\s/?#@\\]+$/.test(view.host)) return undefined;
+      // A bare authority only (RFC 3986 host and port characters): anything else in Host would move the path or
+      // the origin, and a quote would end the challenge's quoted `resource_metadata` and add parameters of the
+      // sender's (the Host check, which would refuse it, is off on a public bind).
+      if (view.host === undefined || !AUTHORITY.test(view.host)) return undefined;
       const proto = view.forwardedProto?.split(',', 1)[0]?.trim().toLowerCase();
       url = new URL(`${proto === 'https' ? 'https' : 'http'}://${view.host}${path}`);
     }

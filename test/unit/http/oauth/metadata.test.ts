@@ -30,7 +30,7 @@ describe('publicResource', () => {
       resource: 'https://gw.example.com/tools/weather',
       metadataUrl: 'https://gw.example.com/.well-known/oauth-protected-resource/tools/weather',
     });
-    for (const host of [undefined, '', 'a/b', 'evil.test@h', 'h?x', 'a b']) {
+    for (const host of [undefined, '', 'a/b', 'evil.test@h', 'h?x', 'a b', 'a"b', 'a\\b', 'a<b', 'h\u00e9']) {
       expect(publicResource('/m', undefined, { host, forwardedProto: undefined }), String(host)).toBeUndefined();
     }
   });
