@@ -266,6 +266,19 @@ export interface LogOptions {
   readonly format?: string;
 }
 
+/** A URL without the user and password it may carry: what is shown of an upstream's address (console, probe). */
+export function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.username === '' && parsed.password === '') return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 /**
  * The secret strings scrubbed from every log line. It can grow while the gateway runs (a reloaded config
  * brings new `${VAR}` values); strings shorter than 4 characters are ignored (scrubbing "on" would maim logs).

@@ -5,6 +5,7 @@
  */
 import type { LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/types.js';
+import { withoutCredentials } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { upstreamCounts } from './metrics-read.js';
 import { toolNames, type ToolSources } from './tools.js';
@@ -28,19 +29,6 @@ export function cachedReadiness(ready: Readiness, now: () => number): Readiness 
 
 /** How long readiness may take before the console says it did not answer (ms). */
 const READY_WAIT_MS = 2_000;
-
-/** A URL without the user and password it may carry. */
-function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.username === '' && parsed.password === '') return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}
 
 function targetOf(upstream: UpstreamConfig): string {
   if (upstream.kind === 'http') return withoutCredentials(upstream.url);

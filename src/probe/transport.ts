@@ -8,7 +8,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { GatewayConfig, UpstreamConfig } from '../config/types.js';
-import { Redactor } from '../log.js';
+import { Redactor, withoutCredentials } from '../log.js';
 import type { GroupExit } from '../upstream/spawn.js';
 import { childCwd, childEnv } from '../upstream/stdio-env.js';
 import { probeFetch } from './fetch.js';
@@ -36,7 +36,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
     case 'http':
       return {
         transport: new StreamableHTTPClientTransport(new URL(upstream.url), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch(config.limits.maxResultBytes) }),
-        target: `url ${upstream.url}`,
+        target: `url ${withoutCredentials(upstream.url)}`,
         stderrTail: () => '',
         exit: () => undefined,
         settle: async () => {},
@@ -44,7 +44,7 @@ export function probeTransport(upstream: UpstreamConfig, config: Pick<GatewayCon
     case 'sse':
       return {
         transport: new SSEClientTransport(new URL(upstream.sse), { requestInit: { headers: { ...upstream.headers } }, fetch: probeFetch(config.limits.maxResultBytes) }),
-        target: `sse ${upstream.sse}`,
+        target: `sse ${withoutCredentials(upstream.sse)}`,
         stderrTail: () => '',
         exit: () => undefined,
         settle: async () => {},

@@ -67,3 +67,25 @@ it('unreachable and silent url upstreams: a clear line each, exit 1; the healthy
   expect(outLines).toContain('good/echo: outputSchema inline, extract auto, non-object root wrapped as {result} for 2025-06-18/2025-11-25 clients');
   expect(outLines).toContain('good/progress: unchanged');
 });
+
+it('never prints the password of an upstream URL that carries one', async () => {
+  const port = await refusedPort();
+  const dir = await tempFiles({
+    'gw.yaml': `upstreams:
+  down:
+    url: http://operator:PROBE-URL-PASSWORD@127.0.0.1:${port}/mcp
+  old:
+    sse: http://operator:PROBE-SSE-PASSWORD@127.0.0.1:${port}/sse
+`,
+  });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = collect(stdout);
+  const err = collect(stderr);
+
+  expect(await run(['--config', join(dir, 'gw.yaml'), '--probe'], { stdout, stderr })).toBe(1);
+
+  expect(err()).toContain(`probe: upstream "down" is unreachable: url http://127.0.0.1:${port}/mcp: `);
+  expect(err()).toContain(`probe: upstream "old" is unreachable: sse http://127.0.0.1:${port}/sse: `);
+  expect(`${out()}${err()}`).not.toMatch(/PASSWORD/);
+});
