@@ -74,5 +74,16 @@ describe('browser clients (CORS)', () => {
     // An origin the guards refuse never reaches the upstream.
     expect((await preflight(gw.url('/up/mcp'), 'https://evil.example')).status).toBe(403);
     expect(seen).toHaveLength(1);
+    // The gateway's own 401 is no upstream answer: the admitted origin may still read it and its challenge.
+    const post = (origin: string) => fetch(gw.url('/up/mcp'), { method: 'POST', headers: { origin, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INIT) });
+    const refused = await post(ORIGIN);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(refused.headers.get('access-control-expose-headers')).toContain('www-authenticate');
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+    const foreign = await post('https://evil.example');
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect(seen).toHaveLength(1);
   });
 });

@@ -118,8 +118,9 @@ export class Gate {
     const generation = this.#options.generations.current;
     const refused = refusal(spec.guards, generation.config, request.server.server, raw.headers);
     const origin = raw.headers.origin;
-    // An origin the rebinding guard refused may not read even the refusal.
-    if (spec.cors && origin !== undefined && !(refused && REBINDING.has(refused.error.code))) allowOrigin(res, origin);
+    // An origin the rebinding guard refused may not read even the refusal. The bearer check's 401 is the gate's
+    // own answer on every route, a proxied one too (where the upstream answers CORS): the admitted origin reads it.
+    if (origin !== undefined && (spec.cors ? !(refused && REBINDING.has(refused.error.code)) : refused?.error.code === 'RETROFIT_ERR_UNAUTHORIZED')) allowOrigin(res, origin);
     if (refused) return this.#refuse(request, res, spec, started, refused.error, refused.headers);
     const url = raw.url ?? '/';
     const [path, query] = splitUrl(url);
