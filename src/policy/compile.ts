@@ -37,7 +37,7 @@ export function compileUpstreamPolicy(
     const problem = globProblem(key);
     if (problem) errors.push({ path: [...base], message: problem, atKey: true });
     const { tool, errors: toolErrors } = compileTool(config, defaults, scope);
-    for (const e of toolErrors) errors.push({ path: [...base, ...e.path], message: e.message });
+    for (const e of toolErrors) errors.push({ path: [...base, ...e.path], message: e.message, ...(e.atKey === true && { atKey: true }) });
     byKey.set(key, { key, config, compiled: tool });
   }
   const matcher = createMatcher([...byKey.keys()]);

@@ -13,6 +13,7 @@ import { isObjectRoot, wrapSchema } from './wrap.js';
 import { schemaTypos } from './schema-typos.js';
 import { objectifyProperties } from './repair.js';
 import { draft07Gaps } from './draft07-reading.js';
+import { schemaCycles } from './schema-cycles.js';
 
 /** The compiled output schema and its object-only-era form. */
 export interface CompiledOutput {
@@ -66,6 +67,8 @@ export interface CompiledTool {
 export interface ToolCompileError {
   readonly path: readonly (string | number)[];
   readonly message: string;
+  /** The problem is about the schema written under the key at `path` as a whole: placed at that key. */
+  readonly atKey?: boolean;
 }
 
 const DEFAULT_EXTRACT: ExtractConfig = { format: 'auto' };
@@ -98,6 +101,11 @@ function compileOutput(schema: JsonSchema, removeText: RemoveAdditional, removeN
   // ajv ignores unknown keywords: a mistyped one would leave the schema looser than written, silently.
   const typos = schemaTypos(schema);
   for (const t of typos) errors.push({ path: ['outputSchema', ...t.path], message: `"${t.key}" is no JSON Schema keyword, so it would constrain nothing (did you mean "${t.keyword}"? an annotation meant as it is takes an "x-" name)` });
+  // A schema that recurses without end would make every result an error (ajv overflows its stack validating
+  // it, or compiling it): refused at load, saying where and why.
+  const cycles = schemaCycles(schema);
+  for (const c of cycles) errors.push({ path: ['outputSchema', ...c.path], message: c.message, atKey: true });
+  if (cycles.length > 0) return undefined;
   const compiled = compileSchema(schema, removeText, scope);
   if (!compiled.ok) {
     for (const p of compiled.problems) errors.push({ path: ['outputSchema', ...p.path], message: `outputSchema does not compile: ${p.message}` });
