@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { isJsonObject, type Json, type JsonObject } from '../json.js';
 import { Lru } from './native-memory.js';
+import { schemaCycles } from './schema-cycles.js';
 import { compileSchema } from './validate.js';
 
 /**
@@ -90,7 +91,10 @@ export interface CompileBudget {
 
 export const compileBudget = (): CompileBudget => ({ left: COMPILES_PER_LIST, bytes: COMPILE_BYTES_PER_LIST });
 
-/** Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect, not checked in time), or undefined. */
+/**
+ * Why an upstream-declared outputSchema is unusable (does not compile, unknown dialect, recurses without end,
+ * not checked in time), or undefined.
+ */
 export function outputSchemaProblem(schema: Json, budget?: CompileBudget): string | undefined {
   if (!isJsonObject(schema) && typeof schema !== 'boolean') return 'outputSchema is not a schema';
   const text = JSON.stringify(schema);
@@ -104,8 +108,13 @@ export function outputSchemaProblem(schema: Json, budget?: CompileBudget): strin
       budget.left--;
       budget.bytes -= text.length;
     }
-    const compiled = compileSchema(schema, false, 'verdict');
-    problem = compiled.ok ? null : compiled.message;
+    // One that recurses without end may compile, and then overflows every validator's stack, a client's too.
+    const cycle = schemaCycles(schema)[0];
+    if (cycle !== undefined) problem = `outputSchema ${cycle.cycle[0] ?? '#'}: ${cycle.message}`;
+    else {
+      const compiled = compileSchema(schema, false, 'verdict');
+      problem = compiled.ok ? null : compiled.message;
+    }
     nativeChecks.set(key, problem);
   }
   return problem ?? undefined;

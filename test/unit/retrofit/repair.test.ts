@@ -89,6 +89,18 @@ const ROWS: Row[] = [
     repairs: ['output_removed'],
   },
   {
+    name: 'outputSchema whose $ref leads back to it at the same place (it compiles, and overflows every validator)',
+    tool: { name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object', $ref: '#' } },
+    expected: { name: 't', inputSchema: { type: 'object' } },
+    repairs: ['output_removed'],
+  },
+  {
+    name: 'recursive tree outputSchema kept',
+    tool: { name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } } },
+    expected: { name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } } },
+    repairs: [],
+  },
+  {
     name: 'healthy definition untouched',
     tool: { name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true }, _meta: { x: 1 }, extra: 'kept' },
     expected: { name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object' }, annotations: { readOnlyHint: true }, _meta: { x: 1 }, extra: 'kept' },
@@ -152,5 +164,14 @@ describe('repeated lists', () => {
     const second = rewriteToolsList(list, policy, '2025-11-25').repairs;
     expect(first).toEqual([{ tool: 'read_file', kind: 'input_type_added', detail: 'root type "object" added' }]);
     expect(second).toEqual([{ ...first[0], repeat: true }]);
+  });
+});
+
+describe('an upstream outputSchema that recurses without end', () => {
+  it('is removed, the repair saying what recurses', () => {
+    const out = rewriteToolsList({ tools: [{ name: 't', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { a: { $ref: '#/properties/a' } } } }] }, upstreamWith({}), '2025-11-25');
+    expect(out.repairs).toMatchObject([
+      { tool: 't', kind: 'output_removed', detail: 'outputSchema #/properties/a: $ref "#/properties/a" leads back to this schema at the same place in the result (#/properties/a -> #/properties/a): validating anything would recurse without end' },
+    ]);
   });
 });
