@@ -240,7 +240,10 @@ export function createRewriter(metrics: Metrics, options: RewriterOptions = {}):
     // Whatever the client gets, the worker parses and retrofits; a client that gets the answer as if unconfigured
     // (see fromWorker) is served from the worker's miniature of it (unconfiguredRaw).
     const mode = modeOf(request, policy, entry);
-    const pool = usable(large, 'large results', log);
+    // An isolated tool's answer goes to its own worker, as a parsed one does (offload): on the large-result
+    // worker its deadline would hold every other session's large answers behind it. Without that worker, or
+    // over its queue bound, the answer is parsed here and offload() decides (a failed reading, or inline).
+    const pool = entry.compiled.isolate ? isolated && usable(isolated, 'isolated extractions', log) : usable(large, 'large results', log);
     const trace = traceRequestOf(request);
     const job = pool?.run({ entry, policy, tool, revision: request.revision, ...(request.profile && { profile: request.profile }), message: { data: raw, id }, bytes: raw.length, ...(entry.compiled.isolate && { deadlineMs: isolateDeadlineMs(raw.length) }), ...(trace && { trace }), ...(mode !== 'applied' && { asIfUnconfigured: { spliceOver: entry.compiled.isolate ? -1 : threshold } }) });
     if (!job) return undefined;

@@ -266,6 +266,25 @@ describe('respond: isolated extractions (a pattern RE2 cannot run, a YAML parse)
     expect(await retrofits(metrics)).toEqual([{ value: 2, labels: expect.objectContaining({ tool: 'hang', outcome: 'unparseable' }) }]);
   });
 
+  it('sends a large raw answer of an isolated tool to the isolation worker: other large answers never wait behind its deadline', async () => {
+    const p = tools('error');
+    const large = new OffloadPool({ workerUrl: PROBE });
+    const isolate = new OffloadPool({ workerUrl: PROBE, warm: true });
+    const { rewriter, log } = setup({ pool: large, isolatePool: isolate });
+    const raw = (id: number): string => JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `n=12${' '.repeat(200)}` }] } });
+    const settled: string[] = [];
+    const hang = Promise.resolve(rewriter.respond(call('hang', p), { raw: raw(5), id: 5 }, log)).then((out) => (settled.push('hang'), out));
+    const typed = Promise.resolve(rewriter.respond(call('typed', p), { raw: raw(6), id: 6 }, log)).then((out) => (settled.push('typed'), out));
+    const [stopped, done] = await Promise.all([hang, typed]);
+    // The large-result worker answered the other tool while the isolated one ran to its deadline on its own worker.
+    expect(settled).toEqual(['typed', 'hang']);
+    expect(done.kind).toBe('bytes');
+    expect([isolate.deadlines, large.deadlines]).toEqual([1, 0]);
+    const result = messageOf(stopped).result as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content.at(-1)!.text).toMatch(/Tool "hang"[\s\S]*ran longer than \d+ ms and was stopped/);
+  });
+
   it('passes the original result through for a stopped job with onInvalid passthrough (shadow), counted unparseable', async () => {
     const p = tools('passthrough');
     const { rewriter, metrics, log } = isolating();
