@@ -18,6 +18,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { RemoveAdditional } from './settings.js';
+import { linearUniqueItems } from './unique-items.js';
 
 /** The JSON Schema dialects we validate. */
 export type Dialect = '2020-12' | '2019-09' | 'draft-07';
@@ -44,6 +45,7 @@ function createAjv(dialect: Dialect, removeAdditional: RemoveAdditional, allErro
     ajv.addMetaSchema(DRAFT_06_META);
   }
   addFormats(ajv);
+  linearUniqueItems(ajv);
   return ajv;
 }
 
