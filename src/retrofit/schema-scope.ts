@@ -19,11 +19,12 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { RemoveAdditional } from './settings.js';
 import { linearUniqueItems } from './unique-items.js';
+import { schemaRegExp } from './schema-regexp.js';
 
 /** The JSON Schema dialects we validate. */
 export type Dialect = '2020-12' | '2019-09' | 'draft-07';
 
-const OPTIONS: Options = { strict: false, allErrors: false, logger: false, validateFormats: true };
+const OPTIONS: Options = { strict: false, allErrors: false, logger: false, validateFormats: true, code: { regExp: schemaRegExp } };
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
