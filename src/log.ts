@@ -266,26 +266,13 @@ export interface LogOptions {
   readonly format?: string;
 }
 
-/** A URL without the user and password it may carry: what is shown of an upstream's address (console, probe). */
-export function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.username === '' && parsed.password === '') return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString();
-  } catch {
-    return url;
-  }
-}
+/** A JSON literal: true, false, null, a number. */
+const JSON_LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
 
 /**
  * The secret strings scrubbed from every log line. It can grow while the gateway runs (a reloaded config
  * brings new `${VAR}` values); strings shorter than 4 characters are ignored (scrubbing "on" would maim logs).
  */
-/** A JSON literal: true, false, null, a number. */
-const JSON_LITERAL = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)$/;
-
 export class Redactor {
   #list: string[] = [];
   readonly #censor: string;

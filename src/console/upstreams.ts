@@ -5,7 +5,7 @@
  */
 import type { LoadedConfig } from '../config/load.js';
 import type { UpstreamConfig } from '../config/types.js';
-import { withoutCredentials } from '../log.js';
+import { withoutCredentials } from '../url-credentials.js';
 import type { Metrics } from '../metrics.js';
 import { upstreamCounts } from './metrics-read.js';
 import { toolNames, type ToolSources } from './tools.js';

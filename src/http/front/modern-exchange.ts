@@ -209,7 +209,6 @@ export class ModernExchange implements PoolStream {
     return res !== undefined && !res.destroyed && !res.writableEnded;
   }
 
-  /** A request of the upstream during this one. */
   /** The upstream cancelled its request `id` to the client: it leaves the questions not yet answered. */
   #withdrawn(id: unknown): void {
     for (const [key, item] of this.#outstanding) if (item.id === id) this.#outstanding.delete(key);
